@@ -1,0 +1,32 @@
+/**
+ * The CLI entry: `kubewhy <command> [flags]`. Each command lives in its own module and
+ * exports `run(argv)`, resolving to the process exit code.
+ */
+type CommandModule = { run(argv: string[]): Promise<number> };
+
+const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  'mock-cluster': { summary: 'serve an incident snapshot over the Kubernetes API', load: () => import('../mock-cluster/cli.ts') },
+};
+
+function printUsage(): void {
+  const lines = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(20)} ${command.summary}`);
+  process.stdout.write(`usage: kubewhy <command> [flags]\n\ncommands:\n${lines.join('\n')}\n\nRun 'kubewhy <command> --help' for a command's flags.\n`);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    printUsage();
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`kubewhy: unknown command '${name}'\n`);
+    printUsage();
+    return 2;
+  }
+  const module = await command.load();
+  return module.run(rest);
+}
+
+process.exitCode = await main(process.argv.slice(2));
