@@ -1,0 +1,127 @@
+{{/*
+The chart name, or nameOverride.
+*/}}
+{{- define "kubewhy.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The prefix of every object name: "<release>-<chart>", or the release name alone when it
+already contains the chart name. Truncated to 63 characters, a DNS label's limit.
+*/}}
+{{- define "kubewhy.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+"<chart>-<version>" for the helm.sh/chart label.
+*/}}
+{{- define "kubewhy.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels on every object.
+*/}}
+{{- define "kubewhy.labels" -}}
+helm.sh/chart: {{ include "kubewhy.chart" . }}
+{{ include "kubewhy.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: kubewhy
+{{- end }}
+
+{{/*
+Labels that select the pod; they never change across upgrades.
+*/}}
+{{- define "kubewhy.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "kubewhy.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+The service account the pod runs as.
+*/}}
+{{- define "kubewhy.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "kubewhy.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image reference: repository@digest when a digest is set, else repository:tag.
+*/}}
+{{- define "kubewhy.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Secret that holds the scope tokens.
+*/}}
+{{- define "kubewhy.tokensSecretName" -}}
+{{- default (printf "%s-tokens" (include "kubewhy.fullname" .)) .Values.auth.existingSecret }}
+{{- end }}
+
+{{/*
+The Secret and key that hold the Anthropic API key; empty name when none is configured.
+*/}}
+{{- define "kubewhy.anthropicSecretName" -}}
+{{- if .Values.anthropic.existingSecret }}
+{{- .Values.anthropic.existingSecret }}
+{{- else if .Values.anthropic.apiKey }}
+{{- printf "%s-anthropic" (include "kubewhy.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{- define "kubewhy.anthropicSecretKey" -}}
+{{- if .Values.anthropic.existingSecret }}
+{{- .Values.anthropic.existingSecretKey }}
+{{- else }}
+{{- "anthropic-api-key" }}
+{{- end }}
+{{- end }}
+
+{{/*
+The claim backing the data volume.
+*/}}
+{{- define "kubewhy.dataClaimName" -}}
+{{- default (printf "%s-data" (include "kubewhy.fullname" .)) .Values.persistence.existingClaim }}
+{{- end }}
+
+{{/*
+Checks across values that values.schema.json cannot express; fails the render with a
+message that names the value to change.
+*/}}
+{{- define "kubewhy.validateValues" -}}
+{{- if and (eq .Values.config.model "anthropic") (not (include "kubewhy.anthropicSecretName" .)) }}
+{{- fail "config.model is \"anthropic\" but no API key is configured: set anthropic.existingSecret (or anthropic.apiKey), or use config.model \"auto\" or \"offline\"" }}
+{{- end }}
+{{- if .Values.config.allowedNamespaces }}
+{{- range .Values.act.namespaces }}
+{{- if not (has . $.Values.config.allowedNamespaces) }}
+{{- fail (printf "act.namespaces contains %q, which is not in config.allowedNamespaces %v: kubewhy could never look at it" . $.Values.config.allowedNamespaces) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $managed := list "KUBEWHY_HOST" "KUBEWHY_PORT" "KUBEWHY_DATA_DIR" "KUBEWHY_CLUSTER" "KUBEWHY_AUTH" "KUBEWHY_TOKENS_DIR" "KUBEWHY_TOKEN_INGEST" "KUBEWHY_TOKEN_READ" "KUBEWHY_TOKEN_APPROVE" "KUBEWHY_ACT_NAMESPACES" "KUBEWHY_ALLOWED_NAMESPACES" "KUBEWHY_SECRET_KEYS" "ANTHROPIC_API_KEY" }}
+{{- range .Values.extraEnv }}
+{{- if has .name $managed }}
+{{- fail (printf "extraEnv sets %s, which the chart sets from its values (auth, act, config, rbac, anthropic): change those instead, so that RBAC and the service agree and credentials stay in Secrets" .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
