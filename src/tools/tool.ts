@@ -33,6 +33,8 @@ export interface ToolSuccess {
   data?: unknown;
   /** True when the content was cut to fit the budget (the content says how to narrow). */
   truncated: boolean;
+  /** The cluster's clock when the result was read (ISO 8601); set by the registry. */
+  observedAt?: string;
 }
 
 export interface ToolFailure {

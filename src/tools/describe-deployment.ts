@@ -1,0 +1,109 @@
+/**
+ * `describe_deployment`: a Deployment's replicas and conditions, its current pod template,
+ * its pods by status, the latest revisions with the newest change, and its events.
+ */
+import { z } from 'zod';
+import { formatAge } from './format/age.ts';
+import { BudgetedText } from './format/budget.ts';
+import { foldEvents, formatEvent, type EventData } from './format/events.ts';
+import { formatPodGroup, readPodGroup, type PodGroupData } from './format/pod-group.ts';
+import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
+import { oneLine } from './format/pod-status.ts';
+import { readRolloutHistory, type RevisionChangeData, type RevisionData } from './format/rollout.ts';
+import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
+import { summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
+import { formatChangeLines, formatRevisionLine } from './rollout-history.ts';
+import { failureFrom, success } from './tool-results.ts';
+import type { Tool } from './tool.ts';
+
+export interface DeploymentDetailsData {
+  summary: WorkloadSummaryData;
+  strategy: string;
+  template: PodTemplateData;
+  pods: PodGroupData;
+  currentRevision?: number;
+  /** Oldest first, without their templates (rollout_history has them). */
+  revisions: Array<Omit<RevisionData, 'template'>>;
+  changes: RevisionChangeData[];
+  /** Events of the Deployment and its ReplicaSets, folded, newest first. */
+  events: EventData[];
+}
+
+const input = z.object({
+  namespace: z.string().min(1).describe('Namespace of the Deployment'),
+  name: z.string().min(1).describe('Deployment name'),
+});
+
+export const describeDeploymentTool: Tool<typeof input> = {
+  name: 'describe_deployment',
+  description:
+    'Shows one Deployment: desired/ready/updated/available replicas, conditions with their messages (ProgressDeadlineExceeded, ' +
+    'ReplicaFailure such as a quota rejecting pod creation), the pod template (images, env and secret/configmap references, resources, probes), ' +
+    'its pods by status with the failing ones named, the latest revisions and what the newest rollout changed, and its events.',
+  input,
+  risk: 'read',
+  async run(args, context) {
+    const fetched = await context.cluster.get('Deployment', { namespace: args.namespace, name: args.name }, { signal: context.signal });
+    if (!fetched.ok) return failureFrom(fetched.error, fetched.error.kind === 'not-found' ? `Use list_deployments in "${args.namespace}"; the workload may be a StatefulSet or DaemonSet.` : undefined);
+    const deployment = fetched.value;
+    const now = context.cluster.now();
+    const summary = summarizeWorkload('Deployment', deployment, now);
+    const [pods, history, eventList] = await Promise.all([
+      readPodGroup({ cluster: context.cluster, namespace: args.namespace, labelSelector: summary.selector, signal: context.signal }),
+      readRolloutHistory({ cluster: context.cluster, deployment, signal: context.signal }),
+      context.cluster.list('Event', { namespace: args.namespace, maxItems: 5000, signal: context.signal }),
+    ]);
+    const events = eventList.ok
+      ? foldEvents(
+          eventList.value.items.filter(
+            (event) => (event.involvedObject.kind === 'Deployment' && event.involvedObject.name === args.name) || (event.involvedObject.kind === 'ReplicaSet' && (event.involvedObject.name ?? '').startsWith(`${args.name}-`)),
+          ),
+          now,
+        )
+      : [];
+    const template = summarizePodSpec(deployment.spec?.template?.spec);
+    const strategy = deployment.spec?.strategy?.type === 'Recreate' ? 'Recreate' : `RollingUpdate maxUnavailable=${deployment.spec?.strategy?.rollingUpdate?.maxUnavailable ?? '25%'} maxSurge=${deployment.spec?.strategy?.rollingUpdate?.maxSurge ?? '25%'}`;
+    const revisions = history.ok ? history.value.revisions.map(({ template: _template, ...rest }) => rest) : [];
+    const changes = history.ok ? history.value.changes : [];
+    const { items: _items, ...podGroup } = pods;
+    const data: DeploymentDetailsData = {
+      summary,
+      strategy,
+      template,
+      pods: podGroup,
+      ...(history.ok && history.value.currentRevision !== undefined ? { currentRevision: history.value.currentRevision } : {}),
+      revisions,
+      changes,
+      events,
+    };
+
+    const text = new BudgetedText(context.outputBudgetBytes);
+    const counts = [`ready ${summary.ready}/${summary.desired}`, `updated ${summary.updated ?? '?'}`, `available ${summary.available ?? '?'}`];
+    text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategy}, selector ${summary.selector}`);
+    for (const condition of summary.conditions) {
+      text.addIfRoom(`condition ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${condition.message ? `: ${oneLine(condition.message, 400)}` : ''}`);
+    }
+    for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
+    for (const container of template.containers) {
+      text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}`);
+      for (const line of formatContainerSpec(container, { volumes: template.volumes })) text.addIfRoom(line);
+    }
+    for (const line of formatPodLevel(template)) text.addIfRoom(line);
+    if (!history.ok) text.addIfRoom(`rollout history: could not be read (${history.error.kind}: ${history.error.message})`);
+    else {
+      const latest = history.value.changes.at(-1);
+      if (latest) {
+        const [header, ...entries] = formatChangeLines(latest);
+        text.addIfRoom(`latest change, ${header}`);
+        for (const entry of entries) text.addIfRoom(entry);
+      }
+      for (const revision of [...history.value.revisions].reverse().slice(0, 4)) text.addIfRoom(formatRevisionLine(revision, now));
+      if (history.value.revisions.length > 4) text.addIfRoom(`(${history.value.revisions.length - 4} older revision(s): see rollout_history)`);
+    }
+    if (events.length) {
+      text.addIfRoom(`events of the Deployment and its ReplicaSets (${events.length}, newest first):`);
+      for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: true })}`);
+    }
+    return success(text.finish('use rollout_history, list_pods with the selector, or list_events for the rest.'), data, text.truncated);
+  },
+};

@@ -1,0 +1,205 @@
+/**
+ * What a pod spec says, reduced to what explains an incident: per container the image,
+ * command and args, env var names with their secret and configmap references, envFrom,
+ * resources, probes and mounts; per pod the volumes' sources, service account, placement
+ * and pull secrets. Plain env values pass through the redactor here, at the source.
+ */
+import type { V1Container, V1PodSpec, V1Probe, V1Volume } from '@kubernetes/client-node';
+import { fingerprintSecret, redactNamedValue, redactValue } from '../../redact/redactor.ts';
+
+export interface EnvVarData {
+  name: string;
+  /** A literal value, already redacted. */
+  value?: string;
+  source?: { kind: 'secretKeyRef' | 'configMapKeyRef' | 'fieldRef' | 'resourceFieldRef'; name?: string; key?: string; optional?: boolean; fieldPath?: string };
+}
+
+export interface EnvFromData {
+  kind: 'secretRef' | 'configMapRef';
+  name: string;
+  prefix?: string;
+  optional?: boolean;
+}
+
+export interface ProbeData {
+  kind: 'liveness' | 'readiness' | 'startup';
+  handler: 'httpGet' | 'tcpSocket' | 'exec' | 'grpc' | 'none';
+  port?: number | string;
+  path?: string;
+  command?: string[];
+  initialDelaySeconds?: number;
+  periodSeconds?: number;
+  timeoutSeconds?: number;
+  failureThreshold?: number;
+  /** One line, e.g. `http-get :8080/healthz delay=0s timeout=1s period=10s failure=3`. */
+  summary: string;
+}
+
+export interface ContainerSpecData {
+  name: string;
+  init: boolean;
+  image: string;
+  command?: string[];
+  args?: string[];
+  ports: Array<{ containerPort: number; name?: string; protocol?: string }>;
+  env: EnvVarData[];
+  envFrom: EnvFromData[];
+  resources: { requests?: Record<string, string>; limits?: Record<string, string> };
+  probes: ProbeData[];
+  volumeMounts: Array<{ name: string; mountPath: string; readOnly?: boolean; subPath?: string }>;
+}
+
+export interface VolumeData {
+  name: string;
+  kind: 'configMap' | 'secret' | 'persistentVolumeClaim' | 'emptyDir' | 'hostPath' | 'projected' | 'downwardAPI' | 'other';
+  /** The ConfigMap, Secret or claim it reads (`secretName`, `claimName`...). */
+  sourceName?: string;
+  optional?: boolean;
+  /** Keys the volume picks (`items`), when it picks some. */
+  keys?: string[];
+  /** For projected volumes: each configMap or secret source. */
+  sources?: Array<{ kind: 'configMap' | 'secret'; sourceName: string; optional?: boolean }>;
+}
+
+export interface PodTemplateData {
+  containers: ContainerSpecData[];
+  volumes: VolumeData[];
+  serviceAccountName?: string;
+  nodeSelector?: Record<string, string>;
+  tolerations: string[];
+  /** Whether node or pod (anti-)affinity rules constrain placement. */
+  affinity?: string[];
+  imagePullSecrets: string[];
+  priorityClassName?: string;
+}
+
+function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {
+  const timing = {
+    initialDelaySeconds: probe.initialDelaySeconds ?? 0,
+    periodSeconds: probe.periodSeconds ?? 10,
+    timeoutSeconds: probe.timeoutSeconds ?? 1,
+    failureThreshold: probe.failureThreshold ?? 3,
+  };
+  const timingText = `delay=${timing.initialDelaySeconds}s timeout=${timing.timeoutSeconds}s period=${timing.periodSeconds}s failure=${timing.failureThreshold}`;
+  if (probe.httpGet) {
+    const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
+    const port = probe.httpGet.port as number | string;
+    const path = probe.httpGet.path ?? '/';
+    return { kind, handler: 'httpGet', port, path, ...timing, summary: `${scheme}-get :${port}${path} ${timingText}` };
+  }
+  if (probe.tcpSocket) {
+    const port = probe.tcpSocket.port as number | string;
+    return { kind, handler: 'tcpSocket', port, ...timing, summary: `tcp-socket :${port} ${timingText}` };
+  }
+  if (probe.exec) {
+    const command = (probe.exec.command ?? []).map((part) => redactValue(part));
+    return { kind, handler: 'exec', command, ...timing, summary: `exec [${command.join(' ')}] ${timingText}` };
+  }
+  if (probe.grpc) {
+    return { kind, handler: 'grpc', port: probe.grpc.port, ...timing, summary: `grpc :${probe.grpc.port} ${timingText}` };
+  }
+  return { kind, handler: 'none', ...timing, summary: `(no handler) ${timingText}` };
+}
+
+function summarizeEnv(container: V1Container): EnvVarData[] {
+  return (container.env ?? []).map((variable): EnvVarData => {
+    const from = variable.valueFrom;
+    if (from?.secretKeyRef) {
+      return { name: variable.name, source: { kind: 'secretKeyRef', name: from.secretKeyRef.name, key: from.secretKeyRef.key, ...(from.secretKeyRef.optional ? { optional: true } : {}) } };
+    }
+    if (from?.configMapKeyRef) {
+      return { name: variable.name, source: { kind: 'configMapKeyRef', name: from.configMapKeyRef.name, key: from.configMapKeyRef.key, ...(from.configMapKeyRef.optional ? { optional: true } : {}) } };
+    }
+    if (from?.fieldRef) return { name: variable.name, source: { kind: 'fieldRef', fieldPath: from.fieldRef.fieldPath } };
+    if (from?.resourceFieldRef) return { name: variable.name, source: { kind: 'resourceFieldRef', fieldPath: from.resourceFieldRef.resource } };
+    const value = variable.value ?? '';
+    const redacted = redactNamedValue(variable.name, value);
+    // A masked value keeps a fingerprint, so a changed password still shows as a change.
+    return { name: variable.name, value: redacted === value ? value : `${redacted} ${fingerprintSecret(value)}` };
+  });
+}
+
+function stringifyQuantities(values: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  if (!values || Object.keys(values).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(values).map(([name, quantity]) => [name, String(quantity)]));
+}
+
+function summarizeContainer(container: V1Container, init: boolean): ContainerSpecData {
+  const probes: ProbeData[] = [];
+  if (container.livenessProbe) probes.push(summarizeProbe('liveness', container.livenessProbe));
+  if (container.readinessProbe) probes.push(summarizeProbe('readiness', container.readinessProbe));
+  if (container.startupProbe) probes.push(summarizeProbe('startup', container.startupProbe));
+  const requests = stringifyQuantities(container.resources?.requests);
+  const limits = stringifyQuantities(container.resources?.limits);
+  return {
+    name: container.name,
+    init,
+    image: container.image ?? '',
+    ...(container.command?.length ? { command: redactValue(container.command) } : {}),
+    ...(container.args?.length ? { args: redactValue(container.args) } : {}),
+    ports: (container.ports ?? []).map((port) => ({ containerPort: port.containerPort, ...(port.name ? { name: port.name } : {}), ...(port.protocol && port.protocol !== 'TCP' ? { protocol: port.protocol } : {}) })),
+    env: summarizeEnv(container),
+    envFrom: (container.envFrom ?? []).flatMap((source): EnvFromData[] => {
+      const common = { ...(source.prefix ? { prefix: source.prefix } : {}) };
+      if (source.secretRef) return [{ kind: 'secretRef', name: source.secretRef.name ?? '', ...common, ...(source.secretRef.optional ? { optional: true } : {}) }];
+      if (source.configMapRef) return [{ kind: 'configMapRef', name: source.configMapRef.name ?? '', ...common, ...(source.configMapRef.optional ? { optional: true } : {}) }];
+      return [];
+    }),
+    resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
+    probes,
+    volumeMounts: (container.volumeMounts ?? []).map((mount) => ({
+      name: mount.name,
+      mountPath: mount.mountPath,
+      ...(mount.readOnly ? { readOnly: true } : {}),
+      ...(mount.subPath ? { subPath: mount.subPath } : {}),
+    })),
+  };
+}
+
+function summarizeVolume(volume: V1Volume): VolumeData {
+  if (volume.configMap) {
+    const keys = volume.configMap.items?.map((item) => item.key);
+    return { name: volume.name, kind: 'configMap', sourceName: volume.configMap.name ?? '', ...(volume.configMap.optional ? { optional: true } : {}), ...(keys ? { keys } : {}) };
+  }
+  if (volume.secret) {
+    const keys = volume.secret.items?.map((item) => item.key);
+    return { name: volume.name, kind: 'secret', sourceName: volume.secret.secretName ?? '', ...(volume.secret.optional ? { optional: true } : {}), ...(keys ? { keys } : {}) };
+  }
+  if (volume.persistentVolumeClaim) return { name: volume.name, kind: 'persistentVolumeClaim', sourceName: volume.persistentVolumeClaim.claimName };
+  if (volume.emptyDir) return { name: volume.name, kind: 'emptyDir' };
+  if (volume.hostPath) return { name: volume.name, kind: 'hostPath', sourceName: volume.hostPath.path };
+  if (volume.downwardAPI) return { name: volume.name, kind: 'downwardAPI' };
+  if (volume.projected) {
+    const sources = (volume.projected.sources ?? []).flatMap((source): NonNullable<VolumeData['sources']> => {
+      if (source.configMap) return [{ kind: 'configMap', sourceName: source.configMap.name ?? '', ...(source.configMap.optional ? { optional: true } : {}) }];
+      if (source.secret) return [{ kind: 'secret', sourceName: source.secret.name ?? '', ...(source.secret.optional ? { optional: true } : {}) }];
+      return [];
+    });
+    return { name: volume.name, kind: 'projected', ...(sources.length ? { sources } : {}) };
+  }
+  return { name: volume.name, kind: 'other' };
+}
+
+/** The facts of a pod spec (or a workload's pod template spec). */
+export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
+  const affinity: string[] = [];
+  if (spec?.affinity?.nodeAffinity) affinity.push('nodeAffinity');
+  if (spec?.affinity?.podAffinity) affinity.push('podAffinity');
+  if (spec?.affinity?.podAntiAffinity) affinity.push('podAntiAffinity');
+  return {
+    containers: [
+      ...(spec?.initContainers ?? []).map((container) => summarizeContainer(container, true)),
+      ...(spec?.containers ?? []).map((container) => summarizeContainer(container, false)),
+    ],
+    volumes: (spec?.volumes ?? []).map(summarizeVolume),
+    ...(spec?.serviceAccountName && spec.serviceAccountName !== 'default' ? { serviceAccountName: spec.serviceAccountName } : {}),
+    ...(spec?.nodeSelector && Object.keys(spec.nodeSelector).length ? { nodeSelector: spec.nodeSelector } : {}),
+    tolerations: (spec?.tolerations ?? [])
+      // node.kubernetes.io/* tolerations are added by Kubernetes itself (defaults, DaemonSets) and explain nothing.
+      .filter((toleration) => !(toleration.key ?? '').startsWith('node.kubernetes.io/'))
+      .map((toleration) => `${toleration.key ?? '*'}${toleration.operator === 'Exists' ? '' : `=${toleration.value ?? ''}`}:${toleration.effect ?? '*'}`),
+    ...(affinity.length ? { affinity } : {}),
+    imagePullSecrets: (spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? '').filter(Boolean),
+    ...(spec?.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
+  };
+}

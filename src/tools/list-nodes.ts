@@ -1,0 +1,145 @@
+/**
+ * `list_nodes`: nodes with readiness, pressure conditions, cordons and taints, and how much
+ * of their allocatable cpu, memory and pods the scheduled pods already request.
+ */
+import { z } from 'zod';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
+import { ageSeconds, formatAge } from './format/age.ts';
+import { BudgetedText } from './format/budget.ts';
+import { oneLine } from './format/pod-status.ts';
+import { formatQuantity, parseQuantity } from './format/quantity.ts';
+import { failureFrom, success } from './tool-results.ts';
+import type { Tool } from './tool.ts';
+
+export interface NodeSummaryData {
+  name: string;
+  ready: boolean;
+  /** The Ready condition's status, reason and message when not Ready. */
+  readyCondition?: { status: string; reason?: string; message?: string; lastTransitionAgeSeconds?: number };
+  /** Conditions other than Ready that hold (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable). */
+  pressures: string[];
+  unschedulable: boolean;
+  taints: string[];
+  roles: string[];
+  zone?: string;
+  instanceType?: string;
+  kubeletVersion?: string;
+  ageSeconds?: number;
+  allocatable: Record<string, string>;
+  /** Sum of the requests of non-terminated pods on the node; absent when pods could not be read. */
+  requested?: Record<string, string>;
+  podCount?: number;
+  healthy: boolean;
+}
+
+export interface NodesData {
+  total: number;
+  notReady: number;
+  nodes: NodeSummaryData[];
+}
+
+const input = z.object({
+  name: z.string().min(1).optional().describe('One node by name'),
+  labelSelector: z.string().optional().describe('Label selector on nodes, e.g. "node-role.kubernetes.io/worker" or "gpu=true"'),
+});
+
+const TRACKED_RESOURCES = ['cpu', 'memory', 'pods', 'nvidia.com/gpu'];
+
+function sumRequests(pods: readonly V1Pod[]): Map<string, { requests: Record<string, number>; count: number }> {
+  const byNode = new Map<string, { requests: Record<string, number>; count: number }>();
+  for (const pod of pods) {
+    const node = pod.spec?.nodeName;
+    if (!node || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') continue;
+    const entry = byNode.get(node) ?? { requests: {}, count: 0 };
+    entry.count += 1;
+    for (const container of pod.spec?.containers ?? []) {
+      for (const [resource, quantity] of Object.entries(container.resources?.requests ?? {})) {
+        const value = parseQuantity(String(quantity));
+        if (Number.isFinite(value)) entry.requests[resource] = (entry.requests[resource] ?? 0) + value;
+      }
+    }
+    byNode.set(node, entry);
+  }
+  return byNode;
+}
+
+function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; count: number } | undefined, now: Date, podsRead: boolean): NodeSummaryData {
+  const conditions = node.status?.conditions ?? [];
+  const ready = conditions.find((condition) => condition.type === 'Ready');
+  const pressures = conditions.filter((condition) => condition.type !== 'Ready' && condition.status === 'True').map((condition) => condition.type);
+  const labels = node.metadata?.labels ?? {};
+  const roles = Object.keys(labels).filter((key) => key.startsWith('node-role.kubernetes.io/')).map((key) => key.slice('node-role.kubernetes.io/'.length));
+  const allocatable = Object.fromEntries(Object.entries(node.status?.allocatable ?? {}).filter(([resource]) => TRACKED_RESOURCES.includes(resource)).map(([resource, quantity]) => [resource, String(quantity)]));
+  const isReady = ready?.status === 'True';
+  const age = ageSeconds(node.metadata?.creationTimestamp, now);
+  const transition = ageSeconds(ready?.lastTransitionTime, now);
+  const requested = podsRead
+    ? Object.fromEntries(TRACKED_RESOURCES.filter((resource) => resource !== 'pods' && (usage?.requests[resource] ?? 0) > 0).map((resource) => [resource, formatQuantity(resource, usage?.requests[resource] ?? 0)]))
+    : undefined;
+  const zone = labels['topology.kubernetes.io/zone'];
+  const instanceType = labels['node.kubernetes.io/instance-type'];
+  return {
+    name: node.metadata?.name ?? '',
+    ready: isReady,
+    ...(!isReady && ready
+      ? { readyCondition: { status: ready.status, ...(ready.reason ? { reason: ready.reason } : {}), ...(ready.message ? { message: ready.message } : {}), ...(transition !== undefined ? { lastTransitionAgeSeconds: transition } : {}) } }
+      : {}),
+    pressures,
+    unschedulable: node.spec?.unschedulable ?? false,
+    taints: (node.spec?.taints ?? []).map((taint) => `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`),
+    roles,
+    ...(zone ? { zone } : {}),
+    ...(instanceType ? { instanceType } : {}),
+    ...(node.status?.nodeInfo?.kubeletVersion ? { kubeletVersion: node.status.nodeInfo.kubeletVersion } : {}),
+    ...(age !== undefined ? { ageSeconds: age } : {}),
+    allocatable,
+    ...(requested ? { requested, podCount: usage?.count ?? 0 } : {}),
+    healthy: isReady && pressures.length === 0 && !(node.spec?.unschedulable ?? false),
+  };
+}
+
+function formatNode(node: NodeSummaryData, now: Date): string {
+  const state = node.ready ? 'Ready' : `NotReady${node.readyCondition ? ` (${node.readyCondition.status}${node.readyCondition.reason ? ` ${node.readyCondition.reason}` : ''}${node.readyCondition.lastTransitionAgeSeconds !== undefined ? ` for ${formatAge(new Date(now.getTime() - node.readyCondition.lastTransitionAgeSeconds * 1000), now)}` : ''}${node.readyCondition.message ? `: ${oneLine(node.readyCondition.message, 200)}` : ''})` : ''}`;
+  const parts = [`${node.name}: ${state}`];
+  if (node.pressures.length) parts.push(`conditions ${node.pressures.join(',')}`);
+  if (node.unschedulable) parts.push('cordoned (SchedulingDisabled)');
+  if (node.taints.length) parts.push(`taints ${node.taints.join(', ')}`);
+  const allocation = Object.entries(node.allocatable)
+    .filter(([resource]) => resource !== 'pods')
+    .map(([resource, allocatable]) => `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}`);
+  if (node.requested) allocation.push(`pods ${node.podCount ?? 0}/${node.allocatable.pods ?? '?'}`);
+  parts.push(`requested/allocatable ${allocation.join(', ')}`);
+  if (node.roles.length) parts.push(`roles ${node.roles.join(',')}`);
+  if (node.zone) parts.push(`zone ${node.zone}`);
+  if (node.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - node.ageSeconds * 1000), now)}`);
+  return parts.join(', ');
+}
+
+export const listNodesTool: Tool<typeof input> = {
+  name: 'list_nodes',
+  description:
+    'Lists nodes: Ready or NotReady (with the kubelet\'s reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), ' +
+    'cordons, taints, zone, and cpu/memory/GPU requested by scheduled pods against allocatable. Not-ready and pressured nodes first. ' +
+    'Use it for Pending pods (does any node have room? do taints exclude them?) and for pods failing on one node.',
+  input,
+  risk: 'read',
+  async run(args, context) {
+    const listed = await context.cluster.list('Node', { ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}), maxItems: 5000, signal: context.signal });
+    if (!listed.ok) return failureFrom(listed.error);
+    const nodes = listed.value.items.filter((node) => args.name === undefined || node.metadata?.name === args.name);
+    if (args.name !== undefined && nodes.length === 0) return { ok: false, error: 'not-found', content: `not-found: no node named "${args.name}". Call list_nodes without name.` };
+    // Requests are summed over every namespace's pods, which a namespace allowlist forbids reading.
+    const pods = context.allowedNamespaces
+      ? undefined
+      : await context.cluster.list('Pod', { ...(args.name ? { fieldSelector: `spec.nodeName=${args.name}` } : {}), maxItems: 20_000, signal: context.signal });
+    const podsRead = pods?.ok === true;
+    const usage = sumRequests(pods?.ok ? pods.value.items : []);
+    const now = context.cluster.now();
+    const summaries = nodes.map((node) => summarizeNode(node, usage.get(node.metadata?.name ?? ''), now, podsRead)).sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
+    const data: NodesData = { total: summaries.length, notReady: summaries.filter((node) => !node.ready).length, nodes: summaries.slice(0, 500) };
+    const text = new BudgetedText(context.outputBudgetBytes);
+    text.add(`${summaries.length} node(s): ${data.notReady} not ready, ${summaries.filter((node) => node.pressures.length).length} under pressure, ${summaries.filter((node) => node.unschedulable).length} cordoned.${podsRead ? '' : ' (pod requests not summed: pods across namespaces are outside this run\'s reach)'}`);
+    for (const node of summaries) if (!text.add(formatNode(node, now))) break;
+    return success(text.finish('narrow with name or labelSelector.'), data, text.truncated);
+  },
+};

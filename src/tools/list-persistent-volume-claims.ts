@@ -1,0 +1,100 @@
+/**
+ * `list_persistent_volume_claims`: PVCs with phase, storage class (and whether it exists),
+ * requested size and bound volume; Pending ones first with the provisioner's latest event.
+ */
+import { z } from 'zod';
+import { formatAge } from './format/age.ts';
+import { BudgetedText } from './format/budget.ts';
+import { foldEvents, formatEvent } from './format/events.ts';
+import { failureFrom, success } from './tool-results.ts';
+import type { Tool } from './tool.ts';
+
+export interface PersistentVolumeClaimData {
+  namespace: string;
+  name: string;
+  phase: string;
+  storageClassName?: string;
+  /** For a claim not Bound: false when the named StorageClass does not exist; undefined when unknown or Bound. */
+  storageClassExists?: boolean;
+  /** No class named and no default class in the cluster. */
+  noDefaultStorageClass?: boolean;
+  requested?: string;
+  capacity?: string;
+  accessModes: string[];
+  volumeName?: string;
+  ageSeconds?: number;
+  /** Warning events about the claim, newest first: the provisioner's reason. */
+  warnings: string[];
+}
+
+export interface PersistentVolumeClaimsData {
+  namespace: string;
+  claims: PersistentVolumeClaimData[];
+  pending: number;
+}
+
+const input = z.object({
+  namespace: z.string().min(1).describe('Namespace'),
+  name: z.string().min(1).optional().describe('One claim by name'),
+});
+
+export const listPersistentVolumeClaimsTool: Tool<typeof input> = {
+  name: 'list_persistent_volume_claims',
+  description:
+    'Lists PersistentVolumeClaims with phase (Pending, Bound, Lost), storage class and whether that class exists, requested size, access modes ' +
+    'and bound volume; Pending claims first, with the provisioning warnings (e.g. "storageclass.storage.k8s.io \\"fast\\" not found"). ' +
+    'Use it for pods Pending on "unbound immediate PersistentVolumeClaims".',
+  input,
+  risk: 'read',
+  async run(args, context) {
+    const [claims, classes, eventList] = await Promise.all([
+      context.cluster.list('PersistentVolumeClaim', { namespace: args.namespace, maxItems: 2000, signal: context.signal }),
+      context.cluster.list('StorageClass', { maxItems: 500, signal: context.signal }),
+      context.cluster.list('Event', { namespace: args.namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim', maxItems: 2000, signal: context.signal }),
+    ]);
+    if (!claims.ok) return failureFrom(claims.error);
+    const now = context.cluster.now();
+    const classNames = classes.ok ? new Set(classes.value.items.map((item) => item.metadata?.name ?? '')) : undefined;
+    const hasDefault = classes.ok ? classes.value.items.some((item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true') : undefined;
+    const events = eventList.ok ? eventList.value.items.filter((event) => event.involvedObject.kind === 'PersistentVolumeClaim') : [];
+    const selected = claims.value.items.filter((claim) => args.name === undefined || claim.metadata?.name === args.name);
+    if (args.name !== undefined && selected.length === 0) return { ok: false, error: 'not-found', content: `not-found: no PersistentVolumeClaim "${args.name}" in "${args.namespace}". Call list_persistent_volume_claims without name.` };
+    const data: PersistentVolumeClaimsData = {
+      namespace: args.namespace,
+      claims: selected
+        .map((claim): PersistentVolumeClaimData => {
+          const name = claim.metadata?.name ?? '';
+          const className = claim.spec?.storageClassName;
+          const warnings = foldEvents(events.filter((event) => event.involvedObject.name === name && event.type === 'Warning'), now).map((event) => formatEvent(event, now, { withObject: false, messageLimit: 300 }));
+          const age = claim.metadata?.creationTimestamp ? Math.round((now.getTime() - new Date(claim.metadata.creationTimestamp).getTime()) / 1000) : undefined;
+          return {
+            namespace: args.namespace,
+            name,
+            phase: claim.status?.phase ?? 'Unknown',
+            ...(className ? { storageClassName: className } : {}),
+            // A Bound claim's class no longer matters; snapshots often leave StorageClasses out.
+            ...(className && classNames && claim.status?.phase !== 'Bound' ? { storageClassExists: classNames.has(className) } : {}),
+            ...(!className && hasDefault === false ? { noDefaultStorageClass: true } : {}),
+            ...(claim.spec?.resources?.requests?.storage ? { requested: String(claim.spec.resources.requests.storage) } : {}),
+            ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
+            accessModes: claim.spec?.accessModes ?? [],
+            ...(claim.spec?.volumeName ? { volumeName: claim.spec.volumeName } : {}),
+            ...(age !== undefined ? { ageSeconds: age } : {}),
+            warnings,
+          };
+        })
+        .sort((left, right) => Number(left.phase === 'Bound') - Number(right.phase === 'Bound') || left.name.localeCompare(right.name)),
+      pending: 0,
+    };
+    data.pending = data.claims.filter((claim) => claim.phase !== 'Bound').length;
+    const text = new BudgetedText(context.outputBudgetBytes);
+    text.add(`${data.claims.length} PersistentVolumeClaim(s) in ${args.namespace}: ${data.pending} not Bound.`);
+    for (const claim of data.claims) {
+      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found)` : ''}` : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
+      const age = claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
+      const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}` : ''}, age ${age}`;
+      if (!text.add([line, ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`)].join('\n'))) break;
+    }
+    return success(text.finish('ask for one claim by name.'), data, text.truncated);
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * `rollout_restart` (risk write): what `kubectl rollout restart` does: stamps the pod
+ * template with `kubectl.kubernetes.io/restartedAt`, so the controller replaces every pod.
+ */
+import { z } from 'zod';
+import type { PatchableKind } from '../cluster/cluster.ts';
+import { failureFrom, success } from './tool-results.ts';
+import type { ToolContext, ToolResult } from './tool.ts';
+import { runWithDryRunFirst, type WriteActionData, type WriteTool } from './write-tool.ts';
+
+export interface RolloutRestartData extends WriteActionData {
+  action: 'rollout_restart';
+  restartedAt: string;
+}
+
+const input = z.object({
+  namespace: z.string().min(1).describe('Namespace of the workload'),
+  name: z.string().min(1).describe('Workload name'),
+  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet']).default('Deployment').describe('Workload kind'),
+});
+
+type Input = z.infer<typeof input>;
+
+async function restart(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult> {
+  const restartedAt = context.cluster.now().toISOString();
+  const result = await context.cluster.patch({
+    kind: args.kind as PatchableKind,
+    namespace: args.namespace,
+    name: args.name,
+    patchType: 'strategic',
+    patch: { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': restartedAt } } } } },
+    dryRun,
+    signal: context.signal,
+  });
+  if (!result.ok) return failureFrom(result.error);
+  const data: RolloutRestartData = { action: 'rollout_restart', kind: args.kind, namespace: args.namespace, name: args.name, dryRun, restartedAt };
+  const target = `${args.kind} ${args.namespace}/${args.name}`;
+  const content = dryRun
+    ? `Dry run passed: restarting ${target} would stamp its pod template with restartedAt=${restartedAt}; nothing was changed.`
+    : `Restarted ${target}: pod template stamped with restartedAt=${restartedAt}; the controller now replaces its pods one by one (a rolling restart).`;
+  return success(content, data);
+}
+
+export const rolloutRestartTool: WriteTool<typeof input> = {
+  name: 'rollout_restart',
+  description:
+    'Restarts every pod of a Deployment, StatefulSet or DaemonSet with a rolling update (kubectl rollout restart). Use it when pods must pick up ' +
+    'a changed Secret or ConfigMap, or to clear a stuck state. Changes the cluster: it needs approval.',
+  input,
+  risk: 'write',
+  run: (args, context) => runWithDryRunFirst((dryRun) => restart(args, context, dryRun)),
+  dryRun: (args, context) => restart(args, context, true),
+};

@@ -1,0 +1,101 @@
+/**
+ * The shared shape of `list_replica_sets`, `list_stateful_sets`, `list_daemon_sets` and
+ * `list_deployments`: workloads of one kind, unhealthy first, with their bad conditions;
+ * with `name`, that workload's template, pods and events as well.
+ */
+import { z } from 'zod';
+import type { V1DaemonSet, V1Deployment, V1ReplicaSet, V1StatefulSet } from '@kubernetes/client-node';
+import { BudgetedText } from './format/budget.ts';
+import { foldEvents, formatEvent, type EventData } from './format/events.ts';
+import { formatPodGroup, readPodGroup, type PodGroupData } from './format/pod-group.ts';
+import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
+import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
+import { formatWorkloadLine, summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
+import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
+import type { Tool } from './tool.ts';
+
+export interface WorkloadListData {
+  kind: WorkloadSummaryData['kind'];
+  total: number;
+  unhealthy: number;
+  /** Unhealthy first, at most 200. */
+  items: WorkloadSummaryData[];
+  /** With `name`: the one workload's template, pods and events. */
+  details?: { template: PodTemplateData; pods: PodGroupData; events: EventData[] };
+}
+
+const workloadInput = z.object({
+  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
+  name: z.string().min(1).optional().describe('One workload by name: adds its pod template, its pods and its events (needs namespace)'),
+  labelSelector: z.string().optional().describe('Label selector on the workloads, e.g. "app=web"'),
+});
+
+type WorkloadInput = typeof workloadInput;
+type Workload = V1Deployment | V1StatefulSet | V1DaemonSet | V1ReplicaSet;
+
+export function createWorkloadListTool(definition: { kind: WorkloadSummaryData['kind']; name: string; description: string }): Tool<WorkloadInput> {
+  const { kind } = definition;
+  return {
+    name: definition.name,
+    description: definition.description,
+    input: workloadInput,
+    risk: 'read',
+    async run(args, context) {
+      if (args.name !== undefined && args.namespace === undefined) {
+        return { ok: false, error: 'invalid-input', content: `invalid-input: name needs namespace; call ${definition.name} with both.` };
+      }
+      const items: Workload[] = [];
+      const notes: string[] = [];
+      for (const namespace of resolveNamespaces(args.namespace, context)) {
+        const listed = await context.cluster.list(kind, {
+          ...(namespace !== undefined ? { namespace } : {}),
+          ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}),
+          ...(args.name ? { fieldSelector: `metadata.name=${args.name}` } : {}),
+          maxItems: 2000,
+          signal: context.signal,
+        });
+        if (!listed.ok) return failureFrom(listed.error);
+        items.push(...(listed.value.items as Workload[]).filter((item) => args.name === undefined || item.metadata?.name === args.name));
+        const note = describeIncomplete({ ...listed.value, read: listed.value.items.length });
+        if (note) notes.push(note);
+      }
+      const now = context.cluster.now();
+      const summaries = items
+        .map((item) => summarizeWorkload(kind, item, now))
+        .sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.namespace.localeCompare(right.namespace) || left.name.localeCompare(right.name));
+      if (args.name !== undefined && summaries.length === 0) {
+        return { ok: false, error: 'not-found', content: `not-found: no ${kind} named "${args.name}" in namespace "${args.namespace}". Call ${definition.name} without name to see which exist.` };
+      }
+      const unhealthy = summaries.filter((summary) => !summary.healthy).length;
+      const data: WorkloadListData = { kind, total: summaries.length, unhealthy, items: summaries.slice(0, 200) };
+      const text = new BudgetedText(context.outputBudgetBytes);
+      text.add(`${summaries.length} ${kind}(s) in ${args.namespace ?? 'the readable namespaces'}: ${unhealthy} not fully ready or with failing conditions.`);
+      for (const note of notes) text.add(note);
+      for (const summary of summaries) if (!text.add(formatWorkloadLine(summary, now, { withNamespace: args.namespace === undefined }))) break;
+
+      const only = items[0];
+      if (args.name !== undefined && args.namespace !== undefined && only) {
+        const template = summarizePodSpec(only.spec?.template?.spec);
+        const selector = summaries[0]?.selector ?? '';
+        const [pods, eventList] = await Promise.all([
+          readPodGroup({ cluster: context.cluster, namespace: args.namespace, labelSelector: selector, signal: context.signal }),
+          context.cluster.list('Event', { namespace: args.namespace, fieldSelector: `involvedObject.name=${args.name}`, maxItems: 500, signal: context.signal }),
+        ]);
+        const events = eventList.ok ? foldEvents(eventList.value.items.filter((event) => event.involvedObject.name === args.name), now) : [];
+        const { items: _pods, ...podGroup } = pods;
+        data.details = { template, pods: podGroup, events };
+        for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
+        for (const container of template.containers) {
+          text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}`);
+          for (const line of formatContainerSpec(container, { volumes: template.volumes })) text.addIfRoom(line);
+        }
+        for (const line of formatPodLevel(template)) text.addIfRoom(line);
+        if (events.length) {
+          text.addIfRoom(`events (${events.length}, newest first):`);
+          for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
+        }
+      }
+      return success(text.finish('narrow with namespace, name or labelSelector.'), data, text.truncated);
+    },
+  };
+}
