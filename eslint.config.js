@@ -13,6 +13,10 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.js'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } },
+  },
+  {
     files: ['src/config.ts', 'test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off' },
   },

@@ -5,7 +5,11 @@
 type CommandModule = { run(argv: string[]): Promise<number> };
 
 const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  diagnose: { summary: 'diagnose one alert or incident and print the diagnosis', load: () => import('./cli/diagnose.ts') },
+  eval: { summary: 'score the agent on every scenario in a folder', load: () => import('./cli/eval.ts') },
+  audit: { summary: 'verify the audit log hash chains, or show a run', load: () => import('./cli/audit.ts') },
   'mock-cluster': { summary: 'serve an incident snapshot over the Kubernetes API', load: () => import('../mock-cluster/cli.ts') },
+  'validate-scenarios': { summary: 'check every scenario in a folder (default mock-cluster/scenarios)', load: () => import('../mock-cluster/validate-cli.ts') },
 };
 
 function printUsage(): void {

@@ -1,0 +1,330 @@
+/**
+ * The engine's rules: from the gathered case to a category, with the evidence lines that
+ * prove it, quoted from what the tools returned. Rules go from what Kubernetes states
+ * itself (node conditions, scheduler messages, waiting and termination reasons) to what
+ * the process says (its log), and only then to weaker signals.
+ */
+import type { ContainerStateData, ContainerStatusData } from '../../tools/format/pod-status.ts';
+import type { EventData } from '../../tools/format/events.ts';
+import type { Category } from '../diagnosis.ts';
+import type { Case } from './gather.ts';
+import { troubledContainer } from './gather.ts';
+import { isImagePullReason, readMissingReference } from './container-signals.ts';
+import { readLogSignals } from './log-signals.ts';
+import { readSchedulingMessage } from './scheduling-signals.ts';
+
+export interface Finding {
+  category: Category;
+  /** Evidence lines, strongest first. */
+  evidence: string[];
+  /** One sentence: what is wrong. */
+  cause: string;
+  confidence: 'high' | 'medium' | 'low';
+  /** For node-failure: the node to name as culprit, when it is not the case's node. */
+  nodeName?: string;
+}
+
+/** A restart that ended longer ago than this no longer counts as a current problem. */
+const RECOVERED_AFTER_SECONDS = 30 * 60;
+/** Warning events newer than this mean the trouble is still going on. */
+const RECENT_WARNING_SECONDS = 15 * 60;
+
+const PROBE_FAILURE = /(Liveness|Readiness|Startup) probe (failed|errored)|failed (liveness|readiness|startup) probe/i;
+
+export function classifyCase(gathered: Case): Finding | undefined {
+  const { pod, node } = gathered;
+  if (node && !node.healthy && (!pod || podSuffersFromNode(gathered))) return nodeFinding(gathered);
+  if (gathered.service && (!pod || gathered.service.pods.total === 0)) return serviceFinding(gathered);
+  if (!pod) return workloadFinding(gathered);
+
+  if (pod.reason === 'Evicted') return evictionFinding(gathered);
+  const events = pod.events;
+  const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False');
+  const schedulingMessage = scheduling?.message ?? events.find((event) => event.reason === 'FailedScheduling')?.message;
+  if (pod.phase === 'Pending' && schedulingMessage) {
+    const reading = readSchedulingMessage(schedulingMessage);
+    if (reading.verdict) {
+      return {
+        category: reading.verdict,
+        cause: `pod ${pod.name} cannot be scheduled`,
+        evidence: [`pod ${pod.name} is Pending: ${schedulingMessage}`, ...placementEvidence(gathered, reading.verdict)],
+        confidence: 'high',
+      };
+    }
+  }
+
+  if (isRecovered(gathered)) return recoveredFinding(gathered);
+  const container = troubledContainer(pod.containers);
+  if (container) {
+    const finding = containerFinding(gathered, container, events);
+    if (finding) return finding;
+  }
+  const mountFailure = events.find((event) => event.reason === 'FailedMount' || event.reason === 'FailedAttachVolume');
+  if (mountFailure) {
+    const missing = readMissingReference(mountFailure.message);
+    if (missing) return { category: missing.verdict, cause: `the ${missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap'} "${missing.name}" the pod mounts does not exist`, evidence: [eventLine(mountFailure)], confidence: 'high' };
+  }
+  const probe = events.find((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
+  if (probe) return probeFinding(gathered, probe);
+  return workloadFinding(gathered);
+}
+
+function containerFinding(gathered: Case, container: ContainerStatusData, events: EventData[]): Finding | undefined {
+  const where = `${container.init ? 'init container' : 'container'} ${container.name} of pod ${gathered.pod?.name}`;
+  const waiting = container.state.state === 'waiting' ? container.state : undefined;
+  if (waiting && isImagePullReason(waiting.reason)) {
+    const pullEvent = events.find((event) => /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized/i.test(event.message) && event.type === 'Warning');
+    return {
+      category: 'image-pull',
+      cause: `the image ${container.image} cannot be pulled`,
+      evidence: [`${where} is waiting: ${stateLine(waiting)}`, ...(pullEvent ? [eventLine(pullEvent)] : []), `image: ${container.image}`],
+      confidence: 'high',
+    };
+  }
+  const configMessage = waiting?.reason === 'CreateContainerConfigError' || waiting?.reason === 'CreateContainerError' ? waiting.message ?? '' : '';
+  const missing = readMissingReference(configMessage) ?? findMissingInEvents(events);
+  if (missing && (waiting?.reason?.startsWith('CreateContainer') || waiting?.reason === 'ContainerCreating' || container.state.state === 'waiting')) {
+    const object = missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap';
+    const what = missing.key ? `the key "${missing.key}" of ${object} "${missing.name}"` : `${object} "${missing.name}"`;
+    return {
+      category: missing.verdict,
+      cause: `${what} that the pod references does not exist`,
+      evidence: [`${where} is waiting: ${waiting ? stateLine(waiting) : 'not started'}`, ...events.filter((event) => readMissingReference(event.message)).slice(0, 2).map(eventLine)],
+      confidence: 'high',
+    };
+  }
+  const termination = lastTermination(container);
+  if (termination?.reason === 'OOMKilled') {
+    const limit = gathered.pod?.spec.containers.find((spec) => spec.name === container.name && spec.init === container.init)?.resources.limits?.memory;
+    return {
+      category: 'oom-killed',
+      cause: `${where} is killed for exceeding its memory limit${limit ? ` of ${limit}` : ''}`,
+      evidence: [
+        `${where} last terminated: OOMKilled (exit code ${termination.exitCode ?? 137}), restarts ${container.restartCount}${limit ? `; memory limit ${limit}` : ''}`,
+        ...logEvidence(gathered).slice(0, 2),
+      ],
+      confidence: 'high',
+    };
+  }
+  const reading = gathered.logs ? readLogSignals([...gathered.logs.errorLines, ...gathered.logs.lines]) : undefined;
+  const probe = events.find((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
+  if (probe && reading?.verdict !== 'bad-credentials' && reading?.verdict !== 'dependency-unreachable') {
+    if (!container.init) return probeFinding(gathered, probe);
+  }
+  const crashed = termination !== undefined && (termination.exitCode ?? 0) !== 0;
+  const crashLooping = waiting?.reason === 'CrashLoopBackOff' || waiting?.reason === 'RunContainerError' || crashed;
+  if (!crashLooping && !(reading?.verdict && reading.verdict !== 'app-crash' && !container.ready)) return undefined;
+
+  const stateText = waiting ? stateLine(waiting) : termination ? stateLine(termination) : 'not ready';
+  const terminationText = termination ? `; last terminated ${termination.reason ?? ''} (exit code ${termination.exitCode ?? '?'})` : '';
+  const header = `${where}: ${stateText}${terminationText}, restarts ${container.restartCount}`;
+  const verdict = reading?.verdict === 'oom' ? 'app-crash' : reading?.verdict;
+  const category: Category = container.init && (verdict === undefined || verdict === 'app-crash') ? 'init-failure' : (verdict ?? (container.init ? 'init-failure' : 'app-crash'));
+  const causes: Record<string, string> = {
+    'bad-credentials': 'a dependency refuses the credentials the app presents',
+    'dependency-unreachable': 'the app cannot reach a dependency',
+    'app-crash': 'the process exits with its own error',
+    'init-failure': `init container ${container.name} fails, so the pod never starts`,
+  };
+  // The line that says the most (the longest of the evidence) heads the summary.
+  const telling = [...(reading?.evidence ?? [])].sort((left, right) => right.length - left.length)[0];
+  const headline = telling ? stripLogPrefix(telling) : undefined;
+  return {
+    category,
+    cause: `${causes[category] ?? 'the container keeps failing'}${headline ? `: "${headline}"` : ''}`,
+    evidence: [header, ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(gathered).slice(0, 2))],
+    confidence: reading?.verdict ? 'high' : 'medium',
+  };
+}
+
+/** The pod's own placement rules and requests: what the scheduler could not satisfy. */
+function placementEvidence(gathered: Case, verdict: string): string[] {
+  const spec = gathered.pod?.spec;
+  if (!spec) return [];
+  if (verdict === 'unschedulable-placement') {
+    const selector = Object.entries(spec.nodeSelector ?? {}).map(([key, value]) => `${key}=${value}`);
+    return [
+      ...(selector.length ? [`pod nodeSelector: ${selector.join(', ')}`] : []),
+      ...(spec.affinity?.length ? [`pod affinity: ${spec.affinity.join('; ')}`] : []),
+      ...(spec.tolerations.length ? [`pod tolerations: ${spec.tolerations.join(', ')}`] : []),
+    ];
+  }
+  if (verdict === 'unschedulable-resources') {
+    return spec.containers
+      .filter((container) => container.resources.requests || container.resources.limits)
+      .map((container) => `container ${container.name} requests ${formatQuantities(container.resources.requests)}; limits ${formatQuantities(container.resources.limits)}`);
+  }
+  return [];
+}
+
+function formatQuantities(values: Record<string, string> | undefined): string {
+  return values && Object.keys(values).length ? Object.entries(values).map(([key, value]) => `${key}=${value}`).join(', ') : 'none';
+}
+
+function probeFinding(gathered: Case, probe: EventData): Finding {
+  const spec = gathered.pod?.spec.containers.flatMap((container) => container.probes.map((item) => `${container.name} ${item.kind} probe: ${item.summary}`)) ?? [];
+  const ports = gathered.pod?.spec.containers.flatMap((container) => container.ports.map((port) => `${container.name} port ${port.containerPort}`)) ?? [];
+  return {
+    category: 'probe-failure',
+    cause: `a probe fails: ${probe.message.split(':')[0]}`,
+    evidence: [eventLine(probe), ...spec.slice(0, 3), ...(ports.length ? [`declared ports: ${ports.join(', ')}`] : [])],
+    confidence: 'high',
+  };
+}
+
+/** A pod evicted for a node's shortage: the node's pressure is the cause, named as the culprit. */
+function evictionFinding(gathered: Case): Finding {
+  const pod = gathered.pod!;
+  const node = gathered.node;
+  const evidence = [`pod ${pod.name} was Evicted from node ${pod.node ?? '?'}: ${pod.message ?? 'no message'}`];
+  if (node) evidence.push(...nodeFinding(gathered).evidence);
+  return {
+    category: 'node-failure',
+    cause: `node ${pod.node ?? '?'} evicts pods: ${pod.message?.split('.')[0] ?? 'it ran short of a resource'}`,
+    evidence,
+    confidence: node && !node.healthy ? 'high' : 'medium',
+    nodeName: pod.node,
+  };
+}
+
+function nodeFinding(gathered: Case): Finding {
+  const node = gathered.node!;
+  const condition = node.readyCondition;
+  const state = node.ready ? `under pressure (${node.pressures.join(', ')})` : 'NotReady';
+  const affected = (gathered.workloadPods ?? []).filter((pod) => !pod.healthy);
+  return {
+    category: 'node-failure',
+    cause: `node ${node.name} is ${state}`,
+    evidence: [
+      `node ${node.name} is ${state}${condition ? `: Ready=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}${condition.message ? `: ${condition.message}` : ''}` : ''}`,
+      ...(node.taints.length ? [`node ${node.name} taints: ${node.taints.join(', ')}`] : []),
+      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.status}`).join(', ')}`] : []),
+    ],
+    confidence: 'high',
+  };
+}
+
+function serviceFinding(gathered: Case): Finding {
+  const service = gathered.service!;
+  const selector = Object.entries(service.selector).map(([key, value]) => `${key}=${value}`).join(',');
+  const labelHints = Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|')}`);
+  if (service.pods.total === 0) {
+    return {
+      category: 'service-no-endpoints',
+      cause: `the selector of Service ${service.namespace}/${service.name} matches no pod`,
+      evidence: [`Service ${service.namespace}/${service.name} selector ${selector || '(none)'} matches no pod; endpoints: none ready`, ...labelHints],
+      confidence: 'high',
+    };
+  }
+  return {
+    category: 'no-issue',
+    cause: `Service ${service.namespace}/${service.name} has ${service.endpoints.ready.length} ready endpoint(s)`,
+    evidence: [`Service ${service.namespace}/${service.name} selector ${selector} matches ${service.pods.total} pod(s); ${service.endpoints.ready.length} ready endpoint(s)`],
+    confidence: 'medium',
+  };
+}
+
+/** No pod to blame: the workload's own events say why pods are missing (quota, LimitRange), or nothing is wrong. */
+function workloadFinding(gathered: Case): Finding | undefined {
+  const events = gathered.workloadEvents ?? [];
+  const quota = events.find((event) => /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i.test(event.message));
+  if (quota) {
+    return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quota)], confidence: 'high' };
+  }
+  if (gathered.pod && isRecovered(gathered)) return recoveredFinding(gathered);
+  if (gathered.workload && !gathered.pod && (gathered.workloadPods ?? []).every((pod) => pod.healthy) && (gathered.deployment?.summary.healthy ?? true)) {
+    const pods = gathered.workloadPods ?? [];
+    const restarted = pods.filter((pod) => pod.restarts > 0).map((pod) => {
+      const finished = pod.problem?.last ? pod.problem.state.finishedAt : undefined;
+      const ago = finished ? secondsAgo(finished, gathered) : undefined;
+      return `pod ${pod.name} is ${pod.status} and ready ${pod.ready}; ${pod.restarts} restart(s)${ago !== undefined ? `, the last ended ${Math.round(ago / 60)} minutes ago` : ''}`;
+    });
+    return {
+      category: 'no-issue',
+      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready`,
+      evidence: [`all ${pods.length} pod(s) are running and ready`, ...restarted.slice(0, 3)],
+      confidence: 'medium',
+    };
+  }
+  return undefined;
+}
+
+function recoveredFinding(gathered: Case): Finding {
+  const pod = gathered.pod!;
+  const restarted = pod.containers.filter((container) => container.restartCount > 0);
+  const last = restarted.map((container) => container.lastState).find((state) => state?.finishedAt);
+  const ago = last?.finishedAt ? secondsAgo(last.finishedAt, gathered) : undefined;
+  return {
+    category: 'no-issue',
+    cause: `pod ${pod.name} has recovered: it is Running and ready`,
+    evidence: [
+      `pod ${pod.name} is ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}`,
+      ...(last ? [`its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`] : []),
+      ...(gathered.deployment ? [`Deployment ${gathered.deployment.summary.namespace}/${gathered.deployment.summary.name}: ${gathered.deployment.summary.ready}/${gathered.deployment.summary.desired} ready`] : []),
+    ],
+    confidence: 'medium',
+  };
+}
+
+/** Running and ready, its last crash long ago, and no recent warnings. */
+function isRecovered(gathered: Case): boolean {
+  const pod = gathered.pod;
+  if (!pod || pod.phase !== 'Running') return false;
+  if (pod.containers.some((container) => !container.init && !container.ready)) return false;
+  if (pod.events.some((event) => event.type === 'Warning' && isRecent(event))) return false;
+  for (const container of pod.containers) {
+    const finished = container.lastState?.finishedAt;
+    if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
+  }
+  return true;
+}
+
+function podSuffersFromNode(gathered: Case): boolean {
+  const pod = gathered.pod!;
+  return pod.node === gathered.node?.name && (troubledContainer(pod.containers) === undefined || ['Unknown', 'Terminating'].includes(pod.status));
+}
+
+function findMissingInEvents(events: EventData[]): ReturnType<typeof readMissingReference> {
+  for (const event of events) {
+    const missing = readMissingReference(event.message);
+    if (missing) return missing;
+  }
+  return undefined;
+}
+
+function lastTermination(container: ContainerStatusData): ContainerStateData | undefined {
+  if (container.state.state === 'terminated') return container.state;
+  return container.lastState?.state === 'terminated' ? container.lastState : undefined;
+}
+
+function logEvidence(gathered: Case): string[] {
+  const lines = gathered.logs?.errorLines.length ? gathered.logs.errorLines : [];
+  return lines.slice(-2).map((line) => `log: ${line.trim()}`);
+}
+
+function isRecent(event: EventData): boolean {
+  return event.lastSeenAgeSeconds === undefined || event.lastSeenAgeSeconds < RECENT_WARNING_SECONDS;
+}
+
+function secondsAgo(time: string, gathered: Case): number | undefined {
+  const now = gathered.clusterNow.getTime();
+  const then = Date.parse(time);
+  return Number.isNaN(then) ? undefined : (now - then) / 1000;
+}
+
+/** A log line without its timestamp and level, for a summary sentence. */
+function stripLogPrefix(line: string): string {
+  return line
+    .replace(/^\S*\d{2}:\d{2}:\d{2}\S*\s+/, '')
+    .replace(/^(\[?(ERROR|FATAL|WARN|WARNING|INFO|CRITICAL|PANIC)\]?:?\s+)/i, '')
+    .slice(0, 240);
+}
+
+export function stateLine(state: ContainerStateData): string {
+  return `${state.reason ?? state.state}${state.message ? `: ${state.message.replace(/\s+/g, ' ').trim()}` : ''}`;
+}
+
+export function eventLine(event: EventData): string {
+  const count = event.count > 1 ? ` (x${event.count})` : '';
+  return `event ${event.type} ${event.reason} on ${event.object.kind} ${event.object.name}${count}: ${event.message.replace(/\s+/g, ' ').trim()}`;
+}

@@ -1,0 +1,281 @@
+/**
+ * The engine's investigation procedure: from the trigger to a focus, from the focus to
+ * the failing pod and its workload, then the facts a diagnosis needs (pod details, the
+ * right container's log, the Deployment's rollout history and events, the node, claims,
+ * quotas, the Service). Every fact comes from a tool call; independent calls are asked
+ * for together so they run in one turn.
+ */
+import type { DeploymentDetailsData } from '../../tools/describe-deployment.ts';
+import type { PodDetailsData } from '../../tools/describe-pod.ts';
+import type { ServiceDetailsData } from '../../tools/describe-service.ts';
+import type { ContainerStatusData, PodSummaryData } from '../../tools/format/pod-status.ts';
+import type { JobsData } from '../../tools/list-jobs.ts';
+import type { CronJobsData } from '../../tools/list-cron-jobs.ts';
+import type { NodesData, NodeSummaryData } from '../../tools/list-nodes.ts';
+import type { ListPodsData } from '../../tools/list-pods.ts';
+import type { ServicesData } from '../../tools/list-services.ts';
+import type { WorkloadListData } from '../../tools/workload-list.ts';
+import type { PodLogsData } from '../../tools/pod-logs.ts';
+import type { Trigger } from '../trigger.ts';
+import { focusFromAlert, mentionedNamespaces, pickMentioned, pickWorstPod, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
+import type { Query } from './query.ts';
+
+/** Everything gathered about the incident, for the rules to judge. */
+export interface Case {
+  focus: Focus;
+  /** The cluster's clock when the facts were read. */
+  clusterNow: Date;
+  /** The workload in question, when known: what a diagnosis names as culprit. */
+  workload?: { kind: WorkloadKind | 'Pod' | 'ReplicaSet'; namespace: string; name: string };
+  pod?: PodDetailsData;
+  /** The container the logs are of, and its log. */
+  logs?: PodLogsData;
+  deployment?: DeploymentDetailsData;
+  /** Pods of the workload, when listed (their summaries). */
+  workloadPods?: PodSummaryData[];
+  /** Events of the workload (its controller's and ReplicaSets'), when read. */
+  workloadEvents?: { type: string; reason: string; message: string; count: number; lastSeenAgeSeconds?: number; object: { kind: string; name: string } }[];
+  node?: NodeSummaryData;
+  service?: ServiceDetailsData;
+  job?: JobsData;
+  /** What the sentence or alert pointed at could not be found. */
+  notFound?: string;
+}
+
+const POD_NAME_SUFFIX = /^(.+?)(-[a-z0-9]{8,10})?-[a-z0-9]{5}$/;
+
+export function gatherCase(trigger: Trigger, query: Query): Case {
+  const focus = locate(trigger, query);
+  return { ...gatherForFocus(focus, query), clusterNow: query.clusterNow() };
+}
+
+type Gathered = Omit<Case, 'clusterNow'>;
+
+function locate(trigger: Trigger, query: Query): Focus {
+  if (trigger.kind === 'alert') return focusFromAlert(trigger.alert.labels);
+  const pods = query.data<ListPodsData>('list_pods', {});
+  const deployments = query.data<WorkloadListData>('list_deployments', {});
+  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', {});
+  const daemonSets = query.data<WorkloadListData>('list_daemon_sets', {});
+  const cronJobs = query.data<CronJobsData>('list_cron_jobs', {});
+  const services = query.data<ServicesData>('list_services', {});
+  const nodes = query.data<NodesData>('list_nodes', {});
+  query.barrier();
+
+  const candidates: Candidate[] = [];
+  for (const list of [deployments, statefulSets, daemonSets]) {
+    for (const item of list?.items ?? []) {
+      if (item.kind === 'ReplicaSet') continue;
+      candidates.push({ focus: { kind: 'workload', workloadKind: item.kind, namespace: item.namespace, name: item.name }, name: item.name, namespace: item.namespace, unhealthy: !item.healthy });
+    }
+  }
+  for (const cronJob of cronJobs?.cronJobs ?? []) {
+    const unhealthy = cronJob.recentJobs.some((job) => job.state === 'Failed');
+    candidates.push({ focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name }, name: cronJob.name, namespace: cronJob.namespace, unhealthy });
+  }
+  for (const service of services?.services ?? []) {
+    // A Service is named only when it is the thing in trouble; its workload is a candidate of its own.
+    if (service.noReadyEndpoints) candidates.push({ focus: { kind: 'service', namespace: service.namespace, name: service.name }, name: service.name, namespace: service.namespace, unhealthy: true });
+  }
+  for (const node of nodes?.nodes ?? []) candidates.push({ focus: { kind: 'node', name: node.name }, name: node.name, unhealthy: !node.healthy });
+  for (const pod of pods?.pods ?? []) {
+    if (!pod.owner) candidates.push({ focus: { kind: 'pod', namespace: pod.namespace, name: pod.name }, name: pod.name, namespace: pod.namespace, unhealthy: !pod.healthy });
+  }
+
+  const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
+  const named = pickMentioned(candidates, trigger.text, namespaces);
+  // A workload and the Service in front of it often share a name: the failing workload is the better lead.
+  if (named?.focus.kind === 'service') {
+    const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
+    if (twin) return twin.focus;
+  }
+  if (named) return named.focus;
+  const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
+  return namespace ? { kind: 'namespace', namespace } : { kind: 'cluster' };
+}
+
+function gatherForFocus(focus: Focus, query: Query): Gathered {
+  switch (focus.kind) {
+    case 'pod':
+      return gatherForPod(focus, query, { focus });
+    case 'workload':
+      return gatherForWorkload(focus, query);
+    case 'node':
+      return gatherForNode(focus.name, query, focus);
+    case 'service':
+      return gatherForService(focus, query);
+    case 'pvc':
+      return gatherForClaim(focus, query);
+    case 'namespace':
+    case 'cluster':
+      return gatherForArea(focus, query);
+  }
+}
+
+function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>, query: Query): Gathered {
+  const pods = query.data<ListPodsData>('list_pods', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  const nodes = query.data<NodesData>('list_nodes', {});
+  query.barrier();
+  const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy);
+  // Several pods failing at once on a node that is itself unwell: the node is the story.
+  const sick = (nodes?.nodes ?? []).filter((node) => !node.healthy);
+  for (const node of sick) {
+    const onNode = unhealthy.filter((pod) => pod.node === node.name);
+    if (onNode.length > 0 && onNode.length * 2 >= unhealthy.length) return gatherForNode(node.name, query, { kind: 'node', name: node.name });
+  }
+  const worst = pickWorstPod(unhealthy);
+  if (worst) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus });
+  const deployments = query.data<WorkloadListData>('list_deployments', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  query.barrier();
+  const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
+  if (failing) return gatherForWorkload({ kind: 'workload', workloadKind: 'Deployment', namespace: failing.namespace, name: failing.name }, query);
+  return { focus, notFound: 'no unhealthy pod or workload' };
+}
+
+function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, query: Query): Gathered {
+  const { namespace, name, workloadKind } = focus;
+  const base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
+  if (workloadKind === 'Deployment') {
+    const deployment = query.data<DeploymentDetailsData>('describe_deployment', { namespace, name });
+    query.barrier();
+    if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}` };
+    const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events };
+    return followWorstPod(withDeployment, deployment.pods.pods, query);
+  }
+  if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
+    const tool = workloadKind === 'StatefulSet' ? 'list_stateful_sets' : 'list_daemon_sets';
+    const listed = query.data<WorkloadListData>(tool, { namespace, name });
+    query.barrier();
+    if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}` };
+    return followWorstPod({ ...base, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, query);
+  }
+  let jobName = name;
+  if (workloadKind === 'CronJob') {
+    const cronJobs = query.data<CronJobsData>('list_cron_jobs', { namespace, name });
+    query.barrier();
+    const recent = cronJobs?.cronJobs[0]?.recentJobs ?? [];
+    const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
+    if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
+    jobName = pick.name;
+  }
+  const job = query.data<JobsData>('list_jobs', { namespace, name: jobName });
+  query.barrier();
+  if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}` };
+  return followWorstPod({ ...base, job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events }, job.details.pods.pods, query);
+}
+
+/** Follows the pod most worth a look, when one is in trouble now or crashed within the last half hour. */
+function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query: Query): Gathered {
+  const now = query.clusterNow().getTime();
+  const recentlyFailed = (pod: PodSummaryData): boolean => {
+    const finished = pod.problem?.state.finishedAt ? Date.parse(pod.problem.state.finishedAt) : Number.NaN;
+    return !Number.isNaN(finished) && now - finished < RECENT_FAILURE_MS;
+  };
+  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod)));
+  if (!worst) return known;
+  return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, known);
+}
+
+const RECENT_FAILURE_MS = 30 * 60 * 1000;
+
+function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered): Gathered {
+  const pod = query.data<PodDetailsData>('describe_pod', { namespace: target.namespace, name: target.name });
+  query.barrier();
+  if (!pod) return podGone(target, query, known);
+  // The top of the pod's owner chain names the workload, a CronJob above a Job included.
+  const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
+  const deployment =
+    known.deployment ?? (workload.kind === 'Deployment' ? query.data<DeploymentDetailsData>('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
+  const container = troubledContainer(pod.containers);
+  const logs = container && hasRun(container) ? query.data<PodLogsData>('get_pod_logs', logRequest(pod, container)) : undefined;
+  const node = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
+  query.barrier();
+  return {
+    ...known,
+    workload,
+    pod,
+    ...(logs ? { logs } : {}),
+    ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
+    ...(node ? { node } : {}),
+  };
+}
+
+/** The pod the alert named is gone (replaced): follow its workload, guessed from the name. */
+function podGone(target: { namespace: string; name: string }, query: Query, known: Gathered): Gathered {
+  const pods = query.data<ListPodsData>('list_pods', { namespace: target.namespace });
+  query.barrier();
+  const prefix = POD_NAME_SUFFIX.exec(target.name)?.[1];
+  const sibling = (pods?.pods ?? []).find((pod) => prefix !== undefined && pod.name.startsWith(`${prefix}-`));
+  const workload = sibling ? workloadOfPod(sibling) : undefined;
+  if (!workload) return { ...known, notFound: `pod ${target.namespace}/${target.name}` };
+  return gatherForWorkload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: target.namespace, name: workload.name }, query);
+}
+
+function gatherForNode(name: string, query: Query, focus: Focus): Gathered {
+  const node = query.data<NodesData>('list_nodes', { name })?.nodes[0];
+  const pods = query.data<ListPodsData>('list_pods', { fieldSelector: `spec.nodeName=${name}` });
+  query.barrier();
+  if (!node) return { focus, notFound: `node ${name}` };
+  return { focus, node, workloadPods: pods?.pods ?? [] };
+}
+
+function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Query): Gathered {
+  const service = query.data<ServiceDetailsData>('describe_service', { namespace: focus.namespace, name: focus.name });
+  query.barrier();
+  if (!service) return { focus, notFound: `Service ${focus.namespace}/${focus.name}` };
+  // Pods match but none is ready: the pods' own trouble is the cause, not the Service.
+  if (service.pods.total > 0 && service.endpoints.ready.length === 0) {
+    const worst = pickWorstPod(service.pods.pods);
+    if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
+  }
+  return { focus, service };
+}
+
+function gatherForClaim(focus: Extract<Focus, { kind: 'pvc' }>, query: Query): Gathered {
+  const pods = query.data<ListPodsData>('list_pods', { namespace: focus.namespace });
+  query.barrier();
+  // StatefulSet claims are named <template>-<pod>: find the pod that mounts this one.
+  const user = (pods?.pods ?? []).find((pod) => focus.name.endsWith(`-${pod.name}`)) ?? pickWorstPod((pods?.pods ?? []).filter((pod) => pod.phase === 'Pending'));
+  if (!user) return { focus, notFound: `a pod using claim ${focus.namespace}/${focus.name}` };
+  return gatherForPod({ namespace: user.namespace, name: user.name }, query, { focus });
+}
+
+/** The container in trouble: a failing init container first, then a waiting, crashed or unready one. */
+export function troubledContainer(containers: readonly ContainerStatusData[]): ContainerStatusData | undefined {
+  // An init container that waits, failed, restarts, or still runs while the app waits for it, holds the pod back.
+  const regularWaiting = containers.some((container) => !container.init && container.state.state === 'waiting' && container.state.reason === 'PodInitializing');
+  const failingInit = containers.find(
+    (container) =>
+      container.init &&
+      (container.state.state === 'waiting' ||
+        (container.state.state === 'terminated' && container.state.exitCode !== 0) ||
+        (container.restartCount > 0 && container.state.state !== 'terminated') ||
+        (container.state.state === 'running' && regularWaiting)),
+  );
+  if (failingInit) return failingInit;
+  const regular = containers.filter((container) => !container.init);
+  return (
+    regular.find((container) => container.state.state === 'waiting' && container.state.reason !== 'PodInitializing') ??
+    regular.find((container) => container.lastState?.state === 'terminated' || container.state.state === 'terminated') ??
+    regular.find((container) => !container.ready && container.state.state === 'running') ??
+    regular.find((container) => container.restartCount > 0)
+  );
+}
+
+/** A container that never started (image pull, missing config) has no log to read. */
+function hasRun(container: ContainerStatusData): boolean {
+  return container.restartCount > 0 || container.state.state !== 'waiting' || container.lastState !== undefined;
+}
+
+/** The previous run holds what a restarted container printed before it died. */
+function logRequest(pod: PodDetailsData, container: ContainerStatusData): Record<string, unknown> {
+  const previous = container.restartCount > 0 && container.state.state !== 'terminated';
+  return { namespace: pod.namespace, name: pod.name, container: container.name, ...(previous ? { previous: true } : {}) };
+}
+
+/** A pod that is unready or lost without a container to blame may be its node's victim. */
+function needsNodeCheck(pod: PodDetailsData): boolean {
+  if (['Unknown', 'NodeLost', 'Terminating', 'Evicted'].includes(pod.status) || pod.reason === 'NodeLost' || pod.reason === 'Evicted') return true;
+  const ready = pod.conditions.find((condition) => condition.type === 'Ready');
+  return ready?.status !== 'True' && troubledContainer(pod.containers) === undefined && pod.phase === 'Running';
+}

@@ -1,0 +1,151 @@
+/**
+ * From the trigger to the thing to investigate. An alert names it in its labels (pod,
+ * deployment, statefulset, job_name, node, persistentvolumeclaim, service, namespace);
+ * a person's sentence names it loosely, so its words are matched against what the
+ * inventory tools list: workloads, services, nodes and namespaces.
+ */
+import type { PodSummaryData } from '../../tools/format/pod-status.ts';
+import type { Trigger } from '../trigger.ts';
+
+export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob';
+
+export type Focus =
+  | { kind: 'pod'; namespace: string; name: string }
+  | { kind: 'workload'; workloadKind: WorkloadKind; namespace: string; name: string }
+  | { kind: 'node'; name: string }
+  | { kind: 'service'; namespace: string; name: string }
+  | { kind: 'pvc'; namespace: string; name: string }
+  | { kind: 'namespace'; namespace: string }
+  | { kind: 'cluster' };
+
+/**
+ * What an alert's labels point at. The alert's name says which label is its subject
+ * (KubeDeploymentReplicasMismatch is about `deployment`, whatever `pod` says: scraped
+ * metrics often carry the exporter's own pod); otherwise the most specific label wins.
+ */
+export function focusFromAlert(labels: Record<string, string>): Focus {
+  const alertname = labels.alertname ?? '';
+  const namespace = labels.namespace || labels.exported_namespace;
+  const subjects: { pattern: RegExp; label: string; focus: (value: string, namespace: string) => Focus; namespaced: boolean }[] = [
+    { pattern: /Node/, label: 'node', namespaced: false, focus: (value) => ({ kind: 'node', name: value }) },
+    { pattern: /Deployment/, label: 'deployment', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Deployment', namespace: ns, name: value }) },
+    { pattern: /StatefulSet/, label: 'statefulset', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'StatefulSet', namespace: ns, name: value }) },
+    { pattern: /DaemonSet/, label: 'daemonset', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'DaemonSet', namespace: ns, name: value }) },
+    { pattern: /CronJob/, label: 'cronjob', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'CronJob', namespace: ns, name: value }) },
+    // `job` is Prometheus's scrape job; a Kubernetes Job comes as `job_name`.
+    { pattern: /Job/, label: 'job_name', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Job', namespace: ns, name: value }) },
+    { pattern: /PersistentVolume|PVC|Volume/, label: 'persistentvolumeclaim', namespaced: true, focus: (value, ns) => ({ kind: 'pvc', namespace: ns, name: value }) },
+    { pattern: /Service|Endpoint/, label: 'service', namespaced: true, focus: (value, ns) => ({ kind: 'service', namespace: ns, name: value }) },
+    { pattern: /Pod|Container|OOM|Restart|Crash/, label: 'pod', namespaced: true, focus: (value, ns) => ({ kind: 'pod', namespace: ns, name: value }) },
+  ];
+  const usable = (subject: (typeof subjects)[number]): boolean => Boolean(labels[subject.label]) && (!subject.namespaced || Boolean(namespace));
+  const named = subjects.find((subject) => subject.pattern.test(alertname) && usable(subject));
+  if (named) return named.focus(labels[named.label]!, namespace ?? '');
+  // No telling name: the most specific label, pod first.
+  const order = ['pod', 'deployment', 'statefulset', 'daemonset', 'cronjob', 'job_name', 'persistentvolumeclaim', 'service', 'node'];
+  for (const label of order) {
+    const subject = subjects.find((candidate) => candidate.label === label)!;
+    if (usable(subject)) return subject.focus(labels[label]!, namespace ?? '');
+  }
+  return namespace ? { kind: 'namespace', namespace } : { kind: 'cluster' };
+}
+
+export function focusFromTrigger(trigger: Trigger): Focus | undefined {
+  if (trigger.kind === 'alert') return focusFromAlert(trigger.alert.labels);
+  return undefined;
+}
+
+/** A named thing the inventory knows, which a sentence may mention. */
+export interface Candidate {
+  focus: Focus;
+  name: string;
+  namespace?: string;
+  unhealthy: boolean;
+}
+
+/**
+ * How strongly a sentence names `name`: the whole name ("checkout-api", or "checkout api")
+ * beats all of its words ("nightly ... report" for nightly-report), which beats some of them.
+ */
+export function mentionScore(name: string, text: string): number {
+  const lower = text.toLowerCase();
+  const words = new Set(lower.split(/[^a-z0-9]+/).filter((word) => word.length > 0));
+  const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
+  const spaced = escaped.replace(/-/g, '[ _-]');
+  if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;
+  const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part));
+  if (parts.length === 0) return 0;
+  const matched = parts.filter((part) => words.has(part) || words.has(`${part}s`) || (part.endsWith('s') && words.has(part.slice(0, -1)))).length;
+  if (matched === parts.length) return 50 + matched * 5;
+  return matched > 0 ? (20 * matched) / parts.length : 0;
+}
+
+/** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
+export function pickMentioned(candidates: readonly Candidate[], text: string, namespaces: readonly string[]): Candidate | undefined {
+  const namedNamespaces = namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
+  let best: { candidate: Candidate; score: number } | undefined;
+  for (const candidate of candidates) {
+    let score = mentionScore(candidate.name, text);
+    if (score === 0) continue;
+    if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
+    if (candidate.unhealthy) score += 8;
+    if (!best || score > best.score) best = { candidate, score };
+  }
+  return best?.candidate;
+}
+
+/** Namespaces the sentence names outright. */
+export function mentionedNamespaces(namespaces: readonly string[], text: string): string[] {
+  return namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
+}
+
+/** Whether a pod belongs to a workload, read from its controller reference. */
+export function podBelongsTo(pod: PodSummaryData, workload: { workloadKind: WorkloadKind; name: string }): boolean {
+  const owner = pod.owner;
+  if (!owner) return false;
+  switch (workload.workloadKind) {
+    case 'Deployment':
+      return owner.kind === 'ReplicaSet' && owner.name.startsWith(`${workload.name}-`) && /^[a-z0-9]{5,10}$/.test(owner.name.slice(workload.name.length + 1));
+    case 'CronJob':
+      return owner.kind === 'Job' && owner.name.startsWith(`${workload.name}-`);
+    default:
+      return owner.kind === workload.workloadKind && owner.name === workload.name;
+  }
+}
+
+/** The workload a pod summary points at, guessed from its controller's name the way controllers name things. */
+export function workloadOfPod(pod: PodSummaryData): { workloadKind: WorkloadKind; name: string } | undefined {
+  const owner = pod.owner;
+  if (!owner) return undefined;
+  if (owner.kind === 'ReplicaSet') {
+    const match = /^(.+)-[a-z0-9]{5,10}$/.exec(owner.name);
+    return match ? { workloadKind: 'Deployment', name: match[1]! } : undefined;
+  }
+  if (owner.kind === 'Job') {
+    const match = /^(.+)-\d{6,}$/.exec(owner.name);
+    return match ? { workloadKind: 'CronJob', name: match[1]! } : { workloadKind: 'Job', name: owner.name };
+  }
+  if (owner.kind === 'StatefulSet' || owner.kind === 'DaemonSet') return { workloadKind: owner.kind, name: owner.name };
+  return undefined;
+}
+
+/** The pod most worth a look: unhealthy first, then with a named problem, more restarts, younger. */
+export function pickWorstPod(pods: readonly PodSummaryData[]): PodSummaryData | undefined {
+  const rank = (pod: PodSummaryData): number[] => [
+    pod.healthy ? 1 : 0,
+    pod.problem ? 0 : 1,
+    pod.status === 'Terminating' ? 1 : 0,
+    -pod.restarts,
+    pod.ageSeconds ?? Number.MAX_SAFE_INTEGER,
+  ];
+  return [...pods].sort((left, right) => compareRanks(rank(left), rank(right)))[0];
+}
+
+function compareRanks(left: number[], right: number[]): number {
+  for (let index = 0; index < left.length; index++) {
+    const difference = (left[index] ?? 0) - (right[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}

@@ -1,0 +1,125 @@
+/**
+ * The offline engine: a deterministic model that drives the same loop with the same tools
+ * as Claude. Each turn it rebuilds what it knows from the transcript's tool results, asks
+ * for the facts it still needs (in parallel), proposes a remediation through the write
+ * tool (so the gate decides what happens to it), and finally submits the diagnosis.
+ * It never reads the cluster any other way.
+ */
+import { formatDiffEntry } from '../../tools/format/template-diff.ts';
+import type { DiagnosisInput } from '../diagnosis.ts';
+import type { Model, ModelRequest, ModelTurn, ToolCall } from '../model.ts';
+import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
+import { classifyCase, type Finding } from './classify.ts';
+import { gatherCase, type Case } from './gather.ts';
+import { callKey, readInvestigation } from './investigation.ts';
+import type { Focus } from './locate.ts';
+import { NeedsAnswers, Query } from './query.ts';
+import { latestChange, proposeRollback, relevantChanges } from './remediation.ts';
+import { findInjectionAttempts, supplementEvidence } from './supplement.ts';
+
+const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+
+export function createOfflineModel(): Model {
+  return {
+    name: 'offline',
+    async createTurn(request: ModelRequest): Promise<ModelTurn> {
+      const investigation = readInvestigation(request.transcript);
+      const query = new Query(investigation);
+      const forced = request.toolChoice.type === 'tool';
+      let gathered: Case | undefined;
+      let finding: Finding | undefined;
+      let extra: string[] = [];
+      try {
+        gathered = gatherCase(request.trigger, query);
+        finding = classifyCase(gathered);
+        if (finding) extra = supplementEvidence(finding, gathered, query);
+      } catch (error) {
+        if (!(error instanceof NeedsAnswers)) throw error;
+        if (!forced) return turn('Gathering the facts this needs.', query.wanted);
+      }
+      const diagnosis = buildDiagnosis({ gathered, finding, extra, investigation: query.investigation });
+      const rollback = gathered && finding ? proposeRollback(gathered, finding.category) : undefined;
+      if (rollback && !forced && !investigation.writesAsked.includes(callKey(rollback.tool, rollback.args))) {
+        return turn(`Proposing a remediation: ${rollback.reason}.`, [{ id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args }]);
+      }
+      return turn(`Diagnosis: ${diagnosis.category}.`, [{ id: `offline-submit-${Date.now().toString(36)}`, name: SUBMIT_DIAGNOSIS_TOOL, input: diagnosis }]);
+    },
+  };
+}
+
+function turn(text: string, calls: ToolCall[]): ModelTurn {
+  return { text, calls, stopReason: 'tool_use', usage: NO_USAGE };
+}
+
+function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
+  const { gathered, finding } = input;
+  const culprit = culpritOf(gathered, finding);
+  const label = culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`;
+  if (!gathered || !finding) {
+    const why = gathered?.notFound ? `could not find ${gathered.notFound}` : 'found no failing pod, workload or node to explain it';
+    return {
+      category: 'no-issue',
+      culprit,
+      summary: `${label}: the investigation ${why}; nothing observed is failing now. Check that the alert's target still exists.`,
+      evidence: [gathered?.notFound ? `not found: ${gathered.notFound}` : 'no unhealthy pod, workload or node was found'],
+      confidence: 'low',
+    };
+  }
+  const evidence = [...finding.evidence, ...input.extra];
+  const sentences = [`${label}: ${finding.cause}.`];
+  const change = latestChange(gathered.deployment);
+  const relevant = change ? relevantChanges(finding.category, change) : [];
+  if (change && relevant.length > 0) {
+    const cause = change.changeCause ? ` (change-cause: ${change.changeCause})` : '';
+    const lines = relevant.map(formatDiffEntry);
+    evidence.push(`Deployment ${label.replace(/^Deployment /, '')} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`);
+    sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
+  }
+  const rollback = proposeRollback(gathered, finding.category);
+  if (rollback) sentences.push(`Proposed remediation: rollout_undo of ${label}, to ${rollback.reason.replace(/^roll back to /, '')}.`);
+  const injections = findInjectionAttempts(input.investigation);
+  if (injections.length > 0) {
+    sentences.push('Some cluster data contained instructions addressed to an automated agent; they were treated as data and not followed.');
+    evidence.push(...injections.map((line) => `ignored instruction-like text in cluster data: ${line}`));
+  }
+  return {
+    category: finding.category,
+    culprit,
+    summary: sentences.join(' ').slice(0, 4000),
+    evidence: dedupe(evidence).slice(0, 20).map((line) => line.slice(0, 1000)),
+    confidence: finding.confidence,
+  };
+}
+
+function culpritOf(gathered: Case | undefined, finding: Finding | undefined): DiagnosisInput['culprit'] {
+  if (finding?.category === 'node-failure') {
+    const node = gathered?.node?.name ?? finding.nodeName;
+    if (node) return { kind: 'Node', name: node };
+  }
+  if (finding?.category === 'service-no-endpoints' && gathered?.service) return { kind: 'Service', namespace: gathered.service.namespace, name: gathered.service.name };
+  if (gathered?.workload) return { kind: gathered.workload.kind, namespace: gathered.workload.namespace, name: gathered.workload.name };
+  return focusCulprit(gathered?.focus);
+}
+
+function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] {
+  switch (focus?.kind) {
+    case 'pod':
+      return { kind: 'Pod', namespace: focus.namespace, name: focus.name };
+    case 'workload':
+      return { kind: focus.workloadKind, namespace: focus.namespace, name: focus.name };
+    case 'node':
+      return { kind: 'Node', name: focus.name };
+    case 'service':
+      return { kind: 'Service', namespace: focus.namespace, name: focus.name };
+    case 'pvc':
+      return { kind: 'PersistentVolumeClaim', namespace: focus.namespace, name: focus.name };
+    case 'namespace':
+      return { kind: 'Namespace', name: focus.namespace };
+    default:
+      return { kind: 'Cluster', name: 'cluster' };
+  }
+}
+
+function dedupe(lines: string[]): string[] {
+  return [...new Set(lines)];
+}

@@ -1,0 +1,43 @@
+/**
+ * Reads the scheduler's FailedScheduling message ("0/3 nodes are available: 3 Insufficient
+ * memory. preemption: ...") for why no node took the pod: not enough resources, placement
+ * rules (selectors, affinity, taints), or unbound volume claims. Each reason counts the
+ * nodes it names; the reason that excludes the most nodes is the answer.
+ */
+export type SchedulingVerdict = 'unschedulable-resources' | 'unschedulable-placement' | 'pvc-unbound';
+
+const REASONS: { verdict: SchedulingVerdict; pattern: RegExp }[] = [
+  { verdict: 'pvc-unbound', pattern: /unbound (immediate )?PersistentVolumeClaim|persistentvolumeclaim ".*" not found|node\(s\) didn't find available persistent volumes|waiting for first consumer/i },
+  { verdict: 'unschedulable-resources', pattern: /Insufficient [\w./-]+|Too many pods|didn't have free ports|exceed(s|ed)? .*(allocatable|capacity)/i },
+  { verdict: 'unschedulable-placement', pattern: /didn't match Pod's node affinity|node affinity\/selector|didn't match node selector|untolerated taint|had taint|didn't match pod (anti-)?affinity|pod (anti-)?affinity rules|didn't satisfy existing pods anti-affinity|didn't match pod topology spread|node\(s\) were unschedulable|node is unschedulable|volume node affinity conflict/i },
+];
+
+export interface SchedulingReading {
+  verdict: SchedulingVerdict | undefined;
+  /** Each reason with the nodes it excluded, as the scheduler said it. */
+  reasons: { verdict: SchedulingVerdict; nodes: number; text: string }[];
+}
+
+export function readSchedulingMessage(message: string): SchedulingReading {
+  // Only the first sentence speaks of the nodes; "preemption: ..." repeats it for victims.
+  const [availability = message] = message.split(/\bpreemption:/i);
+  const afterColon = availability.includes(':') ? availability.slice(availability.indexOf(':') + 1) : availability;
+  const parts = afterColon.split(/,\s*|\.\s+/).map((part) => part.trim()).filter((part) => part.length > 0);
+  const reasons: SchedulingReading['reasons'] = [];
+  for (const part of parts) {
+    const reason = REASONS.find((candidate) => candidate.pattern.test(part));
+    if (!reason) continue;
+    const count = /^(\d+)\s/.exec(part);
+    reasons.push({ verdict: reason.verdict, nodes: count ? Number(count[1]) : 1, text: part.replace(/\.$/, '') });
+  }
+  if (reasons.length === 0) {
+    const whole = REASONS.find((candidate) => candidate.pattern.test(availability));
+    return { verdict: whole?.verdict, reasons: [] };
+  }
+  const totals = new Map<SchedulingVerdict, number>();
+  for (const reason of reasons) totals.set(reason.verdict, (totals.get(reason.verdict) ?? 0) + reason.nodes);
+  // An unbound claim blocks the pod everywhere; otherwise the reason covering the most nodes wins.
+  if (totals.has('pvc-unbound')) return { verdict: 'pvc-unbound', reasons };
+  const [verdict] = [...totals.entries()].sort((left, right) => right[1] - left[1] || (left[0] === 'unschedulable-resources' ? -1 : 1))[0]!;
+  return { verdict, reasons };
+}

@@ -1,0 +1,174 @@
+/**
+ * Every setting, parsed once from the environment (and flags the CLI passes as
+ * overrides) with zod. Nothing else reads `process.env`. A bad value fails fast with a
+ * message that names the setting.
+ */
+import { z } from 'zod';
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
+
+const positiveInteger = z.coerce.number().int().positive();
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+/** Environment variable → setting. Defaults are the embedded ones: mock cluster, offline engine, SQLite. */
+const environmentSchema = z.object({
+  KUBEWHY_HOST: z.string().min(1).default('127.0.0.1'),
+  KUBEWHY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  KUBEWHY_DATA_DIR: z.string().min(1).default('data'),
+  KUBEWHY_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  KUBEWHY_CLUSTER: z.enum(['auto', 'mock', 'kubeconfig', 'in-cluster']).default('auto'),
+  KUBECONFIG: z.string().min(1).optional(),
+  KUBEWHY_KUBE_CONTEXT: z.string().min(1).optional(),
+  KUBERNETES_SERVICE_HOST: z.string().optional(),
+  KUBEWHY_MOCK_SCENARIO: z.string().min(1).default('mock-cluster/scenarios/checkout-secret-rotation'),
+  /** Faults the in-process mock cluster injects, `;`-separated specs as `kubewhy mock-cluster --fault` takes them (e.g. `latency:ms=200`). */
+  KUBEWHY_MOCK_FAULTS: z.string().default(''),
+  KUBEWHY_CLUSTER_TIMEOUT_SECONDS: positiveInteger.default(15),
+
+  KUBEWHY_MODEL: z.enum(['auto', 'anthropic', 'offline']).default('auto'),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  KUBEWHY_ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+  KUBEWHY_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  KUBEWHY_MODEL_TIMEOUT_SECONDS: positiveInteger.default(120),
+
+  KUBEWHY_MAX_STEPS: z.coerce.number().int().min(2).max(100).default(12),
+  KUBEWHY_TOKEN_BUDGET: positiveInteger.default(400_000),
+  KUBEWHY_RUN_TIMEOUT_SECONDS: positiveInteger.default(600),
+  KUBEWHY_TOOL_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(16_384),
+  KUBEWHY_APPROVAL_TTL_SECONDS: positiveInteger.default(3600),
+
+  KUBEWHY_ACT_NAMESPACES: commaList.default([]),
+  KUBEWHY_ALLOWED_NAMESPACES: commaList.default([]),
+  KUBEWHY_SECRET_KEYS: booleanFlag.default(false),
+
+  KUBEWHY_AUTH: z.enum(['tokens', 'off']).default('tokens'),
+  KUBEWHY_TOKENS_DIR: z.string().min(1).optional(),
+  KUBEWHY_TOKEN_INGEST: z.string().min(16).optional(),
+  KUBEWHY_TOKEN_READ: z.string().min(16).optional(),
+  KUBEWHY_TOKEN_APPROVE: z.string().min(16).optional(),
+
+  KUBEWHY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  KUBEWHY_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  KUBEWHY_DEDUP_WINDOW_SECONDS: positiveInteger.default(4 * 3600),
+  KUBEWHY_RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  KUBEWHY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
+  KUBEWHY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+});
+
+export type Environment = Record<string, string | undefined>;
+
+export interface Config {
+  server: { host: string; port: number; bodyLimitBytes: number };
+  dataDir: string;
+  logLevel: z.infer<typeof environmentSchema>['KUBEWHY_LOG_LEVEL'];
+  cluster:
+    | { mode: 'mock'; scenarioDir: string; faults: string[]; timeoutMs: number }
+    | { mode: 'kubeconfig'; kubeconfigPath?: string; context?: string; timeoutMs: number }
+    | { mode: 'in-cluster'; timeoutMs: number };
+  model:
+    | { provider: 'offline' }
+    | { provider: 'anthropic'; apiKey: string; baseUrl?: string; name: string; maxRetries: number; timeoutMs: number };
+  limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; toolOutputBytes: number; approvalTtlMs: number };
+  policy: { actNamespaces: string[]; allowedNamespaces?: string[]; secretKeys: boolean };
+  auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string } };
+  /** maxAttempts: starts of one run (restarts resume it) before it fails; shutdownGraceMs: how long SIGTERM waits for running runs. */
+  runs: { concurrency: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses settings from an environment (process.env by default). Throws ConfigError naming each bad setting. */
+export function loadConfig(environment: Environment = process.env): Config {
+  const parsed = environmentSchema.safeParse(stripEmpty(environment));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
+  }
+  const settings = parsed.data;
+  return {
+    server: { host: settings.KUBEWHY_HOST, port: settings.KUBEWHY_PORT, bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES },
+    dataDir: settings.KUBEWHY_DATA_DIR,
+    logLevel: settings.KUBEWHY_LOG_LEVEL,
+    cluster: resolveCluster(settings),
+    model: resolveModel(settings),
+    limits: {
+      maxSteps: settings.KUBEWHY_MAX_STEPS,
+      tokenBudget: settings.KUBEWHY_TOKEN_BUDGET,
+      runTimeoutMs: settings.KUBEWHY_RUN_TIMEOUT_SECONDS * 1000,
+      toolOutputBytes: settings.KUBEWHY_TOOL_OUTPUT_BYTES,
+      approvalTtlMs: settings.KUBEWHY_APPROVAL_TTL_SECONDS * 1000,
+    },
+    policy: {
+      actNamespaces: settings.KUBEWHY_ACT_NAMESPACES,
+      ...(settings.KUBEWHY_ALLOWED_NAMESPACES.length > 0 ? { allowedNamespaces: settings.KUBEWHY_ALLOWED_NAMESPACES } : {}),
+      secretKeys: settings.KUBEWHY_SECRET_KEYS,
+    },
+    auth: {
+      mode: settings.KUBEWHY_AUTH,
+      ...(settings.KUBEWHY_TOKENS_DIR ? { tokensDir: settings.KUBEWHY_TOKENS_DIR } : {}),
+      tokens: {
+        ...(settings.KUBEWHY_TOKEN_INGEST ? { ingest: settings.KUBEWHY_TOKEN_INGEST } : {}),
+        ...(settings.KUBEWHY_TOKEN_READ ? { read: settings.KUBEWHY_TOKEN_READ } : {}),
+        ...(settings.KUBEWHY_TOKEN_APPROVE ? { approve: settings.KUBEWHY_TOKEN_APPROVE } : {}),
+      },
+    },
+    runs: {
+      concurrency: settings.KUBEWHY_CONCURRENCY,
+      queueSize: settings.KUBEWHY_QUEUE_SIZE,
+      dedupWindowMs: settings.KUBEWHY_DEDUP_WINDOW_SECONDS * 1000,
+      maxAttempts: settings.KUBEWHY_RUN_MAX_ATTEMPTS,
+      shutdownGraceMs: settings.KUBEWHY_SHUTDOWN_GRACE_SECONDS * 1000,
+    },
+  };
+}
+
+type Settings = z.infer<typeof environmentSchema>;
+
+function resolveCluster(settings: Settings): Config['cluster'] {
+  const timeoutMs = settings.KUBEWHY_CLUSTER_TIMEOUT_SECONDS * 1000;
+  let mode = settings.KUBEWHY_CLUSTER;
+  if (mode === 'auto') {
+    mode = settings.KUBERNETES_SERVICE_HOST ? 'in-cluster' : settings.KUBECONFIG ? 'kubeconfig' : 'mock';
+  }
+  if (mode === 'mock') {
+    const faults = settings.KUBEWHY_MOCK_FAULTS.split(';').map((spec) => spec.trim()).filter((spec) => spec.length > 0);
+    return { mode, scenarioDir: settings.KUBEWHY_MOCK_SCENARIO, faults, timeoutMs };
+  }
+  if (mode === 'in-cluster') return { mode, timeoutMs };
+  return {
+    mode,
+    timeoutMs,
+    ...(settings.KUBECONFIG ? { kubeconfigPath: settings.KUBECONFIG } : {}),
+    ...(settings.KUBEWHY_KUBE_CONTEXT ? { context: settings.KUBEWHY_KUBE_CONTEXT } : {}),
+  };
+}
+
+function resolveModel(settings: Settings): Config['model'] {
+  const wantsAnthropic = settings.KUBEWHY_MODEL === 'anthropic' || (settings.KUBEWHY_MODEL === 'auto' && settings.ANTHROPIC_API_KEY);
+  if (!wantsAnthropic) return { provider: 'offline' };
+  if (!settings.ANTHROPIC_API_KEY) {
+    throw new ConfigError('invalid settings:\n  KUBEWHY_MODEL: anthropic needs ANTHROPIC_API_KEY to be set');
+  }
+  return {
+    provider: 'anthropic',
+    apiKey: settings.ANTHROPIC_API_KEY,
+    ...(settings.ANTHROPIC_BASE_URL ? { baseUrl: settings.ANTHROPIC_BASE_URL } : {}),
+    name: settings.KUBEWHY_ANTHROPIC_MODEL,
+    maxRetries: settings.KUBEWHY_MODEL_MAX_RETRIES,
+    timeoutMs: settings.KUBEWHY_MODEL_TIMEOUT_SECONDS * 1000,
+  };
+}
+
+/** An empty variable means "not set", as a shell user expects. */
+function stripEmpty(environment: Environment): Environment {
+  return Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+}
