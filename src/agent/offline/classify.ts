@@ -73,11 +73,21 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   const where = `${container.init ? 'init container' : 'container'} ${container.name} of pod ${gathered.pod?.name}`;
   const waiting = container.state.state === 'waiting' ? container.state : undefined;
   if (waiting && isImagePullReason(waiting.reason)) {
-    const pullEvent = events.find((event) => /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized/i.test(event.message) && event.type === 'Warning');
+    // The kubelet's "Failed to pull image ...: <registry's answer>" says why; "Error: ErrImagePull" only that.
+    const pullEvents = events
+      .filter((event) => event.type === 'Warning' && /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized|denied/i.test(event.message))
+      .sort((left, right) => Number(/Failed to pull image/i.test(right.message)) - Number(/Failed to pull image/i.test(left.message)) || right.message.length - left.message.length);
+    const pullSecrets = gathered.pod?.spec.imagePullSecrets ?? [];
+    const unauthorized = pullEvents.some((event) => /unauthori[sz]ed|denied|401|403|authentication required/i.test(event.message));
     return {
       category: 'image-pull',
-      cause: `the image ${container.image} cannot be pulled`,
-      evidence: [`${where} is waiting: ${stateLine(waiting)}`, ...(pullEvent ? [eventLine(pullEvent)] : []), `image: ${container.image}`],
+      cause: `the image ${container.image} cannot be pulled${unauthorized ? ' (the registry refuses the pull)' : ''}`,
+      evidence: [
+        `${where} is waiting: ${stateLine(waiting)}`,
+        ...pullEvents.slice(0, 2).map(eventLine),
+        `image: ${container.image}`,
+        ...(unauthorized ? [`pod imagePullSecrets: ${pullSecrets.length ? pullSecrets.join(', ') : 'none'}`] : []),
+      ],
       confidence: 'high',
     };
   }
@@ -111,6 +121,7 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   if (probe && reading?.verdict !== 'bad-credentials' && reading?.verdict !== 'dependency-unreachable') {
     if (!container.init) return probeFinding(gathered, probe);
   }
+  if (container.init && container.state.state === 'running') return initStuckFinding(gathered, container, reading?.evidence ?? []);
   const crashed = termination !== undefined && (termination.exitCode ?? 0) !== 0;
   const crashLooping = waiting?.reason === 'CrashLoopBackOff' || waiting?.reason === 'RunContainerError' || crashed;
   if (!crashLooping && !(reading?.verdict && reading.verdict !== 'app-crash' && !container.ready)) return undefined;
@@ -119,7 +130,8 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   const terminationText = termination ? `; last terminated ${termination.reason ?? ''} (exit code ${termination.exitCode ?? '?'})` : '';
   const header = `${where}: ${stateText}${terminationText}, restarts ${container.restartCount}`;
   const verdict = reading?.verdict === 'oom' ? 'app-crash' : reading?.verdict;
-  const category: Category = container.init && (verdict === undefined || verdict === 'app-crash') ? 'init-failure' : (verdict ?? (container.init ? 'init-failure' : 'app-crash'));
+  // An init container that fails holds the pod back whatever its reason: that is the category; its log says why.
+  const category: Category = container.init ? 'init-failure' : (verdict ?? 'app-crash');
   const causes: Record<string, string> = {
     'bad-credentials': 'a dependency refuses the credentials the app presents',
     'dependency-unreachable': 'the app cannot reach a dependency',
@@ -159,6 +171,22 @@ function placementEvidence(gathered: Case, verdict: string): string[] {
 
 function formatQuantities(values: Record<string, string> | undefined): string {
   return values && Object.keys(values).length ? Object.entries(values).map(([key, value]) => `${key}=${value}`).join(', ') : 'none';
+}
+
+/** An init container that never finishes (waiting for something that does not come) keeps the pod in Init. */
+function initStuckFinding(gathered: Case, container: ContainerStatusData, logLines: string[]): Finding {
+  const started = container.state.startedAt ? secondsAgo(container.state.startedAt, gathered) : undefined;
+  const command = gathered.pod?.spec.containers.find((spec) => spec.init && spec.name === container.name)?.command;
+  return {
+    category: 'init-failure',
+    cause: `init container ${container.name} has been running${started !== undefined ? ` for ${Math.round(started / 60)} minutes` : ''} without finishing, so the pod never starts`,
+    evidence: [
+      `pod ${gathered.pod?.name} is ${gathered.pod?.status}: init container ${container.name} still running${started !== undefined ? ` after ${Math.round(started / 60)} minutes` : ''}`,
+      ...(command?.length ? [`init container ${container.name} command: ${command.join(' ').slice(0, 300)}`] : []),
+      ...(logLines.length ? logLines.map((line) => `log: ${line}`) : logEvidence(gathered).slice(0, 2)),
+    ],
+    confidence: logLines.length ? 'high' : 'medium',
+  };
 }
 
 function probeFinding(gathered: Case, probe: EventData): Finding {

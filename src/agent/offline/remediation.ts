@@ -20,6 +20,8 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'init-failure': /^(image|command|args|env |envFrom |container|volume )/,
   'oom-killed': /^(resources limits\.memory|resources requests\.memory|image|env |args|command)/,
   // Only a change to where the app connects explains an unreachable dependency.
+  // A new revision that asks for more than a ResourceQuota or LimitRange allows.
+  'quota-exceeded': /^resources /,
   'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef)/i,
 };
 
@@ -52,10 +54,20 @@ function podRunsRevision(gathered: Case, revision: number): boolean {
   return replicaSet?.revision === undefined || replicaSet.revision === revision;
 }
 
+/** A rollout still in progress, or finished recently, can be the cause; one from weeks ago is history. */
+function isRecentRollout(change: RevisionChange): boolean {
+  const revision = change.deployment.revisions.find((candidate) => candidate.revision === change.toRevision);
+  if (!revision) return false;
+  const incomplete = revision.readyReplicas < change.deployment.summary.desired;
+  return incomplete || (revision.ageSeconds !== undefined && revision.ageSeconds < RECENT_ROLLOUT_SECONDS);
+}
+
+const RECENT_ROLLOUT_SECONDS = 3 * 24 * 3600;
+
 export function proposeRollback(gathered: Case, category: Category): { tool: 'rollout_undo'; args: { namespace: string; name: string }; reason: string } | undefined {
   if (gathered.workload?.kind !== 'Deployment') return undefined;
   const change = latestChange(gathered.deployment);
-  if (!change || !podRunsRevision(gathered, change.toRevision)) return undefined;
+  if (!change || !podRunsRevision(gathered, change.toRevision) || !isRecentRollout(change)) return undefined;
   const relevant = relevantChanges(category, change);
   if (relevant.length === 0) return undefined;
   return {
