@@ -5,6 +5,7 @@
 type CommandModule = { run(argv: string[]): Promise<number> };
 
 const commands: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  serve: { summary: 'serve the HTTP API: Alertmanager webhook, incidents, runs, approvals, metrics', load: () => import('./cli/serve.ts') },
   diagnose: { summary: 'diagnose one alert or incident and print the diagnosis', load: () => import('./cli/diagnose.ts') },
   eval: { summary: 'score the agent on every scenario in a folder', load: () => import('./cli/eval.ts') },
   audit: { summary: 'verify the audit log hash chains, or show a run', load: () => import('./cli/audit.ts') },

@@ -1,0 +1,154 @@
+/**
+ * `kubewhy serve`: the long-running service. Reads the settings, the tokens, opens the
+ * SQLite store in the data folder, connects to the cluster (in mock mode it starts the
+ * mock cluster in-process over the configured scenario), picks the model, builds the app
+ * and listens. Prints the URL and a `curl` line to try. SIGTERM or SIGINT closes it
+ * gracefully: no new requests, running runs get the grace period, then everything closes.
+ *
+ * Without tokens it serves only on loopback, unauthenticated, and says so; it refuses a
+ * non-loopback address without tokens unless KUBEWHY_AUTH=off.
+ */
+import type { Server } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import packageJson from '../../package.json' with { type: 'json' };
+import { createModel } from '../agent/create-model.ts';
+import { createKubeCluster } from '../cluster/kube-adapter.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { AuthSettings, Scope } from '../server/auth.ts';
+import { decideAuth } from '../server/listen-policy.ts';
+import { buildApp } from '../server/app.ts';
+import { createLogger } from '../server/logger.ts';
+import { readTokens, TokenFileError } from '../server/tokens.ts';
+import { openDatabase } from '../store/database.ts';
+import { createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { parseFaultSpec, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
+
+const USAGE = `usage: kubewhy serve
+
+Serves the HTTP API (Alertmanager webhook, incidents, runs, approvals, audit, metrics).
+Every setting comes from the environment (KUBEWHY_HOST, KUBEWHY_PORT, KUBEWHY_DATA_DIR,
+KUBEWHY_CLUSTER, KUBEWHY_TOKENS_DIR, ...); the defaults serve the demo scenario on a mock
+cluster with the offline engine, on http://127.0.0.1:8080.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } } });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let config: Config;
+  let tokens: Record<Scope, string[]>;
+  try {
+    config = loadConfig();
+    tokens = await readTokens(config.auth);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof TokenFileError) {
+      process.stderr.write(`kubewhy serve: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const auth = decideAuth(config, tokens);
+  if ('refusal' in auth) {
+    process.stderr.write(`kubewhy serve: ${auth.refusal}\n`);
+    return 2;
+  }
+  if (auth.warning) logger.warn(auth.warning);
+
+  let mock: MockCluster | undefined;
+  const closeMock = async (): Promise<void> => void (await mock?.close());
+  try {
+    const cluster = await connectCluster(config, (started) => (mock = started));
+    const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
+    const model = createModel(config.model);
+    const app = await buildApp({
+      database,
+      agent: { model, registry: createToolRegistry(defaultTools()), cluster, policy: config.policy, limits: config.limits },
+      runs: config.runs,
+      auth: auth.settings,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      logger,
+      version: packageJson.version,
+    });
+    await app.listen({ host: config.server.host, port: config.server.port });
+    const url = listeningUrl(app.server.address(), config.server.host);
+    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(config, mock)}; model: ${model.name}; data: ${join(config.dataDir, 'kubewhy.db')})\n`);
+    process.stdout.write(`try: ${curlLine({ url, config, mock, auth: auth.settings })}\n`);
+
+    await waitForSignal();
+    logger.info('shutting down: no new requests; running runs get the grace period');
+    // A second signal means "now".
+    const force = (): never => process.exit(1);
+    process.once('SIGTERM', force);
+    process.once('SIGINT', force);
+    await app.close();
+    database.close();
+    await closeMock();
+    logger.info('stopped');
+    return 0;
+  } catch (error) {
+    await closeMock().catch(() => undefined);
+    process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+async function connectCluster(config: Config, onMock: (mock: MockCluster) => void): Promise<ReturnType<typeof createKubeCluster>> {
+  const requestTimeoutMs = config.cluster.timeoutMs;
+  switch (config.cluster.mode) {
+    case 'mock': {
+      const mock = await startMockCluster({ scenario: config.cluster.scenarioDir, faults: config.cluster.faults.map(parseFaultSpec) });
+      onMock(mock);
+      return createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs });
+    }
+    case 'kubeconfig':
+      return createKubeCluster({
+        ...(config.cluster.kubeconfigPath ? { kubeconfigPath: config.cluster.kubeconfigPath } : {}),
+        ...(config.cluster.context ? { context: config.cluster.context } : {}),
+        requestTimeoutMs,
+      });
+    case 'in-cluster':
+      return createKubeCluster({ inCluster: true, requestTimeoutMs });
+  }
+}
+
+function describeCluster(config: Config, mock: MockCluster | undefined): string {
+  if (mock) return `mock, scenario ${mock.scenario.name} at ${mock.url}`;
+  if (config.cluster.mode === 'kubeconfig') return `kubeconfig ${config.cluster.kubeconfigPath ?? '(default)'}${config.cluster.context ? `, context ${config.cluster.context}` : ''}`;
+  return 'in-cluster service account';
+}
+
+function listeningUrl(address: ReturnType<Server['address']>, host: string): string {
+  if (address && typeof address === 'object') {
+    const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${shown}:${address.port}`;
+  }
+  return `http://${host}`;
+}
+
+function curlLine(input: { url: string; config: Config; mock: MockCluster | undefined; auth: AuthSettings }): string {
+  const incident = input.mock?.scenario.meta.trigger.incident ?? 'checkout-api in staging keeps restarting';
+  const namespace = input.mock?.scenario.meta.trigger.alert?.labels?.namespace;
+  const body = JSON.stringify({ text: incident, ...(namespace ? { namespace } : {}) }).replaceAll("'", "'\\''");
+  const token =
+    input.auth.mode === 'off'
+      ? ''
+      : input.config.auth.tokensDir
+        ? ` -H "authorization: Bearer $(head -n1 ${join(input.config.auth.tokensDir, 'ingest')})"`
+        : ' -H "authorization: Bearer $KUBEWHY_TOKEN_INGEST"';
+  return `curl -s -X POST '${input.url}/v1/incidents?wait=60'${token} -H 'content-type: application/json' -d '${body}'`;
+}
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+}

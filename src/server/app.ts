@@ -1,0 +1,151 @@
+/**
+ * `buildApp(dependencies)`: the Fastify app with every route and hook, never listening.
+ * It creates what belongs to one app instance (its metrics Registry, run store, audit
+ * store, approval broker and run service) over the database it is handed; the caller
+ * owns the database, the cluster and the model. Unfinished runs are recovered and the
+ * queue starts when the app is ready; closing the app stops the runs gracefully.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DatabaseSync } from 'node:sqlite';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import { createAuditStore } from '../audit/audit-store.ts';
+import { createMetrics } from '../metrics.ts';
+import type { AgentDependencies } from '../runs/execute-run.ts';
+import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
+import { createServiceApprovalBroker } from '../runs/service-approvals.ts';
+import { createRunStore } from '../store/run-store.ts';
+import { createWriteBatcher } from '../store/write-batch.ts';
+import { createAuthenticator, type AuthSettings } from './auth.ts';
+import { installErrorHandlers, sendError } from './errors.ts';
+import type { RouteContext } from './route-context.ts';
+import { registerAlertRoutes } from './routes/alerts.ts';
+import { registerApprovalRoutes } from './routes/approvals.ts';
+import { registerIncidentRoutes } from './routes/incidents.ts';
+import { registerRunRoutes } from './routes/runs.ts';
+import { registerSystemRoutes } from './routes/system.ts';
+
+export interface AppDependencies {
+  database: DatabaseSync;
+  agent: AgentDependencies;
+  runs: RunSettings;
+  auth: AuthSettings;
+  bodyLimitBytes: number;
+  logger: Logger;
+  version?: string;
+  /** Whether the cluster answers; default: a get of namespace `default` (any API answer, even 403, counts). */
+  checkCluster?: (signal: AbortSignal) => Promise<{ ok: boolean; message?: string }>;
+}
+
+export type KubewhyApp = FastifyInstance & { runService: RunService };
+
+const INGEST_ROUTES = new Set(['/v1/alerts/alertmanager', '/v1/incidents']);
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const READINESS_CACHE_MS = 5000;
+
+export async function buildApp(dependencies: AppDependencies): Promise<KubewhyApp> {
+  const store = createRunStore(dependencies.database);
+  const audit = createAuditStore(dependencies.database);
+  // The gauges read the run service at scrape time; it needs the metrics to exist first.
+  const scraped: { runs?: RunService } = {};
+  const metrics = createMetrics({
+    version: dependencies.version ?? 'unknown',
+    gauges: { queueDepth: () => scraped.runs?.queueDepth() ?? 0, inProgress: () => scraped.runs?.inProgress() ?? 0 },
+  });
+  const approvals = createServiceApprovalBroker({ metrics });
+  const writes = createWriteBatcher(dependencies.database, { onAfterCommitError: (error) => dependencies.logger.error({ err: error }, 'after a committed write') });
+  const runService = createRunService({ store, audit, writes, approvals, metrics, logger: dependencies.logger, agent: dependencies.agent, settings: dependencies.runs });
+  scraped.runs = runService;
+  const authenticator = createAuthenticator(dependencies.auth);
+
+  const app = Fastify({
+    loggerInstance: dependencies.logger as FastifyBaseLogger,
+    bodyLimit: dependencies.bodyLimitBytes,
+    requestIdHeader: false,
+    // A caller's request id is kept when it is a plain token, so its logs and ours join up.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandlers(app, { bodyLimitBytes: dependencies.bodyLimitBytes });
+  // The API speaks JSON only: any other body is a 415, not a string that fails validation.
+  app.removeContentTypeParser('text/plain');
+  app.decorateRequest('identity', 'anonymous');
+  app.decorate('runService', runService);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'kubewhy', version: dependencies.version ?? 'unknown', description: 'Answers "why did this alert fire?" for Kubernetes.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of the scope the route names (ingest, read, approve)' } } },
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const scope = request.routeOptions.config.scope;
+    if (!scope) return;
+    const result = authenticator.check(request.headers.authorization, scope);
+    if (result.ok) {
+      request.identity = result.identity;
+      return;
+    }
+    if (result.status === 401) reply.header('www-authenticate', `Bearer realm="kubewhy", scope="${scope}"`);
+    return sendError(reply, result.status, { error: result.error, message: result.message });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route && INGEST_ROUTES.has(route)) metrics.webhookRequests.inc({ route, outcome: outcomeOf(reply.statusCode) });
+  });
+
+  const context: RouteContext = { runs: runService, store, audit, approvals, metrics, checkCluster: cachedClusterCheck(dependencies) };
+  registerAlertRoutes(app, context);
+  registerIncidentRoutes(app, context);
+  registerRunRoutes(app, context);
+  registerApprovalRoutes(app, context);
+  registerSystemRoutes(app, context);
+
+  app.addHook('onReady', async () => {
+    runService.start();
+  });
+  app.addHook('preClose', async () => {
+    runService.releaseWaiters();
+  });
+  app.addHook('onClose', async () => {
+    await runService.stop();
+  });
+  return app as unknown as KubewhyApp;
+}
+
+function outcomeOf(status: number): string {
+  if (status < 300) return 'accepted';
+  if (status === 401 || status === 403) return 'unauthorized';
+  if (status === 503) return 'unavailable';
+  if (status < 500) return 'invalid';
+  return 'error';
+}
+
+function cachedClusterCheck(dependencies: AppDependencies): () => Promise<{ ok: boolean; message?: string }> {
+  const check =
+    dependencies.checkCluster ??
+    (async (signal: AbortSignal) => {
+      const result = await dependencies.agent.cluster.get('Namespace', { name: 'default' }, { signal });
+      if (result.ok || result.error.kind === 'not-found' || result.error.kind === 'forbidden') return { ok: true };
+      return { ok: false, message: `${result.error.kind}: ${result.error.message}` };
+    });
+  let cached: { at: number; result: { ok: boolean; message?: string } } | undefined;
+  return async () => {
+    if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return cached.result;
+    const result = await check(AbortSignal.timeout(3000)).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
+    cached = { at: Date.now(), result };
+    return result;
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * What every route module receives: the app typed for the zod provider, and the
+ * service's parts it may use. Route modules never build their own dependencies.
+ */
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AuditStore } from '../audit/audit-store.ts';
+import type { Metrics } from '../metrics.ts';
+import type { RunService } from '../runs/run-service.ts';
+import type { ServiceApprovalBroker } from '../runs/service-approvals.ts';
+import type { RunStore } from '../store/run-store.ts';
+import type { Scope } from './auth.ts';
+
+export type ZodApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+
+export interface RouteContext {
+  runs: RunService;
+  store: RunStore;
+  audit: AuditStore;
+  approvals: ServiceApprovalBroker;
+  metrics: Metrics;
+  /** Readiness of the cluster, cached briefly by the caller. */
+  checkCluster(): Promise<{ ok: boolean; message?: string }>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The token scope a route needs; routes without one are open (health, metrics, the OpenAPI document). */
+    scope?: Scope;
+  }
+  interface FastifyRequest {
+    /** Who the request's token names (`<scope>#<first 8 hex of its sha256>`; no `token:` in it, which the audit redactor would mask), or `anonymous` without auth. */
+    identity: string;
+  }
+}
+
+/** The `security` entry of a route's OpenAPI operation. */
+export const BEARER = [{ bearer: [] }];

@@ -1,0 +1,47 @@
+/**
+ * Deciding a held action: `POST /v1/runs/:id/actions/:actionId/approve` and `…/reject`
+ * (scope `approve`). 404 for an unknown run or action, 409 when the action is not
+ * awaiting approval (proposed only, decided already, expired). The decision reaches the
+ * waiting run, which records it in the audit log with who decided: the token's identity,
+ * and the `by` name when the body gives one.
+ */
+import { sendError } from '../errors.ts';
+import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
+import { actionParamsSchema, decisionBodySchema, decisionResultSchema, errorResponses } from '../schemas.ts';
+
+export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void {
+  for (const [verb, decision] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    app.post(
+      `/v1/runs/:id/actions/:actionId/${verb}`,
+      {
+        config: { scope: 'approve' },
+        schema: {
+          summary: verb === 'approve' ? 'Approve a held action: it is dry-run, then executed' : 'Reject a held action: it never runs',
+          tags: ['approvals'],
+          security: BEARER,
+          params: actionParamsSchema,
+          body: decisionBodySchema,
+          response: { 200: decisionResultSchema, ...errorResponses([400, 401, 403, 404, 409] as const) },
+        },
+      },
+      async (request, reply) => {
+        const { id, actionId } = request.params;
+        const run = context.store.get(id);
+        if (!run) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
+        const action = run.actions.find((candidate) => candidate.id === actionId);
+        if (!action) return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
+        const by = request.body?.by ? `${request.body.by} (${request.identity})` : request.identity;
+        const result = context.approvals.decide({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
+        if (result === 'not-pending') {
+          const status = action.status === 'awaiting_approval' ? 'no longer held (the run stopped waiting)' : action.status;
+          return sendError(reply, 409, { error: 'conflict', message: `action ${actionId} is not awaiting approval: it is ${status}`, details: { status: action.status } });
+        }
+        request.log.info({ runId: id, actionId, decision, by }, 'action decided');
+        return { runId: id, actionId, decision, by, decidedAt: new Date().toISOString() };
+      },
+    );
+  }
+}

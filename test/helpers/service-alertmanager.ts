@@ -1,0 +1,95 @@
+/**
+ * A real Alertmanager (Debian's `prometheus-alertmanager`) for end-to-end tests: a temp
+ * configuration whose only receiver is kubewhy's webhook with a bearer token read from a
+ * file, no clustering, loopback only, and short intervals so repeats and resolved
+ * notifications arrive within a test.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { pollUntil } from './service-process.ts';
+
+export const ALERTMANAGER_BINARY = '/usr/bin/prometheus-alertmanager';
+
+export function hasAlertmanager(): boolean {
+  return spawnSync(ALERTMANAGER_BINARY, ['--version']).status === 0;
+}
+
+export interface Alertmanager {
+  url: string;
+  /** POST /api/v2/alerts. */
+  postAlerts(alerts: unknown[]): Promise<void>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function startAlertmanager(input: { directory: string; webhookUrl: string; credentialsFile: string }): Promise<Alertmanager> {
+  const configPath = join(input.directory, 'alertmanager.yml');
+  await writeFile(
+    configPath,
+    [
+      'route:',
+      '  receiver: kubewhy',
+      "  group_by: ['...']",
+      '  group_wait: 0s',
+      '  group_interval: 1s',
+      '  repeat_interval: 2s',
+      'receivers:',
+      '  - name: kubewhy',
+      '    webhook_configs:',
+      `      - url: ${input.webhookUrl}`,
+      '        send_resolved: true',
+      '        http_config:',
+      '          authorization:',
+      '            type: Bearer',
+      `            credentials_file: ${input.credentialsFile}`,
+      '',
+    ].join('\n'),
+  );
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    ALERTMANAGER_BINARY,
+    [`--config.file=${configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = once(child, 'exit');
+  const url = `http://127.0.0.1:${port}`;
+  await pollUntil(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`alertmanager exited with ${child.exitCode}:\n${output}`);
+      const response = await fetch(`${url}/-/ready`).catch(() => undefined);
+      return response?.ok ? true : undefined;
+    },
+    { timeoutMs: 20_000, what: 'alertmanager to be ready', intervalMs: 50 },
+  );
+  return {
+    url,
+    async postAlerts(alerts) {
+      const response = await fetch(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+      if (!response.ok) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
+    },
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

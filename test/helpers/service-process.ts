@@ -1,0 +1,93 @@
+/**
+ * `kubewhy serve` as a child process, the way an operator runs it: settings through the
+ * environment, the URL read from what it prints. For end-to-end tests (Alertmanager,
+ * crash and restart).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/kubewhy.js', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+  /** An HTTP call with a bearer token, answered as JSON. */
+  request(input: { method?: 'GET' | 'POST'; path: string; token?: string; body?: unknown }): Promise<{ status: number; body: unknown; text: string }>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL: no chance to clean up. */
+  kill(): Promise<void>;
+}
+
+export async function startServiceProcess(environment: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', ...environment },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = once(child, 'exit');
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = (): void => {
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match?.[1]) {
+        child.stdout.off('data', check);
+        resolve(match[1]);
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then(([code]) => reject(new Error(`kubewhy serve exited with ${String(code)} before listening:\n${output}`)));
+  });
+
+  const request: ServiceProcess['request'] = async ({ method = 'GET', path, token, body }) => {
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Not JSON (metrics, NDJSON): the text is the body.
+    }
+    return { status: response.status, body: parsed, text };
+  };
+
+  return {
+    url,
+    child,
+    output: () => output,
+    request,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await exited;
+      return code as number | null;
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** Calls `probe` until it returns a value, yielding between calls; fails after `timeoutMs`. */
+export async function pollUntil<T>(probe: () => Promise<T | undefined>, options: { timeoutMs: number; what: string; intervalMs?: number }): Promise<T> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what}`);
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
+  }
+}
