@@ -15,7 +15,7 @@ const SIGNALS: Signal[] = [
   // A dependency refused who we are.
   { verdict: 'bad-credentials', pattern: /password authentication failed|authentication failed|access denied for user|login failed for user|invalid (username or password|credentials|password|api[ _-]?key|token)|WRONGPASS|NOAUTH|SASL authentication|unauthori[sz]ed|\b401\b.*(unauthori|auth)|x509: certificate has expired|certificate has expired|certificate (is not yet valid|verify failed|expired)|token (is )?expired|expired token|ExpiredToken|InvalidClientTokenId|SignatureDoesNotMatch|permission denied for (relation|table|database|schema)|bad credentials|auth(entication)? (error|failure)|invalid username\/password|ORA-01017|Unauthenticated|InvalidAccessKeyId|security token included in the request is (expired|invalid)|invalid_grant|invalid_client|AUTHENTICATION_FAILED|SCRAM[\w-]* authentication (failed|error)|Login failed/i },
   // The dependency is not there, not resolvable, or not answering.
-  { verdict: 'dependency-unreachable', pattern: /ECONNREFUSED|connection refused|ENOTFOUND|getaddrinfo|no such host|Name or service not known|Temporary failure in name resolution|could not translate host name|i\/o timeout|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|network is unreachable|no route to host|connect(ion)? timed out|timed out (while )?connecting|timeout (while )?connecting|could not connect to|unable to connect to|failed to connect|connection reset by peer|ECONNRESET|server selection timed? ?out|dial tcp|could not be established|Broker may not be available|can't resolve|could not resolve|UnknownHostException|ConnectException|NoRouteToHost|Connection timed out|unable to resolve/i },
+  { verdict: 'dependency-unreachable', pattern: /ECONNREFUSED|connection refused|ENOTFOUND|getaddrinfo|no such host|Name or service not known|Temporary failure in name resolution|could not translate host name|i\/o timeout|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|network is unreachable|no route to host|connect(ion)? timed out|timed out (while )?connecting|timeout (while )?connecting|could not connect to|unable to connect to|failed to connect|connection reset by peer|ECONNRESET|server selection timed? ?out|dial tcp|could not be established|Broker may not be available|can't resolve|could not resolve|UnknownHostException|ConnectException|NoRouteToHost|Connection timed out|unable to resolve|TimeoutException: Timeout expired|timed out waiting for (a )?(connection|node|broker)|connection pool timeout/i },
   { verdict: 'oom', pattern: /out of memory|OutOfMemoryError|JavaScript heap out of memory|Cannot allocate memory|MemoryError\b|fatal error: runtime: out of memory/i },
   // The process failed on its own.
   { verdict: 'app-crash', pattern: /Traceback \(most recent call last\)|^\s*at .+\(.+:\d+:\d+\)|panic:|goroutine \d+ \[running\]|Unhandled(PromiseRejection)?|uncaught exception|Exception in thread|\b[A-Z][A-Za-z]+(Error|Exception)\b:|segmentation fault|SIGSEGV|exec format error|exec: .*not found|no such file or directory|command not found|unknown (flag|option|command)|flag provided but not defined|invalid (argument|option|configuration|value)|is not set|must be set|required (environment variable|setting|config)|missing (required )?(environment variable|env|config)|SyntaxError|KeyError|NameError|TypeError|ReferenceError|NullPointerException|ClassNotFoundException|ModuleNotFoundError|Cannot find module|FATAL|fatal error|\bpanic\b|exited with (code|status) [1-9]/i },
@@ -44,7 +44,12 @@ export function readLogSignals(lines: readonly string[], limit = 3): LogReading 
   const linesOf = (verdict: LogVerdict, pool = matches): string[] => mostTelling(pool.filter((match) => match.verdict === verdict).map((match) => cleanLine(match.line)), limit);
   const hard = tail.filter((match) => !match.soft);
   for (const verdict of DECISIVE) {
-    if (hard.some((match) => match.verdict === verdict)) return { verdict, evidence: linesOf(verdict, hard), errorLines };
+    // The retries that led up to the fatal line are evidence too.
+    if (hard.some((match) => match.verdict === verdict)) return { verdict, evidence: linesOf(verdict, tail), errorLines };
+  }
+  // A process that retried a dependency again and again, then died with a generic error, died of the dependency.
+  for (const verdict of DECISIVE) {
+    if (tail.filter((match) => match.verdict === verdict).length >= REPEATED_RETRIES) return { verdict, evidence: linesOf(verdict, tail), errorLines };
   }
   if (hard.some((match) => match.verdict === 'app-crash')) return { verdict: 'app-crash', evidence: linesOf('app-crash', hard), errorLines };
   // Only warnings name a cause (retries that ended in an exit): they are the best lead left.
@@ -63,6 +68,8 @@ const SOFT_LINE = /\b(WARN(ING)?|INFO|DEBUG|NOTICE)\b|"level":"(warn|warning|inf
 /** How many of the last lines (stack frames not counted) are "what it said before it died". */
 const TAIL_LINES = 40;
 const STACK_FRAME = /^\s+at\s|^\s+File "|^\s*goroutine \d+|^\s+\S+\.(go|py|rb|java|kt|js|ts):\d+|^\s*\.\.\. \d+ more|^\t|^\s*$/;
+/** Warnings about one cause, this many times among the last lines, are the story of the crash. */
+const REPEATED_RETRIES = 3;
 const DECISIVE: LogVerdict[] = ['bad-credentials', 'dependency-unreachable', 'oom'];
 
 /**
@@ -89,7 +96,7 @@ function mostTelling(lines: string[], limit: number): string[] {
 /** Timestamps and padding stripped, long lines shortened, so evidence stays readable. */
 export function cleanLine(line: string): string {
   const trimmed = line.trim();
-  return trimmed.length > 300 ? `${trimmed.slice(0, 297)}...` : trimmed;
+  return trimmed.length > 400 ? `${trimmed.slice(0, 397)}...` : trimmed;
 }
 
 function unique(lines: string[]): string[] {

@@ -60,3 +60,10 @@ test('evidence prefers the whole message over the fields of a dumped error objec
   const python = readLogSignals(['Traceback (most recent call last):', '  File "/app/report.py", line 88, in upload_report', "KeyError: 'REPORT_BUCKET'"]);
   assert.ok(python.evidence.includes("KeyError: 'REPORT_BUCKET'"));
 });
+
+test('a crash after repeated connection warnings is an unreachable dependency, not the generic exception', () => {
+  const warning = (second: number) => `2026-11-26T06:53:${second}.062Z  WARN 1 --- [main] o.a.k.clients.NetworkClient : Connection to node -1 (kafka-0.kafka-headless.streaming.svc.cluster.local/10.244.2.31:9092) could not be established. Broker may not be available.`;
+  const reading = readLogSignals([warning(30), warning(31), warning(32), 'ERROR 1 --- [main] o.s.boot.SpringApplication : Application run failed', 'java.lang.IllegalStateException: Failed to execute ApplicationRunner']);
+  assert.equal(reading.verdict, 'dependency-unreachable');
+  assert.match(reading.evidence.join('\n'), /could not be established/);
+});
