@@ -4,7 +4,7 @@
  * itself (node conditions, scheduler messages, waiting and termination reasons) to what
  * the process says (its log), and only then to weaker signals.
  */
-import type { ContainerStateData, ContainerStatusData } from '../../tools/format/pod-status.ts';
+import type { ContainerStatusData } from '../../tools/format/pod-status.ts';
 import type { EventData } from '../../tools/format/events.ts';
 import type { Category } from '../diagnosis.ts';
 import type { Case } from './gather.ts';
@@ -12,6 +12,8 @@ import { troubledContainer } from './gather.ts';
 import { isImagePullReason, readMissingReference } from './container-signals.ts';
 import { readLogSignals } from './log-signals.ts';
 import { readSchedulingMessage } from './scheduling-signals.ts';
+import { eventLine, findMissingInEvents, isRecent, isRecovered, lastTermination, logEvidence, podSuffersFromNode, secondsAgo, stateLine, stripLogPrefix } from './evidence.ts';
+import { evictionFinding, nodeFinding, recoveredFinding, serviceFinding, workloadFinding } from './findings.ts';
 
 export interface Finding {
   category: Category;
@@ -23,11 +25,6 @@ export interface Finding {
   /** For node-failure: the node to name as culprit, when it is not the case's node. */
   nodeName?: string;
 }
-
-/** A restart that ended longer ago than this no longer counts as a current problem. */
-const RECOVERED_AFTER_SECONDS = 30 * 60;
-/** Warning events newer than this mean the trouble is still going on. */
-const RECENT_WARNING_SECONDS = 15 * 60;
 
 const PROBE_FAILURE = /(Liveness|Readiness|Startup) probe (failed|errored)|failed (liveness|readiness|startup) probe/i;
 
@@ -200,159 +197,3 @@ function probeFinding(gathered: Case, probe: EventData): Finding {
   };
 }
 
-/** A pod evicted for a node's shortage: the node's pressure is the cause, named as the culprit. */
-function evictionFinding(gathered: Case): Finding {
-  const pod = gathered.pod!;
-  const node = gathered.node;
-  const evidence = [`pod ${pod.name} was Evicted from node ${pod.node ?? '?'}: ${pod.message ?? 'no message'}`];
-  if (node) evidence.push(...nodeFinding(gathered).evidence);
-  return {
-    category: 'node-failure',
-    cause: `node ${pod.node ?? '?'} evicts pods: ${pod.message?.split('.')[0] ?? 'it ran short of a resource'}`,
-    evidence,
-    confidence: node && !node.healthy ? 'high' : 'medium',
-    nodeName: pod.node,
-  };
-}
-
-function nodeFinding(gathered: Case): Finding {
-  const node = gathered.node!;
-  const condition = node.readyCondition;
-  const state = node.ready ? `under pressure (${node.pressures.join(', ')})` : 'NotReady';
-  const affected = (gathered.workloadPods ?? []).filter((pod) => !pod.healthy);
-  return {
-    category: 'node-failure',
-    cause: `node ${node.name} is ${state}`,
-    evidence: [
-      `node ${node.name} is ${state}${condition ? `: Ready=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}${condition.message ? `: ${condition.message}` : ''}` : ''}`,
-      ...(node.taints.length ? [`node ${node.name} taints: ${node.taints.join(', ')}`] : []),
-      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.status}`).join(', ')}`] : []),
-    ],
-    confidence: 'high',
-  };
-}
-
-function serviceFinding(gathered: Case): Finding {
-  const service = gathered.service!;
-  const selector = Object.entries(service.selector).map(([key, value]) => `${key}=${value}`).join(',');
-  const labelHints = Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|')}`);
-  if (service.pods.total === 0) {
-    return {
-      category: 'service-no-endpoints',
-      cause: `the selector of Service ${service.namespace}/${service.name} matches no pod`,
-      evidence: [`Service ${service.namespace}/${service.name} selector ${selector || '(none)'} matches no pod; endpoints: none ready`, ...labelHints],
-      confidence: 'high',
-    };
-  }
-  return {
-    category: 'no-issue',
-    cause: `Service ${service.namespace}/${service.name} has ${service.endpoints.ready.length} ready endpoint(s)`,
-    evidence: [`Service ${service.namespace}/${service.name} selector ${selector} matches ${service.pods.total} pod(s); ${service.endpoints.ready.length} ready endpoint(s)`],
-    confidence: 'medium',
-  };
-}
-
-/** No pod to blame: the workload's own events say why pods are missing (quota, LimitRange), or nothing is wrong. */
-function workloadFinding(gathered: Case): Finding | undefined {
-  const events = gathered.workloadEvents ?? [];
-  const quota = events.find((event) => /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i.test(event.message));
-  if (quota) {
-    return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quota)], confidence: 'high' };
-  }
-  if (gathered.pod && isRecovered(gathered)) return recoveredFinding(gathered);
-  if (gathered.workload && !gathered.pod && (gathered.workloadPods ?? []).every((pod) => pod.healthy) && (gathered.deployment?.summary.healthy ?? true)) {
-    const pods = gathered.workloadPods ?? [];
-    const restarted = pods.filter((pod) => pod.restarts > 0).map((pod) => {
-      const finished = pod.problem?.last ? pod.problem.state.finishedAt : undefined;
-      const ago = finished ? secondsAgo(finished, gathered) : undefined;
-      return `pod ${pod.name} is ${pod.status} and ready ${pod.ready}; ${pod.restarts} restart(s)${ago !== undefined ? `, the last ended ${Math.round(ago / 60)} minutes ago` : ''}`;
-    });
-    return {
-      category: 'no-issue',
-      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready`,
-      evidence: [`all ${pods.length} pod(s) are running and ready`, ...restarted.slice(0, 3)],
-      confidence: 'medium',
-    };
-  }
-  return undefined;
-}
-
-function recoveredFinding(gathered: Case): Finding {
-  const pod = gathered.pod!;
-  const restarted = pod.containers.filter((container) => container.restartCount > 0);
-  const last = restarted.map((container) => container.lastState).find((state) => state?.finishedAt);
-  const ago = last?.finishedAt ? secondsAgo(last.finishedAt, gathered) : undefined;
-  return {
-    category: 'no-issue',
-    cause: `pod ${pod.name} has recovered: it is Running and ready`,
-    evidence: [
-      `pod ${pod.name} is ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}`,
-      ...(last ? [`its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`] : []),
-      ...(gathered.deployment ? [`Deployment ${gathered.deployment.summary.namespace}/${gathered.deployment.summary.name}: ${gathered.deployment.summary.ready}/${gathered.deployment.summary.desired} ready`] : []),
-    ],
-    confidence: 'medium',
-  };
-}
-
-/** Running and ready, its last crash long ago, and no recent warnings. */
-function isRecovered(gathered: Case): boolean {
-  const pod = gathered.pod;
-  if (!pod || pod.phase !== 'Running') return false;
-  if (pod.containers.some((container) => !container.init && !container.ready)) return false;
-  if (pod.events.some((event) => event.type === 'Warning' && isRecent(event))) return false;
-  for (const container of pod.containers) {
-    const finished = container.lastState?.finishedAt;
-    if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
-  }
-  return true;
-}
-
-function podSuffersFromNode(gathered: Case): boolean {
-  const pod = gathered.pod!;
-  return pod.node === gathered.node?.name && (troubledContainer(pod.containers) === undefined || ['Unknown', 'Terminating'].includes(pod.status));
-}
-
-function findMissingInEvents(events: EventData[]): ReturnType<typeof readMissingReference> {
-  for (const event of events) {
-    const missing = readMissingReference(event.message);
-    if (missing) return missing;
-  }
-  return undefined;
-}
-
-function lastTermination(container: ContainerStatusData): ContainerStateData | undefined {
-  if (container.state.state === 'terminated') return container.state;
-  return container.lastState?.state === 'terminated' ? container.lastState : undefined;
-}
-
-function logEvidence(gathered: Case): string[] {
-  const lines = gathered.logs?.errorLines.length ? gathered.logs.errorLines : [];
-  return lines.slice(-2).map((line) => `log: ${line.trim()}`);
-}
-
-function isRecent(event: EventData): boolean {
-  return event.lastSeenAgeSeconds === undefined || event.lastSeenAgeSeconds < RECENT_WARNING_SECONDS;
-}
-
-function secondsAgo(time: string, gathered: Case): number | undefined {
-  const now = gathered.clusterNow.getTime();
-  const then = Date.parse(time);
-  return Number.isNaN(then) ? undefined : (now - then) / 1000;
-}
-
-/** A log line without its timestamp and level, for a summary sentence. */
-function stripLogPrefix(line: string): string {
-  return line
-    .replace(/^\S*\d{2}:\d{2}:\d{2}\S*\s+/, '')
-    .replace(/^(\[?(ERROR|FATAL|WARN|WARNING|INFO|CRITICAL|PANIC)\]?:?\s+)/i, '')
-    .slice(0, 240);
-}
-
-export function stateLine(state: ContainerStateData): string {
-  return `${state.reason ?? state.state}${state.message ? `: ${state.message.replace(/\s+/g, ' ').trim()}` : ''}`;
-}
-
-export function eventLine(event: EventData): string {
-  const count = event.count > 1 ? ` (x${event.count})` : '';
-  return `event ${event.type} ${event.reason} on ${event.object.kind} ${event.object.name}${count}: ${event.message.replace(/\s+/g, ' ').trim()}`;
-}

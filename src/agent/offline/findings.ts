@@ -1,0 +1,102 @@
+/**
+ * Findings about the things around a pod: the node it ran on, the Service in front of it,
+ * the workload that cannot create it, or a workload that has recovered.
+ */
+import type { Finding } from './classify.ts';
+import type { Case } from './gather.ts';
+import { eventLine, isRecovered, secondsAgo } from './evidence.ts';
+
+/** A pod evicted for a node's shortage: the node's pressure is the cause, named as the culprit. */
+export function evictionFinding(gathered: Case): Finding {
+  const pod = gathered.pod!;
+  const node = gathered.node;
+  const evidence = [`pod ${pod.name} was Evicted from node ${pod.node ?? '?'}: ${pod.message ?? 'no message'}`];
+  if (node) evidence.push(...nodeFinding(gathered).evidence);
+  return {
+    category: 'node-failure',
+    cause: `node ${pod.node ?? '?'} evicts pods: ${pod.message?.split('.')[0] ?? 'it ran short of a resource'}`,
+    evidence,
+    confidence: node && !node.healthy ? 'high' : 'medium',
+    nodeName: pod.node,
+  };
+}
+
+export function nodeFinding(gathered: Case): Finding {
+  const node = gathered.node!;
+  const condition = node.readyCondition;
+  const state = node.ready ? `under pressure (${node.pressures.join(', ')})` : 'NotReady';
+  const affected = (gathered.workloadPods ?? []).filter((pod) => !pod.healthy);
+  return {
+    category: 'node-failure',
+    cause: `node ${node.name} is ${state}`,
+    evidence: [
+      `node ${node.name} is ${state}${condition ? `: Ready=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}${condition.message ? `: ${condition.message}` : ''}` : ''}`,
+      ...(node.taints.length ? [`node ${node.name} taints: ${node.taints.join(', ')}`] : []),
+      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.status}`).join(', ')}`] : []),
+    ],
+    confidence: 'high',
+  };
+}
+
+export function serviceFinding(gathered: Case): Finding {
+  const service = gathered.service!;
+  const selector = Object.entries(service.selector).map(([key, value]) => `${key}=${value}`).join(',');
+  const labelHints = Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|')}`);
+  if (service.pods.total === 0) {
+    return {
+      category: 'service-no-endpoints',
+      cause: `the selector of Service ${service.namespace}/${service.name} matches no pod`,
+      evidence: [`Service ${service.namespace}/${service.name} selector ${selector || '(none)'} matches no pod; endpoints: none ready`, ...labelHints],
+      confidence: 'high',
+    };
+  }
+  return {
+    category: 'no-issue',
+    cause: `Service ${service.namespace}/${service.name} has ${service.endpoints.ready.length} ready endpoint(s)`,
+    evidence: [`Service ${service.namespace}/${service.name} selector ${selector} matches ${service.pods.total} pod(s); ${service.endpoints.ready.length} ready endpoint(s)`],
+    confidence: 'medium',
+  };
+}
+
+/** No pod to blame: the workload's own events say why pods are missing (quota, LimitRange), or nothing is wrong. */
+export function workloadFinding(gathered: Case): Finding | undefined {
+  const events = gathered.workloadEvents ?? [];
+  const quota = events.find((event) => /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i.test(event.message));
+  if (quota) {
+    return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quota)], confidence: 'high' };
+  }
+  if (gathered.pod && isRecovered(gathered)) return recoveredFinding(gathered);
+  if (gathered.workload && !gathered.pod && (gathered.workloadPods ?? []).every((pod) => pod.healthy) && (gathered.deployment?.summary.healthy ?? true)) {
+    const pods = gathered.workloadPods ?? [];
+    const restarted = pods.filter((pod) => pod.restarts > 0).map((pod) => {
+      const finished = pod.problem?.last ? pod.problem.state.finishedAt : undefined;
+      const ago = finished ? secondsAgo(finished, gathered) : undefined;
+      return `pod ${pod.name} is ${pod.status} and ready ${pod.ready}; ${pod.restarts} restart(s)${ago !== undefined ? `, the last ended ${Math.round(ago / 60)} minutes ago` : ''}`;
+    });
+    return {
+      category: 'no-issue',
+      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready`,
+      evidence: [`all ${pods.length} pod(s) are running and ready`, ...restarted.slice(0, 3)],
+      confidence: 'medium',
+    };
+  }
+  return undefined;
+}
+
+export function recoveredFinding(gathered: Case): Finding {
+  const pod = gathered.pod!;
+  const restarted = pod.containers.filter((container) => container.restartCount > 0);
+  const last = restarted.map((container) => container.lastState).find((state) => state?.finishedAt);
+  const ago = last?.finishedAt ? secondsAgo(last.finishedAt, gathered) : undefined;
+  return {
+    category: 'no-issue',
+    cause: `pod ${pod.name} has recovered: it is Running and ready`,
+    evidence: [
+      `pod ${pod.name} is ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}`,
+      ...(last ? [`its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`] : []),
+      ...(gathered.deployment ? [`Deployment ${gathered.deployment.summary.namespace}/${gathered.deployment.summary.name}: ${gathered.deployment.summary.ready}/${gathered.deployment.summary.desired} ready`] : []),
+    ],
+    confidence: 'medium',
+  };
+}
+
