@@ -53,12 +53,14 @@ type Gathered = Omit<Case, 'clusterNow'>;
 
 function locate(trigger: Trigger, query: Query): Focus {
   if (trigger.kind === 'alert') return focusFromAlert(trigger.alert.labels);
-  const pods = query.data<ListPodsData>('list_pods', {});
-  const deployments = query.data<WorkloadListData>('list_deployments', {});
-  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', {});
-  const daemonSets = query.data<WorkloadListData>('list_daemon_sets', {});
-  const cronJobs = query.data<CronJobsData>('list_cron_jobs', {});
-  const services = query.data<ServicesData>('list_services', {});
+  // A person who names the namespace has narrowed the search already.
+  const scope = trigger.namespace ? { namespace: trigger.namespace } : {};
+  const pods = query.data<ListPodsData>('list_pods', scope);
+  const deployments = query.data<WorkloadListData>('list_deployments', scope);
+  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', scope);
+  const daemonSets = query.data<WorkloadListData>('list_daemon_sets', scope);
+  const cronJobs = query.data<CronJobsData>('list_cron_jobs', scope);
+  const services = query.data<ServicesData>('list_services', scope);
   const nodes = query.data<NodesData>('list_nodes', {});
   query.barrier();
 

@@ -76,7 +76,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
     sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
   }
   const rollback = proposeRollback(gathered, finding.category);
-  if (rollback) sentences.push(`Proposed remediation: rollout_undo of ${label}, to ${rollback.reason.replace(/^roll back to /, '')}.`);
+  if (rollback) sentences.push(`Proposed remediation: roll ${label} back with rollout_undo to revision ${rollback.toRevision}, before that change.`);
   const injections = findInjectionAttempts(input.investigation);
   if (injections.length > 0) {
     sentences.push('Some cluster data contained instructions addressed to an automated agent; they were treated as data and not followed.');

@@ -64,7 +64,15 @@ function isRecentRollout(change: RevisionChange): boolean {
 
 const RECENT_ROLLOUT_SECONDS = 3 * 24 * 3600;
 
-export function proposeRollback(gathered: Case, category: Category): { tool: 'rollout_undo'; args: { namespace: string; name: string }; reason: string } | undefined {
+export interface Rollback {
+  tool: 'rollout_undo';
+  args: { namespace: string; name: string };
+  /** The revision the undo returns to (the one before the current). */
+  toRevision: number;
+  reason: string;
+}
+
+export function proposeRollback(gathered: Case, category: Category): Rollback | undefined {
   if (gathered.workload?.kind !== 'Deployment') return undefined;
   const change = latestChange(gathered.deployment);
   if (!change || !podRunsRevision(gathered, change.toRevision) || !isRecentRollout(change)) return undefined;
@@ -73,6 +81,7 @@ export function proposeRollback(gathered: Case, category: Category): { tool: 'ro
   return {
     tool: 'rollout_undo',
     args: { namespace: gathered.workload.namespace, name: gathered.workload.name },
+    toRevision: change.fromRevision,
     reason: `roll back to revision ${change.fromRevision}, before ${relevant.map(formatDiffEntry).join('; ')}`,
   };
 }
