@@ -18,6 +18,7 @@ import { generateWorkloads } from './generate.ts';
 import { handleResource, type ApiResponse } from './handlers.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { loadScenario, type LoadedScenario } from './loader.ts';
+import { serveMetrics } from './metrics.ts';
 import { openApiGroupVersion, openApiRoot } from './openapi.ts';
 import { ResourceRegistry } from './resources.ts';
 import { resolveRoute } from './router.ts';
@@ -182,6 +183,7 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
         send(response, await control(request, url.pathname.slice('/_mock/'.length)));
         return;
       }
+      if (url.pathname === '/metrics') return serveMetrics({ state, method: request.method, response });
       requestLog.push({ method: request.method ?? 'GET', path: url.pathname, query: url.search });
       const decision = faults.decide(request.method ?? 'GET', url.pathname);
       if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));

@@ -7,9 +7,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pollUntil } from './service-process.ts';
+import { findFreePort } from './ports.ts';
 
 export const ALERTMANAGER_BINARY = '/usr/bin/prometheus-alertmanager';
 
@@ -48,7 +48,7 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
       '',
     ].join('\n'),
   );
-  const port = await freePort();
+  const port = await findFreePort();
   const child: ChildProcess = spawn(
     ALERTMANAGER_BINARY,
     [`--config.file=${configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
@@ -80,16 +80,4 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
       await exited;
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

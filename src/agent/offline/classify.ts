@@ -63,7 +63,21 @@ export function classifyCase(gathered: Case): Finding | undefined {
   }
   const probe = events.find((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
   if (probe) return probeFinding(gathered, probe);
-  return workloadFinding(gathered);
+  return workloadFinding(gathered) ?? unexplainedFinding(gathered);
+}
+
+/** A pod in trouble that no rule explains: say what is seen, with low confidence, rather than "nothing wrong". */
+function unexplainedFinding(gathered: Case): Finding | undefined {
+  const pod = gathered.pod!;
+  const ready = pod.conditions.find((condition) => condition.type === 'Ready');
+  if (pod.phase === 'Succeeded' || (pod.phase === 'Running' && ready?.status === 'True')) return undefined;
+  const warnings = pod.events.filter((event) => event.type === 'Warning').slice(0, 2).map(eventLine);
+  return {
+    category: pod.status.startsWith('Init') ? 'init-failure' : 'app-crash',
+    cause: `pod ${pod.name} is ${pod.status} and no known failure explains it`,
+    evidence: [`pod ${pod.name} is ${pod.status} (phase ${pod.phase}), ready ${pod.ready}, restarts ${pod.restarts}`, ...warnings],
+    confidence: 'low',
+  };
 }
 
 function containerFinding(gathered: Case, container: ContainerStatusData, events: EventData[]): Finding | undefined {
@@ -120,7 +134,9 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   }
   if (container.init && container.state.state === 'running') return initStuckFinding(gathered, container, reading?.evidence ?? []);
   const crashed = termination !== undefined && (termination.exitCode ?? 0) !== 0;
-  const crashLooping = waiting?.reason === 'CrashLoopBackOff' || waiting?.reason === 'RunContainerError' || crashed;
+  // The runtime could not start the process at all (bad command, bad mount path, bad security context).
+  const cannotStart = waiting?.reason !== undefined && /^(RunContainerError|CreateContainerError|StartError|ContainerCannotRun)$/.test(waiting.reason);
+  const crashLooping = waiting?.reason === 'CrashLoopBackOff' || cannotStart || crashed;
   if (!crashLooping && !(reading?.verdict && reading.verdict !== 'app-crash' && !container.ready)) return undefined;
 
   const stateText = waiting ? stateLine(waiting) : termination ? stateLine(termination) : 'not ready';

@@ -1,0 +1,101 @@
+/**
+ * Automatic diagnosis on fired alerts, end to end with real components: each public
+ * scenario's cluster state is scraped as kube-state-metrics metrics by a real Prometheus
+ * running deploy/prometheus's rules, which fires alerts to a real Alertmanager, which
+ * delivers them to `kubewhy serve` with a bearer token; kubewhy diagnoses each alert
+ * against the same cluster. A scenario's trigger alert must fire from the metrics alone
+ * and end in the diagnosis its `expect` describes (scored as `kubewhy eval` scores it); a
+ * healthy scenario must fire nothing that kubewhy calls a problem.
+ *
+ * The rules' `for:` durations are shortened to 1s in Prometheus's copy of them (see
+ * shortenForDurations): the conditions, windows and labels are the real ones.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { listScenarioDirs, loadScenario } from '../mock-cluster/index.ts';
+import { formatCulprit } from '../src/agent/diagnosis.ts';
+import { scoreDiagnosis } from '../src/eval/score.ts';
+import { describeAlert, matchesTrigger, MIXIN_ALERT_NAMES, readAlertNames } from './helpers/e2e-alert-match.ts';
+import { startAlertStack, type AlertStack, type FiredAlert } from './helpers/e2e-alert-stack.ts';
+import { hasPrometheus } from './helpers/e2e-prometheus.ts';
+import { hasAlertmanager } from './helpers/service-alertmanager.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCENARIOS = join(ROOT, 'mock-cluster', 'scenarios');
+const RULES = join(ROOT, 'deploy', 'prometheus');
+
+const scenarioDirs = await listScenarioDirs(SCENARIOS);
+const ruleFiles = (await readdir(RULES)).filter((name) => name.endsWith('.yml') && !name.endsWith('.test.yml')).map((name) => join(RULES, name));
+const alertNames = new Set((await Promise.all(ruleFiles.map(readAlertNames))).flat());
+
+const missing = [!hasPrometheus() && 'prometheus', !hasAlertmanager() && 'prometheus-alertmanager'].filter(Boolean);
+const skip = missing.length > 0 ? `not installed: ${missing.join(', ')} (apt-get install ${missing.join(' ')}; .ci/run installs them)` : false;
+
+function describeRun(alert: FiredAlert): string {
+  const { run } = alert;
+  if (!run.diagnosis) return `${describeAlert(alert.labels)} → run ${run.id} ${run.status}${run.reason ? ` (${run.reason})` : ''}`;
+  return `${describeAlert(alert.labels)} → ${run.diagnosis.category} ${formatCulprit(run.diagnosis.culprit)}: ${run.diagnosis.summary}`;
+}
+
+describe('alerts fired by Prometheus from the mock cluster, delivered by Alertmanager, diagnosed by kubewhy', { skip, timeout: 280_000 }, () => {
+  let directory = '';
+  let stack: AlertStack | undefined;
+
+  before(
+    async () => {
+      directory = await mkdtemp(join(tmpdir(), 'kubewhy-e2e-alerts-'));
+      stack = await startAlertStack({ directory, slots: scenarioDirs.length, ruleFiles, forDuration: '1s' });
+    },
+    { timeout: 60_000 },
+  );
+
+  after(async () => {
+    await stack?.stop();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  scenarioDirs.forEach((scenarioDir, slot) => {
+    it(`${basename(scenarioDir)}: the alerts its metrics fire end in the diagnosis it expects`, { timeout: 60_000 }, async (t) => {
+      assert.ok(stack, 'the alerting chain started');
+      const scenario = await loadScenario(scenarioDir);
+      const trigger = scenario.meta.trigger.alert?.labels;
+      if (!trigger) return t.skip('no alert trigger: an incident only');
+      const alertname = trigger['alertname'] ?? '';
+      if (!alertNames.has(alertname)) {
+        assert.ok(!MIXIN_ALERT_NAMES.has(alertname), `${alertname} is a kubernetes-mixin alert without a rule in deploy/prometheus`);
+        return t.skip(`${alertname} is a custom alert with no rule in deploy/prometheus`);
+      }
+
+      const fired = await stack.fireScenario({ scenario, slot, timeoutMs: 45_000 });
+      for (const alert of fired) t.diagnostic(describeRun(alert));
+      const firedList = fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing';
+
+      if (scenario.meta.expect.category === 'no-issue') {
+        const problems = fired.filter((alert) => alert.run.diagnosis?.category !== 'no-issue');
+        assert.deepEqual(problems.map(describeRun), [], `a healthy cluster fired alerts kubewhy diagnosed as problems`);
+        return;
+      }
+
+      const triggered = fired.filter((alert) => matchesTrigger(alert.labels, trigger));
+      assert.ok(triggered.length > 0, `${describeAlert(trigger)} did not fire; fired: ${firedList}`);
+      for (const alert of triggered) {
+        assert.equal(alert.run.status, 'completed', `${describeRun(alert)}\n${JSON.stringify(alert.labels)}`);
+        const score = scoreDiagnosis(alert.run.diagnosis, scenario.meta.expect);
+        assert.ok(
+          score.correct,
+          [
+            `wrong diagnosis for ${scenario.name}`,
+            `alert labels: ${JSON.stringify(alert.labels)}`,
+            `diagnosis: ${JSON.stringify(alert.run.diagnosis)}`,
+            `expected: ${JSON.stringify(scenario.meta.expect)}`,
+            `score: ${JSON.stringify(score)}`,
+          ].join('\n'),
+        );
+      }
+    });
+  });
+});

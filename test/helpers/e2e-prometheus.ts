@@ -1,0 +1,140 @@
+/**
+ * A real Prometheus (Debian's `prometheus`) for end-to-end tests: loopback only, a
+ * temporary TSDB, scraping and evaluating every second, the given rule files, one
+ * Alertmanager, and one scrape job `kube-state-metrics` whose static targets carry their
+ * own labels (a `cluster` label tells the alerts of one target from another's). Its HTTP
+ * API is read to learn what it scraped, evaluated and fired.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { stringify } from 'yaml';
+import { findFreePort } from './ports.ts';
+import { pollUntil } from './service-process.ts';
+
+export const PROMETHEUS_BINARY = '/usr/bin/prometheus';
+
+export function hasPrometheus(): boolean {
+  return spawnSync(PROMETHEUS_BINARY, ['--version']).status === 0;
+}
+
+/**
+ * The rule file with every `for:` duration replaced by `duration`, so an alert fires
+ * seconds after its condition holds instead of minutes. Only the `for:` keys of rules
+ * change; expressions (including their range windows) stay as written.
+ */
+export function shortenForDurations(rulesText: string, duration: string): string {
+  return rulesText.replace(/^(\s+)for:\s*\S+\s*$/gm, `$1for: ${duration}`);
+}
+
+export interface ScrapeTarget {
+  /** host:port */
+  address: string;
+  labels: Record<string, string>;
+}
+
+export interface PrometheusAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  state: 'pending' | 'firing' | 'inactive';
+  activeAt?: string;
+}
+
+export interface PrometheusTarget {
+  labels: Record<string, string>;
+  health: 'up' | 'down' | 'unknown';
+  lastScrape: string;
+  lastScrapeDuration: number;
+  lastError: string;
+}
+
+export interface RuleGroup {
+  name: string;
+  lastEvaluation: string;
+}
+
+export interface Prometheus {
+  url: string;
+  targets(): Promise<PrometheusTarget[]>;
+  ruleGroups(): Promise<RuleGroup[]>;
+  alerts(): Promise<PrometheusAlert[]>;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Prometheus with copies of `ruleFiles` whose `for:` durations are `forDuration`.
+ * Resolves once it is ready and has loaded every rule group.
+ */
+export async function startPrometheus(input: { directory: string; ruleFiles: string[]; forDuration: string; alertmanagerUrl: string; targets: ScrapeTarget[] }): Promise<Prometheus> {
+  const rulesDirectory = join(input.directory, 'prometheus-rules');
+  await mkdir(rulesDirectory, { recursive: true });
+  const copies: string[] = [];
+  for (const file of input.ruleFiles) {
+    const copy = join(rulesDirectory, basename(file));
+    await writeFile(copy, shortenForDurations(await readFile(file, 'utf8'), input.forDuration));
+    copies.push(copy);
+  }
+  const configPath = join(input.directory, 'prometheus.yml');
+  await writeFile(
+    configPath,
+    stringify({
+      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      rule_files: copies,
+      alerting: { alertmanagers: [{ static_configs: [{ targets: [new URL(input.alertmanagerUrl).host] }] }] },
+      // honor_labels: the exporter's namespace/pod/container labels win over target labels, as kube-prometheus scrapes kube-state-metrics.
+      scrape_configs: [{ job_name: 'kube-state-metrics', honor_labels: true, static_configs: input.targets.map((target) => ({ targets: [target.address], labels: target.labels })) }],
+    }),
+  );
+  const port = await findFreePort();
+  const child: ChildProcess = spawn(
+    PROMETHEUS_BINARY,
+    [`--config.file=${configPath}`, `--storage.tsdb.path=${join(input.directory, 'prometheus-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = once(child, 'exit');
+  // Should the test process end without stop() (a crash, process.exit), Prometheus ends with it.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const url = `http://127.0.0.1:${port}`;
+
+  const api = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${url}${path}`);
+    const body = (await response.json()) as { status: string; data: T; error?: string };
+    if (!response.ok || body.status !== 'success') throw new Error(`prometheus ${path}: ${response.status} ${body.error ?? ''}`);
+    return body.data;
+  };
+  const prometheus: Prometheus = {
+    url,
+    targets: async () => (await api<{ activeTargets: PrometheusTarget[] }>('/api/v1/targets?state=active')).activeTargets,
+    ruleGroups: async () => (await api<{ groups: RuleGroup[] }>('/api/v1/rules')).groups,
+    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts,
+    output: () => output,
+    async stop() {
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+  try {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
+        const ready = await fetch(`${url}/-/ready`).catch(() => undefined);
+        if (!ready?.ok) return undefined;
+        const groups = await prometheus.ruleGroups();
+        return groups.length > 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, what: 'prometheus to be ready with its rules', intervalMs: 100 },
+    );
+  } catch (error) {
+    await prometheus.stop();
+    throw error;
+  }
+  return prometheus;
+}
