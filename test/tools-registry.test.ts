@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
 import type { Cluster, ClusterResult } from '../src/cluster/cluster.ts';
-import { createToolRegistry, defaultTools, dryRunTool, runTool, toolSpec } from '../src/tools/registry.ts';
+import { configuredTools, createToolRegistry, defaultTools, dryRunTool, runTool, toolSpec } from '../src/tools/registry.ts';
 import type { Tool, ToolContext } from '../src/tools/tool.ts';
 
 /** A cluster where every call is recorded and nothing exists. */
@@ -159,4 +159,9 @@ describe('specs', () => {
     assert.ok(risks.slice(0, -4).every((risk) => risk === 'read'));
     assert.ok(registry.list().length >= 25);
   });
+});
+
+it('offers list_secrets only where Secret metadata was granted', () => {
+  assert.ok(!configuredTools({ secretKeys: false }).some((tool) => tool.name === 'list_secrets'));
+  assert.ok(configuredTools({ secretKeys: true }).some((tool) => tool.name === 'list_secrets'));
 });

@@ -17,7 +17,7 @@ import { createKubeCluster } from '../cluster/kube-adapter.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
 import { openDatabase } from '../store/database.ts';
-import { createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { configuredTools, createToolRegistry } from '../tools/registry.ts';
 import { loadScenario } from '../../mock-cluster/index.ts';
 import { runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
 import { formatRun } from './format-run.ts';
@@ -104,7 +104,7 @@ export async function run(argv: string[]): Promise<number> {
         ...(config.cluster.mode === 'in-cluster' ? { inCluster: true } : {}),
         requestTimeoutMs: config.cluster.timeoutMs,
       });
-      outcome = await runAgent({ runId, trigger, rung, model, registry: createToolRegistry(defaultTools()), cluster, policy, approvals, audit, limits });
+      outcome = await runAgent({ runId, trigger, rung, model, registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy, approvals, audit, limits });
     }
   } finally {
     database.close();

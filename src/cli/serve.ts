@@ -21,7 +21,7 @@ import { buildApp } from '../server/app.ts';
 import { createLogger } from '../server/logger.ts';
 import { readTokens, TokenFileError } from '../server/tokens.ts';
 import { openDatabase } from '../store/database.ts';
-import { createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { configuredTools, createToolRegistry } from '../tools/registry.ts';
 import { parseFaultSpec, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
 
 const USAGE = `usage: kubewhy serve
@@ -65,7 +65,7 @@ export async function run(argv: string[]): Promise<number> {
     const model = createModel(config.model);
     const app = await buildApp({
       database,
-      agent: { model, registry: createToolRegistry(defaultTools()), cluster, policy: config.policy, limits: config.limits },
+      agent: { model, registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy: config.policy, limits: config.limits },
       runs: config.runs,
       auth: auth.settings,
       bodyLimitBytes: config.server.bodyLimitBytes,

@@ -73,6 +73,15 @@ export function defaultTools(): Tool[] {
   ] as Tool[];
 }
 
+/**
+ * The tools a deployment offers: every tool, less `list_secrets` unless Secret metadata
+ * was granted (KUBEWHY_SECRET_KEYS, with the chart's matching RBAC value). A tool the
+ * cluster would refuse is not advertised to the model.
+ */
+export function configuredTools(options: { secretKeys: boolean }): Tool[] {
+  return defaultTools().filter((tool) => options.secretKeys || tool.name !== listSecretsTool.name);
+}
+
 /** The Messages API `tools` entry for a tool: risk and run stay in the process. */
 export function toolSpec(tool: Tool): ToolSpec {
   const { $schema: _schema, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
