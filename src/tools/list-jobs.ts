@@ -3,12 +3,9 @@ import { z } from 'zod';
 import type { V1Job } from '@kubernetes/client-node';
 import { ageSeconds, formatAge, formatDuration } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
-import { foldEvents, formatEvent, type EventData } from './format/events.ts';
-import { formatPodGroup, readPodGroup, type PodGroupData } from './format/pod-group.ts';
-import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
 import { oneLine } from './format/pod-status.ts';
 import { formatLabelSelector } from './format/selectors.ts';
-import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
+import { readWorkloadDetails, writeWorkloadDetails, type WorkloadDetailsData } from './format/workload-details.ts';
 import { failureFrom, resolveNamespaces, success } from './tool-results.ts';
 import type { Tool } from './tool.ts';
 
@@ -34,7 +31,7 @@ export interface JobsData {
   failed: number;
   /** Failed first, then running, then complete; at most 200. */
   jobs: JobSummaryData[];
-  details?: { template: PodTemplateData; pods: PodGroupData; events: EventData[] };
+  details?: WorkloadDetailsData;
 }
 
 const input = z.object({
@@ -110,22 +107,10 @@ export const listJobsTool: Tool<typeof input> = {
     for (const job of summaries) if (!text.add(formatJobLine(job, now, args.namespace === undefined))) break;
     const only = jobs[0];
     if (args.name !== undefined && args.namespace !== undefined && only) {
-      const template = summarizePodSpec(only.spec?.template?.spec);
       const selector = formatLabelSelector(only.spec?.selector) || `job-name=${args.name}`;
-      const [pods, eventList] = await Promise.all([
-        readPodGroup({ cluster: context.cluster, namespace: args.namespace, labelSelector: selector, signal: context.signal }),
-        context.cluster.list('Event', { namespace: args.namespace, fieldSelector: `involvedObject.name=${args.name}`, maxItems: 500, signal: context.signal }),
-      ]);
-      const events = eventList.ok ? foldEvents(eventList.value.items.filter((event) => event.involvedObject.name === args.name), now) : [];
-      const { items: _items, ...podGroup } = pods;
-      data.details = { template, pods: podGroup, events };
-      for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
-      for (const container of template.containers) {
-        text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}`);
-        for (const line of formatContainerSpec(container, { volumes: template.volumes })) text.addIfRoom(line);
-      }
-      for (const line of formatPodLevel(template)) text.addIfRoom(line);
-      for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
+      const read = await readWorkloadDetails({ cluster: context.cluster, namespace: args.namespace, name: args.name, podSpec: only.spec?.template?.spec, selector, now, signal: context.signal });
+      data.details = read.details;
+      writeWorkloadDetails(text, read, now);
     }
     return success(text.finish('narrow with namespace, name or labelSelector.'), data, text.truncated);
   },

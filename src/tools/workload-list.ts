@@ -6,10 +6,7 @@
 import { z } from 'zod';
 import type { V1DaemonSet, V1Deployment, V1ReplicaSet, V1StatefulSet } from '@kubernetes/client-node';
 import { BudgetedText } from './format/budget.ts';
-import { foldEvents, formatEvent, type EventData } from './format/events.ts';
-import { formatPodGroup, readPodGroup, type PodGroupData } from './format/pod-group.ts';
-import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
-import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
+import { readWorkloadDetails, writeWorkloadDetails, type WorkloadDetailsData } from './format/workload-details.ts';
 import { formatWorkloadLine, summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
 import type { Tool } from './tool.ts';
@@ -21,7 +18,7 @@ export interface WorkloadListData {
   /** Unhealthy first, at most 200. */
   items: WorkloadSummaryData[];
   /** With `name`: the one workload's template, pods and events. */
-  details?: { template: PodTemplateData; pods: PodGroupData; events: EventData[] };
+  details?: WorkloadDetailsData;
 }
 
 const workloadInput = z.object({
@@ -75,25 +72,9 @@ export function createWorkloadListTool(definition: { kind: WorkloadSummaryData['
 
       const only = items[0];
       if (args.name !== undefined && args.namespace !== undefined && only) {
-        const template = summarizePodSpec(only.spec?.template?.spec);
-        const selector = summaries[0]?.selector ?? '';
-        const [pods, eventList] = await Promise.all([
-          readPodGroup({ cluster: context.cluster, namespace: args.namespace, labelSelector: selector, signal: context.signal }),
-          context.cluster.list('Event', { namespace: args.namespace, fieldSelector: `involvedObject.name=${args.name}`, maxItems: 500, signal: context.signal }),
-        ]);
-        const events = eventList.ok ? foldEvents(eventList.value.items.filter((event) => event.involvedObject.name === args.name), now) : [];
-        const { items: _pods, ...podGroup } = pods;
-        data.details = { template, pods: podGroup, events };
-        for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
-        for (const container of template.containers) {
-          text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}`);
-          for (const line of formatContainerSpec(container, { volumes: template.volumes })) text.addIfRoom(line);
-        }
-        for (const line of formatPodLevel(template)) text.addIfRoom(line);
-        if (events.length) {
-          text.addIfRoom(`events (${events.length}, newest first):`);
-          for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
-        }
+        const read = await readWorkloadDetails({ cluster: context.cluster, namespace: args.namespace, name: args.name, podSpec: only.spec?.template?.spec, selector: summaries[0]?.selector ?? '', now, signal: context.signal });
+        data.details = read.details;
+        writeWorkloadDetails(text, read, now);
       }
       return success(text.finish('narrow with namespace, name or labelSelector.'), data, text.truncated);
     },
