@@ -38,6 +38,15 @@ export interface NodesData {
   nodes: NodeSummaryData[];
 }
 
+/**
+ * Node conditions that mean trouble when True: the kubelet's pressures and
+ * NetworkUnavailable, and node-problem-detector's (KernelDeadlock, ReadonlyFilesystem,
+ * Frequent...Restart, Corrupt...). Others are informational (k3s's EtcdIsVoter).
+ */
+function isProblemCondition(type: string): boolean {
+  return type !== 'Ready' && /Pressure$|Unavailable$|Problem$|Deadlock|Readonly|ReadOnly|^Frequent|^Corrupt|Unhealthy$|Unready$/.test(type);
+}
+
 const input = z.object({
   name: z.string().min(1).optional().describe('One node by name'),
   labelSelector: z.string().optional().describe('Label selector on nodes, e.g. "node-role.kubernetes.io/worker" or "gpu=true"'),
@@ -66,7 +75,7 @@ function sumRequests(pods: readonly V1Pod[]): Map<string, { requests: Record<str
 function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; count: number } | undefined, now: Date, podsRead: boolean): NodeSummaryData {
   const conditions = node.status?.conditions ?? [];
   const ready = conditions.find((condition) => condition.type === 'Ready');
-  const pressures = conditions.filter((condition) => condition.type !== 'Ready' && condition.status === 'True').map((condition) => condition.type);
+  const pressures = conditions.filter((condition) => condition.status === 'True' && isProblemCondition(condition.type)).map((condition) => condition.type);
   const labels = node.metadata?.labels ?? {};
   const roles = Object.keys(labels).filter((key) => key.startsWith('node-role.kubernetes.io/')).map((key) => key.slice('node-role.kubernetes.io/'.length));
   const allocatable = Object.fromEntries(Object.entries(node.status?.allocatable ?? {}).filter(([resource]) => TRACKED_RESOURCES.includes(resource)).map(([resource, quantity]) => [resource, String(quantity)]));

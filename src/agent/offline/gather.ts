@@ -131,6 +131,11 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   query.barrier();
   const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
   if (failing) return gatherForWorkload({ kind: 'workload', workloadKind: 'Deployment', namespace: failing.namespace, name: failing.name }, query);
+  // Every pod and workload is fine: a Service that reaches none of them is what is left.
+  const services = query.data<ServicesData>('list_services', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  query.barrier();
+  const empty = services?.services.find((service) => service.noReadyEndpoints);
+  if (empty) return gatherForService({ kind: 'service', namespace: empty.namespace, name: empty.name }, query);
   return { focus, notFound: 'no unhealthy pod or workload' };
 }
 

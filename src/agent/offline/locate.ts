@@ -55,6 +55,9 @@ export function focusFromTrigger(trigger: Trigger): Focus | undefined {
   return undefined;
 }
 
+/** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
+const GENERIC_PARTS = new Set(['default', 'pool', 'node', 'nodes', 'prod', 'production', 'staging', 'dev', 'main', 'system', 'the', 'app', 'service', 'server']);
+
 /** A named thing the inventory knows, which a sentence may mention. */
 export interface Candidate {
   focus: Focus;
@@ -74,7 +77,7 @@ export function mentionScore(name: string, text: string): number {
   if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
   const spaced = escaped.replace(/-/g, '[ _-]');
   if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;
-  const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part));
+  const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));
   if (parts.length === 0) return 0;
   const matched = parts.filter((part) => words.has(part) || words.has(`${part}s`) || (part.endsWith('s') && words.has(part.slice(0, -1)))).length;
   if (matched === parts.length) return 50 + matched * 5;
@@ -84,15 +87,23 @@ export function mentionScore(name: string, text: string): number {
 /** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
 export function pickMentioned(candidates: readonly Candidate[], text: string, namespaces: readonly string[]): Candidate | undefined {
   const namedNamespaces = namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
+  // Words that name a namespace say where, not what: "in the shop namespace" names no node called shop-pool.
+  const withoutNamespaces = namedNamespaces.reduce((remaining, namespace) => remaining.replace(new RegExp(`\\b${escapeRegExp(namespace)}\\b`, 'gi'), ' '), text);
   let best: { candidate: Candidate; score: number } | undefined;
   for (const candidate of candidates) {
-    let score = mentionScore(candidate.name, text);
+    const whole = mentionScore(candidate.name, text);
+    // A partial match (some words of the name) counts only outside the namespace words.
+    let score = whole >= 90 ? whole : mentionScore(candidate.name, withoutNamespaces);
     if (score === 0) continue;
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
     if (candidate.unhealthy) score += 8;
     if (!best || score > best.score) best = { candidate, score };
   }
   return best?.candidate;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Namespaces the sentence names outright. */
