@@ -11,8 +11,6 @@ import type { Cluster } from '../cluster/cluster.ts';
 /** read: observe only. write: changes the cluster reversibly. destructive: deletes or cannot be undone. */
 export type RiskClass = 'read' | 'write' | 'destructive';
 
-export const RISK_CLASSES: readonly RiskClass[] = ['read', 'write', 'destructive'];
-
 /** Why a tool call failed, in terms the model and the metrics can use. */
 export type ToolErrorKind =
   | 'invalid-input'

@@ -5,7 +5,6 @@
  * inventory tools list: workloads, services, nodes and namespaces.
  */
 import type { PodSummaryData } from '../../tools/format/pod-status.ts';
-import type { Trigger } from '../trigger.ts';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob';
 
@@ -48,11 +47,6 @@ export function focusFromAlert(labels: Record<string, string>): Focus {
     if (usable(subject)) return subject.focus(labels[label]!, namespace ?? '');
   }
   return namespace ? { kind: 'namespace', namespace } : { kind: 'cluster' };
-}
-
-export function focusFromTrigger(trigger: Trigger): Focus | undefined {
-  if (trigger.kind === 'alert') return focusFromAlert(trigger.alert.labels);
-  return undefined;
 }
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
@@ -109,20 +103,6 @@ function escapeRegExp(text: string): string {
 /** Namespaces the sentence names outright. */
 export function mentionedNamespaces(namespaces: readonly string[], text: string): string[] {
   return namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
-}
-
-/** Whether a pod belongs to a workload, read from its controller reference. */
-export function podBelongsTo(pod: PodSummaryData, workload: { workloadKind: WorkloadKind; name: string }): boolean {
-  const owner = pod.owner;
-  if (!owner) return false;
-  switch (workload.workloadKind) {
-    case 'Deployment':
-      return owner.kind === 'ReplicaSet' && owner.name.startsWith(`${workload.name}-`) && /^[a-z0-9]{5,10}$/.test(owner.name.slice(workload.name.length + 1));
-    case 'CronJob':
-      return owner.kind === 'Job' && owner.name.startsWith(`${workload.name}-`);
-    default:
-      return owner.kind === workload.workloadKind && owner.name === workload.name;
-  }
 }
 
 /** The workload a pod summary points at, guessed from its controller's name the way controllers name things. */
