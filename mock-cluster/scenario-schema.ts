@@ -21,9 +21,14 @@ const isValidRegex = (pattern: string): boolean => {
   }
 };
 
+/**
+ * Loading is lenient where the evaluation does not depend on a field (a name that is not
+ * kebab-case, a missing description): a snapshot someone captured still replays.
+ * `kubewhy validate-scenarios` holds the public scenarios to the stricter rules.
+ */
 export const scenarioMetaSchema = z.object({
-  name: z.string().regex(KEBAB_CASE, 'must be kebab-case (lowercase letters, digits and single dashes)'),
-  description: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string().default(''),
   now: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 time such as "2026-11-29T10:00:00Z"'),
   trigger: z
     .object({

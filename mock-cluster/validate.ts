@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import { listScenarioDirs, loadScenario, ScenarioError, type LoadedScenario } from './loader.ts';
 import { ResourceRegistry } from './resources.ts';
-import { parseCulprit } from './scenario-schema.ts';
+import { KEBAB_CASE, parseCulprit } from './scenario-schema.ts';
 import type { KubeObject } from './types.ts';
 
 export interface ScenarioReport {
@@ -68,6 +68,8 @@ export async function validateScenarios(root: string): Promise<ScenarioReport[]>
     const earlier = names.get(scenario.name);
     if (earlier) report.problems.push(`name "${scenario.name}" is also used by ${basename(earlier)}`);
     names.set(scenario.name, dir);
+    if (!KEBAB_CASE.test(scenario.name)) report.problems.push(`name "${scenario.name}" must be kebab-case (lowercase letters, digits and single dashes)`);
+    if (scenario.meta.description.trim() === '') report.problems.push('description is empty: say what happened, for the people who read the scenario');
     report.problems.push(...checkOwners(scenario), ...checkCulprit(scenario));
   }
   return reports;

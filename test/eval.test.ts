@@ -28,3 +28,15 @@ test('kubewhy eval exits non-zero and names the miss when a scenario is scored w
   assert.match(failure.stdout ?? '', /NO .*app-crash≠oom-killed/);
   assert.match(failure.stdout ?? '', /0\/2 correct/);
 });
+
+test('kubewhy eval replays a loosely written capture and reports a scenario it cannot load without stopping', async () => {
+  const failure = await run(process.execPath, ['bin/kubewhy.js', 'eval', '--scenarios', 'test/fixtures/eval-lenient', '--json'], { env: { ...process.env, ANTHROPIC_API_KEY: '' }, timeout: 120_000 }).then(
+    () => undefined,
+    (error: { code?: number; stdout?: string }) => error,
+  );
+  assert.equal(failure?.code, 1, 'an unloadable scenario makes the evaluation fail');
+  const report = JSON.parse(failure?.stdout ?? '{}') as EvalReport & { broken: { scenario: string; error: string }[] };
+  assert.deepEqual(report.rows.map((row) => [row.scenario, row.score.correct]), [['Postgres_PVC_captured', true], ['Postgres_PVC_captured', true]]);
+  assert.equal(report.broken.length, 1);
+  assert.match(report.broken[0]!.error, /cluster\.yaml/);
+});

@@ -3,13 +3,14 @@
  * diagnosed at OBSERVE and scored as SCENARIOS.md defines. Prints a table and totals
  * (or JSON with each full diagnosis) and exits 1 when any run is wrong.
  */
+import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createModel } from '../agent/create-model.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
 import { createMemoryRunAudit } from '../agent/run-audit.ts';
 import { createInMemoryApprovalBroker } from '../gate/approvals.ts';
-import { listScenarioDirs, loadScenario } from '../../mock-cluster/index.ts';
+import { listScenarioDirs, loadScenario, type LoadedScenario } from '../../mock-cluster/index.ts';
 import { DEFAULT_LIMITS, runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
 import { scoreDiagnosis, type Score } from '../eval/score.ts';
 import type { RunOutcome } from '../agent/loop.ts';
@@ -47,11 +48,19 @@ export async function run(argv: string[]): Promise<number> {
   const model = createModel(config.model);
   const directories = await listScenarioDirs(values.scenarios);
   const rows: EvalRow[] = [];
+  const broken: { scenario: string; error: string }[] = [];
   for (const directory of directories) {
-    const scenario = await loadScenario(directory);
+    // One scenario that cannot be loaded or served is reported as such; the others still run.
+    let scenario: LoadedScenario;
+    try {
+      scenario = await loadScenario(directory);
+    } catch (error) {
+      if (values.only.length === 0 || values.only.includes(basename(directory))) broken.push({ scenario: basename(directory), error: error instanceof Error ? error.message : String(error) });
+      continue;
+    }
     if (values.only.length > 0 && !values.only.includes(scenario.name)) continue;
     for (const { kind, trigger } of scenarioTriggers(scenario)) {
-      const { outcome, durationMs } = await runOnScenario({
+      const ran = await runOnScenario({
         scenario,
         trigger,
         model,
@@ -61,7 +70,12 @@ export async function run(argv: string[]): Promise<number> {
         audit: createMemoryRunAudit(),
         runId: `eval-${scenario.name}-${kind}`,
         limits: { ...DEFAULT_LIMITS, maxSteps: config.limits.maxSteps, toolOutputBytes: config.limits.toolOutputBytes },
-      });
+      }).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+      if ('error' in ran) {
+        broken.push({ scenario: `${scenario.name} (${kind})`, error: ran.error });
+        continue;
+      }
+      const { outcome, durationMs } = ran;
       const expect = scenario.meta.expect;
       rows.push({
         scenario: scenario.name,
@@ -73,9 +87,12 @@ export async function run(argv: string[]): Promise<number> {
       });
     }
   }
-  if (values.json) process.stdout.write(`${JSON.stringify({ model: model.name, totals: totals(rows), rows }, null, 2)}\n`);
-  else process.stdout.write(formatTable(rows, model.name));
-  return rows.length > 0 && rows.every((row) => row.score.correct) ? 0 : 1;
+  if (values.json) process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, rows, broken }, null, 2)}\n`);
+  else {
+    process.stdout.write(formatTable(rows, model.name));
+    for (const failure of broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
+  }
+  return rows.length > 0 && broken.length === 0 && rows.every((row) => row.score.correct) ? 0 : 1;
 }
 
 function totals(rows: EvalRow[]): { runs: number; correct: number; wrong: number } {
