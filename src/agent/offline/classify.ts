@@ -61,7 +61,7 @@ export function classifyCase(gathered: Case): Finding | undefined {
     const missing = readMissingReference(mountFailure.message);
     if (missing) return { category: missing.verdict, cause: `the ${missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap'} "${missing.name}" the pod mounts does not exist`, evidence: [eventLine(mountFailure)], confidence: 'high' };
   }
-  const probe = events.find((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
+  const probe = findProbeFailure(events);
   if (probe) return probeFinding(gathered, probe);
   return workloadFinding(gathered) ?? unexplainedFinding(gathered);
 }
@@ -128,7 +128,7 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
     };
   }
   const reading = gathered.logs ? readLogSignals([...gathered.logs.errorLines, ...gathered.logs.lines]) : undefined;
-  const probe = events.find((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
+  const probe = findProbeFailure(events);
   if (probe && reading?.verdict !== 'bad-credentials' && reading?.verdict !== 'dependency-unreachable') {
     if (!container.init) return probeFinding(gathered, probe);
   }
@@ -202,13 +202,24 @@ function initStuckFinding(gathered: Case, container: ContainerStatusData, logLin
   };
 }
 
+/** The kubelet's Unhealthy event says why the probe failed; its Killing event only that it did. */
+function findProbeFailure(events: readonly EventData[]): EventData | undefined {
+  const failures = events.filter((event) => PROBE_FAILURE.test(event.message) && isRecent(event));
+  return failures.find((event) => event.reason === 'Unhealthy') ?? failures[0];
+}
+
 function probeFinding(gathered: Case, probe: EventData): Finding {
   const spec = gathered.pod?.spec.containers.flatMap((container) => container.probes.map((item) => `${container.name} ${item.kind} probe: ${item.summary}`)) ?? [];
   const ports = gathered.pod?.spec.containers.flatMap((container) => container.ports.map((port) => `${container.name} port ${port.containerPort}`)) ?? [];
   return {
     category: 'probe-failure',
     cause: `a probe fails: ${probe.message.split(':')[0]}`,
-    evidence: [eventLine(probe), ...spec.slice(0, 3), ...(ports.length ? [`declared ports: ${ports.join(', ')}`] : [])],
+    evidence: [
+      eventLine(probe),
+      ...(gathered.pod?.events ?? []).filter((event) => event !== probe && PROBE_FAILURE.test(event.message)).slice(0, 1).map(eventLine),
+      ...spec.slice(0, 3),
+      ...(ports.length ? [`declared ports: ${ports.join(', ')}`] : []),
+    ],
     confidence: 'high',
   };
 }
