@@ -208,12 +208,24 @@ function findProbeFailure(events: readonly EventData[]): EventData | undefined {
   return failures.find((event) => event.reason === 'Unhealthy') ?? failures[0];
 }
 
+/** What the kubelet's probe message says went wrong, in a sentence. */
+function describeProbeFailure(message: string): string {
+  const kind = (/(Liveness|Readiness|Startup) probe/i.exec(message)?.[1] ?? 'a').toLowerCase();
+  const target = /"(https?:\/\/[^"]+)"/.exec(message)?.[1];
+  const where = target ? ` (${target})` : '';
+  if (/context deadline exceeded|timeout|timed out/i.test(message)) return `the ${kind} probe times out${where}: the endpoint answers slower than the probe's timeoutSeconds`;
+  if (/connection refused/i.test(message)) return `the ${kind} probe is refused${where}: nothing listens on the probed port`;
+  const status = /statuscode: (\d+)/i.exec(message)?.[1];
+  if (status) return `the ${kind} probe gets HTTP ${status}${where}: the probed path does not answer healthy`;
+  return `the ${kind} probe fails: ${message.replace(/\s+/g, ' ').slice(0, 200)}`;
+}
+
 function probeFinding(gathered: Case, probe: EventData): Finding {
   const spec = gathered.pod?.spec.containers.flatMap((container) => container.probes.map((item) => `${container.name} ${item.kind} probe: ${item.summary}`)) ?? [];
   const ports = gathered.pod?.spec.containers.flatMap((container) => container.ports.map((port) => `${container.name} port ${port.containerPort}`)) ?? [];
   return {
     category: 'probe-failure',
-    cause: `a probe fails: ${probe.message.split(':')[0]}`,
+    cause: describeProbeFailure(probe.message),
     evidence: [
       eventLine(probe),
       ...(gathered.pod?.events ?? []).filter((event) => event !== probe && PROBE_FAILURE.test(event.message)).slice(0, 1).map(eventLine),
