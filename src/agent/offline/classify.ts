@@ -10,7 +10,7 @@ import type { Category } from '../diagnosis.ts';
 import type { Case } from './gather.ts';
 import { troubledContainer } from './gather.ts';
 import { isImagePullReason, readMissingReference } from './container-signals.ts';
-import { readLogSignals } from './log-signals.ts';
+import { readLogSignals, tellingScore } from './log-signals.ts';
 import { readSchedulingMessage } from './scheduling-signals.ts';
 import { eventLine, findMissingInEvents, isRecent, isRecovered, lastTermination, logEvidence, podSuffersFromNode, secondsAgo, stateLine, stripLogPrefix } from './evidence.ts';
 import { evictionFinding, nodeFinding, recoveredFinding, serviceFinding, workloadFinding } from './findings.ts';
@@ -152,7 +152,7 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
     'init-failure': `init container ${container.name} fails, so the pod never starts`,
   };
   // The line that says the most (the longest of the evidence) heads the summary.
-  const telling = [...(reading?.evidence ?? [])].sort((left, right) => right.length - left.length)[0];
+  const telling = [...(reading?.evidence ?? [])].sort((left, right) => tellingScore(right) - tellingScore(left) || right.length - left.length)[0];
   const headline = telling ? stripLogPrefix(telling) : undefined;
   return {
     category,

@@ -65,6 +65,9 @@ export function stripLogPrefix(line: string): string {
   return line
     .replace(/^\S*\d{2}:\d{2}:\d{2}\S*\s+/, '')
     .replace(/^(\[?(ERROR|FATAL|WARN|WARNING|INFO|CRITICAL|PANIC)\]?:?\s+)/i, '')
+    // Spring Boot's "PID --- [app] [thread] logger : " and a client's "[Consumer clientId=...] ".
+    .replace(/^\d+ --- (\[[^\]]*\]\s*)+\S+\s+:\s+/, '')
+    .replace(/^\[(Consumer|Producer|AdminClient) [^\]]*\]\s+/, '')
     .slice(0, 240);
 }
 

@@ -81,16 +81,22 @@ function mostTelling(lines: string[], limit: number): string[] {
   const byShape = new Map<string, string>();
   for (const line of lines.map((text) => text.replace(/\s*\[x\d+\]$/, ''))) byShape.set(line.replace(/\d+/g, '0'), line);
   const distinct = [...byShape.values()];
-  const score = (line: string): number => {
-    const words = line.split(/\s+/).length;
-    // `code: 'ENOTFOUND',`: one field of a dumped error object (lower-case key, trailing comma).
-    const fieldOfObject = /^[a-z]\w*:\s*['"]?[\w.-]*['"]?,$/.test(line) ? -20 : 0;
-    return Math.min(words, 25) + fieldOfObject + (/\w+\.\w+\.\w+|:\d{2,5}\b|"[^"]+"|'[^']+'/.test(line) ? 5 : 0);
-  };
-  const ranked = [...distinct].sort((left, right) => score(right) - score(left));
-  const informative = ranked.filter((line) => score(line) > 0);
+  const ranked = [...distinct].sort((left, right) => tellingScore(right) - tellingScore(left));
+  const informative = ranked.filter((line) => tellingScore(line) > 0);
   const chosen = new Set((informative.length > 0 ? informative : ranked).slice(0, limit));
   return distinct.filter((line) => chosen.has(line));
+}
+
+/**
+ * How much a line says: its words, more for names, addresses and quoted values; much less
+ * for a field of a dumped error object (`code: 'ENOTFOUND',`) or a line of source code that
+ * a stack trace quotes (`throw new Error(...)`, a caret line).
+ */
+export function tellingScore(line: string): number {
+  const words = line.split(/\s+/).length;
+  const fieldOfObject = /^[a-z]\w*:\s*['"]?[\w.-]*['"]?,$/.test(line) ? -20 : 0;
+  const sourceCode = /\bthrow new\b|\$\{|;\s*$|^\s*(const|let|var|return|raise|def)\b|\^{3,}|~{3,}/.test(line) ? -20 : 0;
+  return Math.min(words, 25) + fieldOfObject + sourceCode + (/\w+\.\w+\.\w+|:\d{2,5}\b|"[^"]+"|'[^']+'/.test(line) ? 5 : 0);
 }
 
 /** Timestamps and padding stripped, long lines shortened, so evidence stays readable. */
