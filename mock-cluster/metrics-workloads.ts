@@ -46,6 +46,7 @@ export const WORKLOAD_METRICS: MetricDefinitions = {
   kube_job_spec_completions: { help: 'The desired number of successfully finished pods the job should be run with.', type: 'gauge' },
   kube_job_spec_parallelism: { help: 'The maximum desired number of pods the job should run at any given time.', type: 'gauge' },
   kube_job_status_active: { help: 'The number of actively running pods.', type: 'gauge' },
+  kube_job_status_start_time: { help: 'StartTime represents time when the job was acknowledged by the Job Manager.', type: 'gauge' },
   kube_job_status_succeeded: { help: 'The number of pods which reached Phase Succeeded.', type: 'gauge' },
   kube_job_status_failed: { help: 'The number of pods which reached Phase Failed and the reason for failure.', type: 'gauge' },
   kube_job_complete: { help: 'The job has completed its execution.', type: 'gauge' },
@@ -91,7 +92,13 @@ function generationSamples(input: { name: string; object: KubeObject; labels: La
 }
 
 /** Every workload family's samples. */
-export function collectWorkloadMetrics(workloads: Workloads): MetricSample[] {
+/**
+ * `clockOffsetMs` is real time minus the scenario's clock: timestamps are exported moved
+ * by it, so that Prometheus, which evaluates `time() - ...` in real time, sees the ages the
+ * scenario's clock gives.
+ */
+export function collectWorkloadMetrics(workloads: Workloads, clockOffsetMs = 0): MetricSample[] {
+  const jobSamples = (job: KubeObject): MetricSample[] => jobSamplesAt(job, clockOffsetMs);
   return [
     ...workloads.deployments.flatMap(deploymentSamples),
     ...workloads.replicaSets.flatMap(replicaSetSamples),
@@ -170,7 +177,7 @@ function daemonSetSamples(daemonSet: KubeObject): MetricSample[] {
   ];
 }
 
-function jobSamples(job: KubeObject): MetricSample[] {
+function jobSamplesAt(job: KubeObject, clockOffsetMs: number): MetricSample[] {
   const { spec, status } = partsOf(job);
   const labels: Labels = { namespace: text(job.metadata.namespace), job_name: job.metadata.name };
   const conditions = conditionsOf(status);
@@ -183,6 +190,8 @@ function jobSamples(job: KubeObject): MetricSample[] {
     // The failure reason is a label only once the job has failed for one.
     { name: 'kube_job_status_failed', labels: failedCondition && text(failedCondition['reason']) ? { ...labels, reason: text(failedCondition['reason']) } : labels, value: numberOr(status['failed'], 0) },
   ];
+  const started = Date.parse(text(status['startTime']));
+  if (!Number.isNaN(started)) samples.push({ name: 'kube_job_status_start_time', labels, value: Math.round((started + clockOffsetMs) / 1000) });
   if (typeof spec['completions'] === 'number') samples.push({ name: 'kube_job_spec_completions', labels, value: spec['completions'] });
   if (typeof spec['parallelism'] === 'number') samples.push({ name: 'kube_job_spec_parallelism', labels, value: spec['parallelism'] });
   for (const condition of conditions) {

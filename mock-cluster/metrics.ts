@@ -19,7 +19,7 @@ import type { KubeObject } from './types.ts';
 const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS };
 
 /** Every family's samples for the objects `list` returns by apiVersion and kind. */
-export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[]): MetricSample[] {
+export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[], clockOffsetMs = 0): MetricSample[] {
   return [
     ...collectPodMetrics(list('v1', 'Pod')),
     ...collectWorkloadMetrics({
@@ -29,7 +29,7 @@ export function collectClusterMetrics(list: (apiVersion: string, kind: string) =
       daemonSets: list('apps/v1', 'DaemonSet'),
       jobs: list('batch/v1', 'Job'),
       cronJobs: list('batch/v1', 'CronJob'),
-    }),
+    }, clockOffsetMs),
     ...collectNodeMetrics({ nodes: list('v1', 'Node'), namespaces: list('v1', 'Namespace') }),
     ...collectStorageMetrics({ claims: list('v1', 'PersistentVolumeClaim'), volumes: list('v1', 'PersistentVolume') }),
     ...collectServiceMetrics({ services: list('v1', 'Service'), endpoints: list('v1', 'Endpoints') }),
@@ -37,16 +37,17 @@ export function collectClusterMetrics(list: (apiVersion: string, kind: string) =
 }
 
 /** The exposition text for the cluster's current objects. */
-export function renderMetrics(state: Pick<ClusterState, 'registry' | 'store'>): string {
+export function renderMetrics(state: Pick<ClusterState, 'registry' | 'store' | 'now'>): string {
   const list = (apiVersion: string, kind: string): readonly KubeObject[] => {
     const type = state.registry.forKind(apiVersion, kind);
     return type ? state.store.list(type) : [];
   };
-  return formatExposition(DEFINITIONS, collectClusterMetrics(list));
+  // Timestamps move to real time, keeping their age on the scenario's clock.
+  return formatExposition(DEFINITIONS, collectClusterMetrics(list, Date.now() - state.now()));
 }
 
 /** Answers a scrape: 200 with the exposition, or 405 for anything but GET and HEAD. */
-export function serveMetrics(input: { state: Pick<ClusterState, 'registry' | 'store'>; method: string | undefined; response: ServerResponse }): void {
+export function serveMetrics(input: { state: Pick<ClusterState, 'registry' | 'store' | 'now'>; method: string | undefined; response: ServerResponse }): void {
   const { state, method, response } = input;
   if (method !== 'GET' && method !== 'HEAD') {
     response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });
