@@ -30,6 +30,7 @@ test('kubewhy diagnose prints the rung, the demo diagnosis, the proposed rollbac
   assert.match(stdout, /revision 4/);
   assert.match(stdout, /\[proposed\] rollout_undo \{"namespace":"staging","name":"checkout-api"\} \(write/);
   assert.match(stdout, /describe_pod .*\[read\] ok/);
+  assert.match(stdout, /^Audit \(\d+ events, head [0-9a-f]{16}…\): kubewhy audit verify --run /m);
 });
 
 test('kubewhy diagnose --json prints the whole run', async () => {

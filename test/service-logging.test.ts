@@ -52,3 +52,28 @@ test('request logs carry the request id and never a token, even a wrong one', as
   assert.ok(incident.some((line) => line.msg === 'request completed'));
   assert.doesNotMatch(logs.text(), new RegExp(`${TOKENS.ingest}|${wrongToken}`));
 });
+
+test('a finished run logs its audit head, which anchors the hash chain outside the database', async (t) => {
+  const logs = captureLogs();
+  const database = openDatabase(':memory:');
+  const app = await buildApp({
+    database,
+    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
+    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 60_000, maxAttempts: 3, shutdownGraceMs: 1000 },
+    auth: { mode: 'off' },
+    bodyLimitBytes: 65_536,
+    logger: createLogger({ level: 'info', destination: logs.stream }),
+    checkCluster: async () => ({ ok: true }),
+  });
+  t.after(async () => {
+    await app.close();
+    database.close();
+  });
+  const answer = await app.inject({ method: 'POST', url: '/v1/incidents?wait=30', payload: { text: 'checkout is down' } });
+  const run = answer.json() as { id: string; status: string };
+  assert.equal(run.status, 'completed');
+  const finished = logs.lines().find((line) => line.msg === 'run finished' && line.runId === run.id);
+  const events = (await app.inject({ method: 'GET', url: `/v1/runs/${run.id}/audit` })).json() as { seq: number; hash: string }[];
+  const last = events.at(-1)!;
+  assert.equal(finished?.auditHead, `${last.seq}:${last.hash}`);
+});

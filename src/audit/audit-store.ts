@@ -11,6 +11,8 @@ export interface AuditStore {
   append(input: { runId: string; type: AuditEventType; payload: Record<string, unknown>; time?: Date }): AuditEvent;
   list(runId: string, options?: { afterSeq?: number; limit?: number }): AuditEvent[];
   runIds(): string[];
+  /** The run's last event (seq and hash): log it elsewhere and the chain cannot be rewritten unseen. */
+  head(runId: string): { seq: number; hash: string } | undefined;
   verify(runId?: string): { runs: number; events: number; problems: ChainProblem[] };
 }
 
@@ -54,6 +56,10 @@ export function createAuditStore(database: DatabaseSync): AuditStore {
     },
     runIds() {
       return (selectRunIds.all() as { run_id: string }[]).map((row) => row.run_id);
+    },
+    head(runId) {
+      const row = selectHead.get(runId) as { seq: number; hash: string } | undefined;
+      return row ? { seq: row.seq, hash: row.hash } : undefined;
     },
     verify(runId) {
       const runIds = runId === undefined ? this.runIds() : [runId];

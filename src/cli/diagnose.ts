@@ -86,12 +86,14 @@ export async function run(argv: string[]): Promise<number> {
 
   const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
   const runId = randomUUID();
-  const audit = auditFor(createAuditStore(database), runId);
+  const auditStore = createAuditStore(database);
+  const audit = auditFor(auditStore, runId);
   audit.record('run-created', { trigger, rung, source: 'cli', ...(scenario ? { scenario: scenario.name } : {}) });
   const model = createModel(config.model);
   const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
   const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
 
+  let auditHead: { seq: number; hash: string } | undefined;
   let outcome: RunOutcome;
   const started = performance.now();
   try {
@@ -107,10 +109,14 @@ export async function run(argv: string[]): Promise<number> {
       outcome = await runAgent({ runId, trigger, rung, model, registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy, approvals, audit, limits });
     }
   } finally {
+    auditHead = auditStore.head(runId);
     database.close();
   }
   const durationMs = performance.now() - started;
   if (values.json) process.stdout.write(`${JSON.stringify({ runId, rung, model: model.name, ...outcome, durationMs: Math.round(durationMs) }, null, 2)}\n`);
-  else process.stdout.write(formatRun({ runId, outcome, rungLine, durationMs }) + `Audit: kubewhy audit verify --run ${runId}\n`);
+  else {
+    const head = auditHead ? ` (${auditHead.seq} events, head ${auditHead.hash.slice(0, 16)}…)` : '';
+    process.stdout.write(formatRun({ runId, outcome, rungLine, durationMs }) + `Audit${head}: kubewhy audit verify --run ${runId}\n`);
+  }
   return outcome.status === 'completed' ? 0 : 1;
 }

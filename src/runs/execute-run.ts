@@ -131,7 +131,9 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   if (!finished) return;
   metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.status });
   if (outcome.diagnosis) metrics.diagnoses.inc({ category: outcome.diagnosis.category });
-  logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds }, 'run finished');
+  // The audit head in the service log anchors the run's hash chain outside the database.
+  const auditHead = input.audit.head(id);
+  logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds, ...(auditHead ? { auditHead: `${auditHead.seq}:${auditHead.hash}` } : {}) }, 'run finished');
   const stored = store.get(id);
   if (stored) input.onFinished(stored);
 }
