@@ -10,6 +10,7 @@ import type { PodDetailsData } from '../../tools/describe-pod.ts';
 import type { ServiceDetailsData } from '../../tools/describe-service.ts';
 import type { ContainerStatusData, PodSummaryData } from '../../tools/format/pod-status.ts';
 import type { JobsData } from '../../tools/list-jobs.ts';
+import type { EventsData } from '../../tools/list-events.ts';
 import type { CronJobsData } from '../../tools/list-cron-jobs.ts';
 import type { NodesData, NodeSummaryData } from '../../tools/list-nodes.ts';
 import type { ListPodsData } from '../../tools/list-pods.ts';
@@ -108,6 +109,8 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
       return gatherForService(focus, query);
     case 'pvc':
       return gatherForClaim(focus, query);
+    case 'quota':
+      return gatherForQuota(focus, query);
     case 'namespace':
     case 'cluster':
       return gatherForArea(focus, query);
@@ -136,6 +139,9 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   query.barrier();
   const empty = services?.services.find((service) => service.noReadyEndpoints);
   if (empty) return gatherForService({ kind: 'service', namespace: empty.namespace, name: empty.name }, query);
+  // Pods that were never created leave no pod to look at: only their controller's events tell.
+  const refused = focus.kind === 'namespace' ? workloadRefusedByQuota({ namespace: focus.namespace }, query) : undefined;
+  if (refused && focus.kind === 'namespace') return gatherForWorkload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name }, query);
   return { focus, notFound: 'no unhealthy pod or workload' };
 }
 
@@ -168,7 +174,10 @@ function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, query: Q
   const job = query.data<JobsData>('list_jobs', { namespace, name: jobName });
   query.barrier();
   if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}` };
-  return followWorstPod({ ...base, job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events }, job.details.pods.pods, query);
+  // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
+  const owner = job.jobs[0]?.owner;
+  const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
+  return followWorstPod({ ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events }, job.details.pods.pods, query);
 }
 
 /** Follows the pod most worth a look, when one is in trouble now or crashed within the last half hour. */
@@ -236,6 +245,34 @@ function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Que
     if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
   }
   return { focus, service };
+}
+
+/** A quota alert names the quota, not its victim: the controller that cannot create pods says who it is. */
+function gatherForQuota(focus: Extract<Focus, { kind: 'quota' }>, query: Query): Gathered {
+  const workload = workloadRefusedByQuota({ namespace: focus.namespace, quota: focus.name }, query);
+  if (!workload) return gatherForArea({ kind: 'namespace', namespace: focus.namespace }, query);
+  return gatherForWorkload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: focus.namespace, name: workload.name }, query);
+}
+
+/** The workload whose controller reports that a quota or LimitRange refused its pods, if any. */
+function workloadRefusedByQuota(input: { namespace: string; quota?: string }, query: Query): { workloadKind: WorkloadKind; name: string } | undefined {
+  const events = query.data<EventsData>('list_events', { namespace: input.namespace, type: 'Warning' });
+  query.barrier();
+  const refused = (events?.events ?? []).filter((event) => QUOTA_REFUSAL.test(event.message));
+  const refusal = (input.quota ? refused.find((event) => event.message.includes(input.quota!)) : undefined) ?? refused[0];
+  return refusal ? workloadOfController(refusal.object) : undefined;
+}
+
+const QUOTA_REFUSAL = /exceeded quota|forbidden: (maximum|minimum)|must specify (limits|requests)/i;
+
+/** The workload behind a controller that reports a refusal: a ReplicaSet's Deployment, a Job, a StatefulSet... */
+function workloadOfController(object: { kind: string; name: string }): { workloadKind: WorkloadKind; name: string } | undefined {
+  if (object.kind === 'ReplicaSet') {
+    const match = /^(.+)-[a-z0-9]{5,10}$/.exec(object.name);
+    return match ? { workloadKind: 'Deployment', name: match[1]! } : undefined;
+  }
+  if (object.kind === 'Job' || object.kind === 'StatefulSet' || object.kind === 'DaemonSet' || object.kind === 'Deployment' || object.kind === 'CronJob') return { workloadKind: object.kind, name: object.name };
+  return undefined;
 }
 
 function gatherForClaim(focus: Extract<Focus, { kind: 'pvc' }>, query: Query): Gathered {

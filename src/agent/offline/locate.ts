@@ -14,17 +14,39 @@ export type Focus =
   | { kind: 'node'; name: string }
   | { kind: 'service'; namespace: string; name: string }
   | { kind: 'pvc'; namespace: string; name: string }
+  | { kind: 'quota'; namespace: string; name: string }
   | { kind: 'namespace'; namespace: string }
   | { kind: 'cluster' };
+
+/**
+ * The labels of the object an alert is about. When Prometheus keeps the scrape target's
+ * labels, the object's own come as exported_*; and labels that name the exporter itself
+ * (kube-state-metrics' pod, container and Service) say nothing about the incident.
+ */
+export function subjectLabels(labels: Record<string, string>): Record<string, string> {
+  const subject: Record<string, string> = { ...labels };
+  for (const key of ['namespace', 'pod', 'container', 'service', 'node']) {
+    const exported = labels[`exported_${key}`];
+    if (exported) subject[key] = exported;
+  }
+  const exporter = /kube-state-metrics|node-exporter|prometheus-operator/;
+  if (exporter.test(subject.pod ?? '') || exporter.test(subject.container ?? '')) {
+    delete subject.pod;
+    delete subject.container;
+  }
+  if (exporter.test(subject.service ?? '')) delete subject.service;
+  return subject;
+}
 
 /**
  * What an alert's labels point at. The alert's name says which label is its subject
  * (KubeDeploymentReplicasMismatch is about `deployment`, whatever `pod` says: scraped
  * metrics often carry the exporter's own pod); otherwise the most specific label wins.
  */
-export function focusFromAlert(labels: Record<string, string>): Focus {
+export function focusFromAlert(rawLabels: Record<string, string>): Focus {
+  const labels = subjectLabels(rawLabels);
   const alertname = labels.alertname ?? '';
-  const namespace = labels.namespace || labels.exported_namespace;
+  const namespace = labels.namespace;
   const subjects: { pattern: RegExp; label: string; focus: (value: string, namespace: string) => Focus; namespaced: boolean }[] = [
     { pattern: /Node/, label: 'node', namespaced: false, focus: (value) => ({ kind: 'node', name: value }) },
     { pattern: /Deployment/, label: 'deployment', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Deployment', namespace: ns, name: value }) },
@@ -35,6 +57,7 @@ export function focusFromAlert(labels: Record<string, string>): Focus {
     { pattern: /Job/, label: 'job_name', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Job', namespace: ns, name: value }) },
     { pattern: /PersistentVolume|PVC|Volume/, label: 'persistentvolumeclaim', namespaced: true, focus: (value, ns) => ({ kind: 'pvc', namespace: ns, name: value }) },
     { pattern: /Service|Endpoint/, label: 'service', namespaced: true, focus: (value, ns) => ({ kind: 'service', namespace: ns, name: value }) },
+    { pattern: /Quota/, label: 'resourcequota', namespaced: true, focus: (value, ns) => ({ kind: 'quota', namespace: ns, name: value }) },
     { pattern: /Pod|Container|OOM|Restart|Crash/, label: 'pod', namespaced: true, focus: (value, ns) => ({ kind: 'pod', namespace: ns, name: value }) },
   ];
   const usable = (subject: (typeof subjects)[number]): boolean => Boolean(labels[subject.label]) && (!subject.namespaced || Boolean(namespace));

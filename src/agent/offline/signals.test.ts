@@ -67,3 +67,13 @@ test('a crash after repeated connection warnings is an unreachable dependency, n
   assert.equal(reading.verdict, 'dependency-unreachable');
   assert.match(reading.evidence.join('\n'), /could not be established/);
 });
+
+test("Ruby's error line (message first, class in parentheses) is a crash and its evidence", () => {
+  const reading = readLogSignals([
+    'bundler: failed to load command: puma (/usr/local/bundle/bin/puma)',
+    "/usr/local/bundle/gems/activerecord-7.1.4/lib/active_record/migration.rb:709:in `check_all_pending!': Migrations are pending. To resolve this issue, run: (ActiveRecord::PendingMigrationError)",
+    "\tfrom /usr/local/bundle/gems/activerecord-7.1.4/lib/active_record/railtie.rb:60:in `block in <class:Railtie>'",
+  ]);
+  assert.equal(reading.verdict, 'app-crash');
+  assert.match(reading.evidence.join('\n'), /PendingMigrationError/);
+});
