@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { listScenarioDirs } from './loader.ts';
 import { collectClusterMetrics } from './metrics.ts';
 import { formatExposition, type MetricSample } from './metrics-format.ts';
+import { parseQuantity } from './metrics-quotas.ts';
 import { startMockCluster, type MockCluster } from './server.ts';
 import type { KubeObject } from './types.ts';
 
@@ -211,4 +212,11 @@ describe('GET /metrics on the mock cluster', () => {
   test('refuses writes', async () => {
     assert.equal((await fetch(`${cluster.url}/metrics`, { method: 'POST' })).status, 405);
   });
+});
+
+test('resource quotas export their hard limits and use as numbers', () => {
+  assert.equal(parseQuantity('4Gi'), 4 * 2 ** 30);
+  assert.equal(parseQuantity('500m'), 0.5);
+  assert.equal(parseQuantity('20'), 20);
+  assert.equal(parseQuantity('not a quantity'), undefined);
 });

@@ -12,11 +12,12 @@ import { collectNodeMetrics, NODE_METRICS } from './metrics-nodes.ts';
 import { collectPodMetrics, POD_METRICS } from './metrics-pods.ts';
 import { collectServiceMetrics, SERVICE_METRICS } from './metrics-services.ts';
 import { collectStorageMetrics, STORAGE_METRICS } from './metrics-storage.ts';
+import { collectQuotaMetrics, QUOTA_METRICS } from './metrics-quotas.ts';
 import { collectWorkloadMetrics, WORKLOAD_METRICS } from './metrics-workloads.ts';
 import type { ClusterState } from './state.ts';
 import type { KubeObject } from './types.ts';
 
-const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS };
+const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS };
 
 /** Every family's samples for the objects `list` returns by apiVersion and kind. */
 export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[], clockOffsetMs = 0): MetricSample[] {
@@ -33,6 +34,7 @@ export function collectClusterMetrics(list: (apiVersion: string, kind: string) =
     ...collectNodeMetrics({ nodes: list('v1', 'Node'), namespaces: list('v1', 'Namespace') }),
     ...collectStorageMetrics({ claims: list('v1', 'PersistentVolumeClaim'), volumes: list('v1', 'PersistentVolume') }),
     ...collectServiceMetrics({ services: list('v1', 'Service'), endpoints: list('v1', 'Endpoints') }),
+    ...collectQuotaMetrics(list('v1', 'ResourceQuota')),
   ];
 }
 

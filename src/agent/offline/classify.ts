@@ -43,7 +43,7 @@ export function classifyCase(gathered: Case): Finding | undefined {
     if (reading.verdict) {
       return {
         category: reading.verdict,
-        cause: `pod ${pod.name} cannot be scheduled`,
+        cause: schedulingCause(reading.verdict, pod.name, schedulingMessage),
         evidence: [`pod ${pod.name} is Pending: ${schedulingMessage}`, ...placementEvidence(gathered, reading.verdict)],
         confidence: 'high',
       };
@@ -160,6 +160,16 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
     evidence: [header, ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(gathered).slice(0, 2))],
     confidence: reading?.verdict ? 'high' : 'medium',
   };
+}
+
+/** Why the scheduler places the pod nowhere, in a sentence. */
+function schedulingCause(verdict: string, podName: string, message: string): string {
+  if (verdict === 'pvc-unbound') return `pod ${podName} cannot be scheduled: its PersistentVolumeClaim is not bound`;
+  if (verdict === 'unschedulable-resources') {
+    const resources = [...new Set([...message.matchAll(/Insufficient ([\w/-]+(?:\.[\w/-]+)*)/g)].map((match) => match[1]))];
+    return `pod ${podName} cannot be scheduled: no node has enough free ${resources.join(' or ') || 'resources'} for its requests`;
+  }
+  return `pod ${podName} cannot be scheduled: no node satisfies its placement rules (node selector, affinity, taints)`;
 }
 
 /** The pod's own placement rules and requests: what the scheduler could not satisfy. */
