@@ -23,9 +23,13 @@ export function isRecovered(gathered: Case): boolean {
   for (const container of pod.containers) {
     const finished = container.lastState?.finishedAt;
     if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
+    // Killed for memory again and again: the limit is still too low, however quiet it is right now.
+    if (container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS) return false;
   }
   return true;
 }
+
+const RECURRING_OOM_RESTARTS = 3;
 
 export function podSuffersFromNode(gathered: Case): boolean {
   const pod = gathered.pod!;
