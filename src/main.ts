@@ -31,7 +31,22 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const module = await command.load();
-  return module.run(rest);
+  try {
+    return await module.run(rest);
+  } catch (error) {
+    // Mistakes a person can fix (a bad setting, a malformed scenario, a wrong flag) get a message, not a stack trace.
+    if (error instanceof Error && EXPECTED_ERRORS.has(error.name)) {
+      process.stderr.write(`kubewhy ${name}: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof Error && String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`kubewhy ${name}: ${error.message}\nRun 'kubewhy ${name} --help' for its flags.\n`);
+      return 2;
+    }
+    throw error;
+  }
 }
+
+const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'TokenFileError']);
 
 process.exitCode = await main(process.argv.slice(2));

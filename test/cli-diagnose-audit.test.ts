@@ -82,3 +82,17 @@ test('the secret canaries of a scenario never reach the audit store', async () =
   // Every canary value in the fixture looks like CanaryEnvValue7 or AKIACANARYKEY...; the scenario name itself is not one.
   assert.doesNotMatch(stored, /Canary[A-Za-z]+\d+|AKIACANARY/);
 });
+
+test('a bad setting, a missing scenario or an unknown flag gets a one-line message and exit code 2, not a stack trace', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-cli-'));
+  const unknownFlag = await kubewhy(['diagnose', '--bogus'], dataDir);
+  assert.equal(unknownFlag.code, 2);
+  assert.match(unknownFlag.stderr, /kubewhy diagnose: .*bogus.*\nRun 'kubewhy diagnose --help'/);
+  const missing = await kubewhy(['eval', '--scenarios', join(dataDir, 'nowhere'), '--only', 'x'], dataDir);
+  assert.notEqual(missing.code, 0);
+  assert.doesNotMatch(missing.stderr, /\n\s+at /);
+  const scenario = await kubewhy(['diagnose', '--scenario', join(dataDir, 'nowhere')], dataDir);
+  assert.equal(scenario.code, 2);
+  assert.match(scenario.stderr, /scenario\.yaml/);
+  assert.doesNotMatch(scenario.stderr, /\n\s+at /);
+});
