@@ -57,6 +57,7 @@ test('records a write call at OBSERVE as a proposed action without running it', 
   assert.deepEqual(recording.executed, []);
   assert.deepEqual(outcome.diagnosis?.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'proposed']]);
   assert.deepEqual(outcome.diagnosis?.actions[0]?.args, { namespace: 'staging', name: 'checkout-api' });
+  assert.equal(outcome.toolCalls[0]?.action, 'proposed', 'the trail says the write was only proposed');
 });
 
 test('holds a write call at ACT until approved, then runs it', async () => {
@@ -65,6 +66,7 @@ test('holds a write call at ACT until approved, then runs it', async () => {
   const outcome = await run();
   assert.deepEqual(recording.executed, ['rollout_undo staging/checkout-api']);
   assert.equal(outcome.diagnosis?.actions[0]?.status, 'executed');
+  assert.equal(outcome.toolCalls[0]?.action, 'executed');
 });
 
 test('a rejected or expired held action never runs, and the model is told', async () => {

@@ -44,6 +44,8 @@ export interface ToolCallRecord {
   risk: string;
   ok: boolean;
   error?: string;
+  /** For a write: what became of it (proposed, executed, rejected...). */
+  action?: string;
   bytes: number;
 }
 
@@ -138,7 +140,18 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         others.map(async (call) => {
           const result = await answerCall({ call, step, answered, environment });
           const risk = registry.get(call.name)?.risk ?? 'unknown';
-          toolCalls.push({ step, id: call.id, tool: call.name, input: call.input, risk, ok: result.ok, ...(result.ok ? {} : { error: result.error }), bytes: Buffer.byteLength(result.content) });
+          const action = result.actionId ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
+          toolCalls.push({
+            step,
+            id: call.id,
+            tool: call.name,
+            input: call.input,
+            risk,
+            ok: result.ok,
+            ...(result.ok ? {} : { error: result.error }),
+            ...(action ? { action: action.status } : {}),
+            bytes: Buffer.byteLength(result.content),
+          });
           return { call, result };
         }),
       );

@@ -62,7 +62,7 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
       break;
     case 'propose': {
       const action = addAction(environment, { tool: call.name, args: decision.input, risk: tool?.risk ?? 'write', status: 'proposed', reason: decision.reason });
-      result = { ok: true, truncated: false, content: `${decision.reason} Action id: ${action.id}.`, data: { action } };
+      result = { ok: true, truncated: false, content: `${decision.reason} Action id: ${action.id}.`, data: { action }, actionId: action.id };
       break;
     }
     case 'hold':
@@ -95,13 +95,13 @@ async function holdForApproval(call: ToolCall, input: Record<string, unknown>, e
   if (outcome.decision !== 'approved') {
     updateAction(environment, action, { status: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) });
     const why = outcome.decision === 'rejected' ? `rejected${outcome.by ? ` by ${outcome.by}` : ''}` : 'expired without a decision';
-    return { ok: true, truncated: false, content: `Not executed: action ${action.id} (${call.name}) was ${why}${outcome.reason ? `: ${outcome.reason}` : ''}. Continue without it.`, data: { action } };
+    return { ok: true, truncated: false, content: `Not executed: action ${action.id} (${call.name}) was ${why}${outcome.reason ? `: ${outcome.reason}` : ''}. Continue without it.`, data: { action }, actionId: action.id };
   }
   updateAction(environment, action, { status: 'approved', ...(outcome.by ? { reason: `approved by ${outcome.by}` } : {}) });
   // The write tool dry-runs on the server before its real call.
   const result = await runTool({ registry, name: call.name, input, context: environment.toolContext });
   updateAction(environment, action, { status: result.ok ? 'executed' : 'failed', result: result.content.slice(0, 2000) });
-  return result;
+  return { ...result, actionId: action.id };
 }
 
 function addAction(environment: CallEnvironment, fields: Omit<Action, 'id'>): Action {

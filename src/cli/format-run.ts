@@ -28,7 +28,7 @@ export function formatRun(input: { runId: string; outcome: RunOutcome; rungLine:
   }
   lines.push('', 'Trail:');
   outcome.toolCalls.forEach((call, index) => {
-    const result = call.ok ? 'ok' : `error: ${call.error}`;
+    const result = call.action ?? (call.ok ? 'ok' : `error: ${call.error}`);
     lines.push(`  ${String(index + 1).padStart(2)}. step ${call.step} ${call.tool} ${JSON.stringify(call.input)} [${call.risk}] ${result}, ${formatBytes(call.bytes)}`);
   });
   const bytes = outcome.toolCalls.reduce((sum, call) => sum + call.bytes, 0);

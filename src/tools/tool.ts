@@ -33,11 +33,15 @@ export interface ToolSuccess {
   truncated: boolean;
   /** The cluster's clock when the result was read (ISO 8601); set by the registry. */
   observedAt?: string;
+  /** The action the gate made of this call (a write), when it made one. */
+  actionId?: string;
 }
 
 export interface ToolFailure {
   ok: false;
   error: ToolErrorKind;
+  /** The action the gate made of this call (a write), when it made one. */
+  actionId?: string;
   /** What the model reads: what went wrong and what to try instead. */
   content: string;
 }
