@@ -35,6 +35,7 @@ export function classifyCase(gathered: Case): Finding | undefined {
   if (!pod) return workloadFinding(gathered);
 
   if (pod.reason === 'Evicted') return evictionFinding(gathered);
+  if (pod.phase === 'Succeeded') return completedFinding(gathered);
   const events = pod.events;
   const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False');
   const schedulingMessage = scheduling?.message ?? events.find((event) => event.reason === 'FailedScheduling')?.message;
@@ -106,6 +107,7 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   const missing = readMissingReference(configMessage) ?? findMissingInEvents(events);
   if (missing && (waiting?.reason?.startsWith('CreateContainer') || waiting?.reason === 'ContainerCreating' || container.state.state === 'waiting')) {
     const object = missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap';
+    if (missing.volume) missing.name = gathered.pod?.spec.volumes.find((volume) => volume.name === missing.volume)?.sourceName ?? missing.name;
     const what = missing.key ? `the key "${missing.key}" of ${object} "${missing.name}"` : `${object} "${missing.name}"`;
     return {
       category: missing.verdict,
@@ -154,12 +156,42 @@ function containerFinding(gathered: Case, container: ContainerStatusData, events
   // The line that says the most (the longest of the evidence) heads the summary.
   const telling = [...(reading?.evidence ?? [])].sort((left, right) => tellingScore(right) - tellingScore(left) || right.length - left.length)[0];
   const headline = telling ? stripLogPrefix(telling) : undefined;
+  // Refused credentials: say where the app takes them from, which is what to check.
+  const credentialSources = category === 'bad-credentials' ? credentialEvidence(gathered, container.name) : [];
   return {
     category,
     cause: `${causes[category] ?? 'the container keeps failing'}${headline ? `: "${headline}"` : ''}`,
-    evidence: [header, ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(gathered).slice(0, 2))],
+    evidence: [header, ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(gathered).slice(0, 2)), ...credentialSources],
     confidence: reading?.verdict ? 'high' : 'medium',
   };
+}
+
+/** A pod that ran to completion: whatever fired while it was pending or running, it is done now. */
+function completedFinding(gathered: Case): Finding {
+  const pod = gathered.pod!;
+  const exits = pod.containers
+    .filter((container) => !container.init && container.state.state === 'terminated')
+    .map((container) => `container ${container.name} ${container.state.reason ?? 'terminated'} with exit code ${container.state.exitCode ?? '?'}`);
+  const finished = gathered.job?.jobs.find((job) => job.state === 'Complete');
+  return {
+    category: 'no-issue',
+    cause: `pod ${pod.name} has Completed (phase Succeeded): its work is done and nothing is failing now`,
+    evidence: [`pod ${pod.name} is ${pod.status}, phase Succeeded${exits.length ? `; ${exits.join('; ')}` : ''}`, ...(finished ? [`Job ${finished.namespace}/${finished.name} is Complete (${finished.succeeded}/${finished.completions} succeeded)`] : []), ...logEvidence(gathered).slice(0, 1)],
+    confidence: 'high',
+  };
+}
+
+/** The container's credential-looking env vars and secret volumes, with the Secrets they come from. */
+function credentialEvidence(gathered: Case, containerName: string): string[] {
+  const spec = gathered.pod?.spec;
+  const container = spec?.containers.find((candidate) => candidate.name === containerName && !candidate.init);
+  if (!spec || !container) return [];
+  const fromSecrets = container.env
+    .filter((variable) => variable.source?.kind === 'secretKeyRef')
+    .map((variable) => `${variable.name} from Secret ${variable.source?.name}/${variable.source?.key}`);
+  const secretSources = [...container.envFrom.filter((source) => source.kind === 'secretRef').map((source) => `all of Secret ${source.name}`), ...spec.volumes.filter((volume) => volume.kind === 'secret').map((volume) => `volume ${volume.name} from Secret ${volume.sourceName}`)];
+  const sources = [...fromSecrets, ...secretSources];
+  return sources.length ? [`container ${containerName} takes its credentials from: ${sources.slice(0, 6).join('; ')}`] : [];
 }
 
 /** Why the scheduler places the pod nowhere, in a sentence. */

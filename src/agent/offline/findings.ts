@@ -75,8 +75,12 @@ export function workloadFinding(gathered: Case): Finding | undefined {
     });
     return {
       category: 'no-issue',
-      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready`,
-      evidence: [`all ${pods.length} pod(s) are running and ready`, ...restarted.slice(0, 3)],
+      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready, or completed`,
+      evidence: [
+        `all ${pods.length} pod(s) are healthy: ${pods.slice(0, 5).map((pod) => `${pod.name} ${pod.status}`).join(', ')}`,
+        ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)`) : []),
+        ...restarted.slice(0, 3),
+      ],
       confidence: 'medium',
     };
   }
