@@ -20,9 +20,11 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'init-failure': /^(image|command|args|env |envFrom |container|volume )/,
   'oom-killed': /^(resources limits\.memory|resources requests\.memory|image|env |args|command)/,
   // Only a change to where the app connects explains an unreachable dependency.
-  // A new revision that asks for more than a ResourceQuota or LimitRange allows.
+  // A new revision that asks for more than a ResourceQuota or LimitRange allows, or than any node has.
   'quota-exceeded': /^resources /,
-  'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef)/i,
+  'unschedulable-resources': /^resources requests\./,
+  'unschedulable-placement': /^(nodeSelector|affinity|tolerations)/,
+  'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|dnsPolicy|dnsConfig)/i,
 };
 
 export interface RevisionChange {

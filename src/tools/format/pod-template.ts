@@ -71,6 +71,10 @@ export interface PodTemplateData {
   affinity?: string[];
   imagePullSecrets: string[];
   priorityClassName?: string;
+  /** Set only when not the default (ClusterFirst): where the pod's DNS lookups go. */
+  dnsPolicy?: string;
+  /** `nameservers=...; searches=...` of a custom dnsConfig. */
+  dnsConfig?: string;
 }
 
 function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {
@@ -201,5 +205,16 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
     ...(affinity.length ? { affinity } : {}),
     imagePullSecrets: (spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? '').filter(Boolean),
     ...(spec?.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
+    ...(spec?.dnsPolicy && spec.dnsPolicy !== 'ClusterFirst' ? { dnsPolicy: spec.dnsPolicy } : {}),
+    ...(spec?.dnsConfig ? { dnsConfig: describeDnsConfig(spec.dnsConfig) } : {}),
   };
+}
+
+function describeDnsConfig(config: NonNullable<V1PodSpec['dnsConfig']>): string {
+  const parts = [
+    config.nameservers?.length ? `nameservers=${config.nameservers.join(',')}` : '',
+    config.searches?.length ? `searches=${config.searches.join(',')}` : '',
+    config.options?.length ? `options=${config.options.map((option) => (option.value ? `${option.name}:${option.value}` : option.name)).join(',')}` : '',
+  ];
+  return parts.filter(Boolean).join('; ');
 }

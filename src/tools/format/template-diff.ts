@@ -130,6 +130,8 @@ export function diffPodTemplates(before: PodTemplateData, after: PodTemplateData
   compareValue({ entries, field: 'affinity', from: describeList(before.affinity), to: describeList(after.affinity) });
   compareValue({ entries, field: 'imagePullSecrets', from: describeList(before.imagePullSecrets), to: describeList(after.imagePullSecrets) });
   compareValue({ entries, field: 'priorityClassName', from: before.priorityClassName, to: after.priorityClassName });
+  compareValue({ entries, field: 'dnsPolicy', from: before.dnsPolicy ?? 'ClusterFirst', to: after.dnsPolicy ?? 'ClusterFirst' });
+  compareValue({ entries, field: 'dnsConfig', from: before.dnsConfig, to: after.dnsConfig });
   return entries;
 }
 

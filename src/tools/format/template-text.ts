@@ -60,6 +60,7 @@ export function formatPodLevel(template: PodTemplateData): string[] {
   if (template.affinity) placement.push(`affinity ${template.affinity.join(',')}`);
   if (template.tolerations.length) placement.push(`tolerations ${template.tolerations.join(', ')}`);
   if (template.priorityClassName) placement.push(`priorityClass ${template.priorityClassName}`);
+  if (template.dnsPolicy) placement.push(`dnsPolicy ${template.dnsPolicy}${template.dnsConfig ? ` (${template.dnsConfig})` : ''}`);
   if (placement.length) lines.push(`placement: ${placement.join('; ')}`);
   const identity: string[] = [];
   if (template.serviceAccountName) identity.push(`serviceAccount ${template.serviceAccountName}`);
