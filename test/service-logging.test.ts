@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { buildApp } from '../src/server/app.ts';
+import type { AuthSettings } from '../src/server/auth.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
@@ -19,6 +20,25 @@ function captureLogs(): { lines: () => Record<string, unknown>[]; text: () => st
   return { stream, text: () => text, lines: () => text.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>) };
 }
 
+/** The app with test doubles behind it, logging into `logs`; closed when the test ends. */
+async function buildLoggingApp(t: TestContext, options: { logs: ReturnType<typeof captureLogs>; level: 'info' | 'trace'; auth: AuthSettings }) {
+  const database = openDatabase(':memory:');
+  const app = await buildApp({
+    database,
+    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
+    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 60_000, maxAttempts: 3, shutdownGraceMs: 1000 },
+    auth: options.auth,
+    bodyLimitBytes: 65_536,
+    logger: createLogger({ level: options.level, destination: options.logs.stream }),
+    checkCluster: async () => ({ ok: true }),
+  });
+  t.after(async () => {
+    await app.close();
+    database.close();
+  });
+  return app;
+}
+
 test('secrets in logged objects are redacted', () => {
   const logs = captureLogs();
   const logger = createLogger({ level: 'info', destination: logs.stream });
@@ -29,20 +49,7 @@ test('secrets in logged objects are redacted', () => {
 
 test('request logs carry the request id and never a token, even a wrong one', async (t) => {
   const logs = captureLogs();
-  const database = openDatabase(':memory:');
-  const app = await buildApp({
-    database,
-    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
-    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 60_000, maxAttempts: 3, shutdownGraceMs: 1000 },
-    auth: { mode: 'tokens', tokens: { ingest: [TOKENS.ingest], read: [TOKENS.read], approve: [] } },
-    bodyLimitBytes: 65_536,
-    logger: createLogger({ level: 'trace', destination: logs.stream }),
-    checkCluster: async () => ({ ok: true }),
-  });
-  t.after(async () => {
-    await app.close();
-    database.close();
-  });
+  const app = await buildLoggingApp(t, { logs, level: 'trace', auth: { mode: 'tokens', tokens: { ingest: [TOKENS.ingest], read: [TOKENS.read], approve: [] } } });
   const wrongToken = 'a-wrong-token-that-must-not-be-logged';
   await app.inject({ method: 'POST', url: '/v1/incidents', headers: { authorization: `Bearer ${TOKENS.ingest}`, 'x-request-id': 'trace-incident-1' }, payload: { text: 'checkout is down' } });
   await app.inject({ method: 'GET', url: '/v1/runs', headers: { authorization: `Bearer ${wrongToken}` } });
@@ -55,20 +62,7 @@ test('request logs carry the request id and never a token, even a wrong one', as
 
 test('a finished run logs its audit head, which anchors the hash chain outside the database', async (t) => {
   const logs = captureLogs();
-  const database = openDatabase(':memory:');
-  const app = await buildApp({
-    database,
-    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
-    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 60_000, maxAttempts: 3, shutdownGraceMs: 1000 },
-    auth: { mode: 'off' },
-    bodyLimitBytes: 65_536,
-    logger: createLogger({ level: 'info', destination: logs.stream }),
-    checkCluster: async () => ({ ok: true }),
-  });
-  t.after(async () => {
-    await app.close();
-    database.close();
-  });
+  const app = await buildLoggingApp(t, { logs, level: 'info', auth: { mode: 'off' } });
   const answer = await app.inject({ method: 'POST', url: '/v1/incidents?wait=30', payload: { text: 'checkout is down' } });
   const run = answer.json() as { id: string; status: string };
   assert.equal(run.status, 'completed');

@@ -24,14 +24,10 @@ export class BudgetedText {
 
   /** Writes `text` (one or more lines) whole, or counts it as left out. Returns whether it was written. */
   add(text: string): boolean {
-    const size = byteLength(text) + 1;
-    if (this.#omittedLines === 0 && this.#used + size <= this.#budget) {
-      this.#lines.push(text);
-      this.#used += size;
-      return true;
-    }
+    // Once something was left out, nothing after it is written: the list stays a prefix.
+    if (this.#omittedLines === 0) return this.addIfRoom(text);
     this.#omittedLines += text.split('\n').length;
-    this.#omittedBytes += size;
+    this.#omittedBytes += byteLength(text) + 1;
     return false;
   }
 
