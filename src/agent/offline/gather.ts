@@ -18,7 +18,7 @@ import type { ServicesData } from '../../tools/list-services.ts';
 import type { WorkloadListData } from '../../tools/workload-list.ts';
 import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { Trigger } from '../trigger.ts';
-import { focusFromAlert, mentionedNamespaces, pickMentioned, pickWorstPod, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
+import { focusFromAlert, mentionedNamespaces, pickMentioned, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 
 /** Everything gathered about the incident, for the rules to judge. */
@@ -264,16 +264,6 @@ function workloadRefusedByQuota(input: { namespace: string; quota?: string }, qu
 }
 
 const QUOTA_REFUSAL = /exceeded quota|forbidden: (maximum|minimum)|must specify (limits|requests)/i;
-
-/** The workload behind a controller that reports a refusal: a ReplicaSet's Deployment, a Job, a StatefulSet... */
-function workloadOfController(object: { kind: string; name: string }): { workloadKind: WorkloadKind; name: string } | undefined {
-  if (object.kind === 'ReplicaSet') {
-    const match = /^(.+)-[a-z0-9]{5,10}$/.exec(object.name);
-    return match ? { workloadKind: 'Deployment', name: match[1]! } : undefined;
-  }
-  if (object.kind === 'Job' || object.kind === 'StatefulSet' || object.kind === 'DaemonSet' || object.kind === 'Deployment' || object.kind === 'CronJob') return { workloadKind: object.kind, name: object.name };
-  return undefined;
-}
 
 function gatherForClaim(focus: Extract<Focus, { kind: 'pvc' }>, query: Query): Gathered {
   const pods = query.data<ListPodsData>('list_pods', { namespace: focus.namespace });

@@ -128,20 +128,25 @@ export function mentionedNamespaces(namespaces: readonly string[], text: string)
   return namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
 }
 
-/** The workload a pod summary points at, guessed from its controller's name the way controllers name things. */
-export function workloadOfPod(pod: PodSummaryData): { workloadKind: WorkloadKind; name: string } | undefined {
-  const owner = pod.owner;
-  if (!owner) return undefined;
-  if (owner.kind === 'ReplicaSet') {
-    const match = /^(.+)-[a-z0-9]{5,10}$/.exec(owner.name);
+/**
+ * The workload behind a controller, read from its name the way controllers name things:
+ * a ReplicaSet `<deployment>-<hash>` is its Deployment's; a Job stays a Job (a CronJob
+ * above it is read from the Job itself); the others are their own workload.
+ */
+export function workloadOfController(controller: { kind: string; name: string }): { workloadKind: WorkloadKind; name: string } | undefined {
+  if (controller.kind === 'ReplicaSet') {
+    const match = /^(.+)-[a-z0-9]{5,10}$/.exec(controller.name);
     return match ? { workloadKind: 'Deployment', name: match[1]! } : undefined;
   }
-  if (owner.kind === 'Job') {
-    const match = /^(.+)-\d{6,}$/.exec(owner.name);
-    return match ? { workloadKind: 'CronJob', name: match[1]! } : { workloadKind: 'Job', name: owner.name };
-  }
-  if (owner.kind === 'StatefulSet' || owner.kind === 'DaemonSet') return { workloadKind: owner.kind, name: owner.name };
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(controller.kind)) return { workloadKind: controller.kind as WorkloadKind, name: controller.name };
   return undefined;
+}
+
+/** The workload a pod summary points at; a Job named `<cronjob>-<schedule time>` is taken for its CronJob's. */
+export function workloadOfPod(pod: PodSummaryData): { workloadKind: WorkloadKind; name: string } | undefined {
+  if (!pod.owner) return undefined;
+  const cronJob = pod.owner.kind === 'Job' ? /^(.+)-\d{6,}$/.exec(pod.owner.name) : null;
+  return cronJob ? { workloadKind: 'CronJob', name: cronJob[1]! } : workloadOfController(pod.owner);
 }
 
 /** The pod most worth a look: unhealthy first, then with a named problem, more restarts, younger. */

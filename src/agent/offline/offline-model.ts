@@ -14,7 +14,7 @@ import { gatherCase, type Case } from './gather.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import type { Focus } from './locate.ts';
 import { NeedsAnswers, Query } from './query.ts';
-import { latestChange, proposeRollback, relevantChanges } from './remediation.ts';
+import { latestChange, proposeRollback, relevantChanges, type Rollback } from './remediation.ts';
 import { findInjectionAttempts, supplementEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -37,8 +37,8 @@ export function createOfflineModel(): Model {
         if (!(error instanceof NeedsAnswers)) throw error;
         if (!forced) return turn('Gathering the facts this needs.', query.wanted);
       }
-      const diagnosis = buildDiagnosis({ gathered, finding, extra, investigation: query.investigation });
       const rollback = gathered && finding ? proposeRollback(gathered, finding.category) : undefined;
+      const diagnosis = buildDiagnosis({ gathered, finding, extra, rollback, investigation: query.investigation });
       if (rollback && !forced && !investigation.writesAsked.includes(callKey(rollback.tool, rollback.args))) {
         return turn(`Proposing a remediation: ${rollback.reason}.`, [{ id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args }]);
       }
@@ -51,7 +51,7 @@ function turn(text: string, calls: ToolCall[]): ModelTurn {
   return { text, calls, stopReason: 'tool_use', usage: NO_USAGE };
 }
 
-function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
+function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; rollback: Rollback | undefined; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
   const { gathered, finding } = input;
   const culprit = culpritOf(gathered, finding);
   const label = culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`;
@@ -75,7 +75,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
     evidence.push(`Deployment ${label.replace(/^Deployment /, '')} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`);
     sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
   }
-  const rollback = proposeRollback(gathered, finding.category);
+  const { rollback } = input;
   if (rollback) sentences.push(`Proposed remediation: roll ${label} back with rollout_undo to revision ${rollback.toRevision}, before that change.`);
   const injections = findInjectionAttempts(input.investigation);
   if (injections.length > 0) {
