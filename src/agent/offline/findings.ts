@@ -4,7 +4,8 @@
  */
 import type { Finding } from './classify.ts';
 import type { Case } from './gather.ts';
-import { eventLine, isRecovered, secondsAgo } from './evidence.ts';
+import type { EventData } from '../../tools/format/events.ts';
+import { eventLine, secondsAgo } from './evidence.ts';
 
 /** A pod evicted for a node's shortage: the node's pressure is the cause, named as the culprit. */
 export function evictionFinding(gathered: Case): Finding {
@@ -58,33 +59,36 @@ export function serviceFinding(gathered: Case): Finding {
   };
 }
 
-/** No pod to blame: the workload's own events say why pods are missing (quota, LimitRange), or nothing is wrong. */
-export function workloadFinding(gathered: Case): Finding | undefined {
-  const events = gathered.workloadEvents ?? [];
-  const quota = events.find((event) => /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i.test(event.message));
-  if (quota) {
-    return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quota)], confidence: 'high' };
-  }
-  if (gathered.pod && isRecovered(gathered)) return recoveredFinding(gathered);
-  if (gathered.workload && !gathered.pod && (gathered.workloadPods ?? []).every((pod) => pod.healthy) && (gathered.deployment?.summary.healthy ?? true)) {
-    const pods = gathered.workloadPods ?? [];
-    const restarted = pods.filter((pod) => pod.restarts > 0).map((pod) => {
-      const finished = pod.problem?.last ? pod.problem.state.finishedAt : undefined;
-      const ago = finished ? secondsAgo(finished, gathered) : undefined;
-      return `pod ${pod.name} is ${pod.status} and ready ${pod.ready}; ${pod.restarts} restart(s)${ago !== undefined ? `, the last ended ${Math.round(ago / 60)} minutes ago` : ''}`;
-    });
-    return {
-      category: 'no-issue',
-      cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready, or completed`,
-      evidence: [
-        `all ${pods.length} pod(s) are healthy: ${pods.slice(0, 5).map((pod) => `${pod.name} ${pod.status}`).join(', ')}`,
-        ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)`) : []),
-        ...restarted.slice(0, 3),
-      ],
-      confidence: 'medium',
-    };
-  }
-  return undefined;
+/** A ResourceQuota or LimitRange refusal among the workload's events: pods that were never created. */
+export function quotaRefusalOf(gathered: Case): EventData | undefined {
+  return (gathered.workloadEvents ?? []).find((event) => QUOTA_REFUSAL.test(event.message));
+}
+
+const QUOTA_REFUSAL = /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i;
+
+export function quotaFinding(gathered: Case): Finding {
+  return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quotaRefusalOf(gathered)!)], confidence: 'high' };
+}
+
+/** No pod in trouble: the workload is healthy now, when every pod is ready or completed. */
+export function healthyWorkloadFinding(gathered: Case): Finding | undefined {
+  if (!gathered.workload || !(gathered.workloadPods ?? []).every((pod) => pod.healthy) || !(gathered.deployment?.summary.healthy ?? true)) return undefined;
+  const pods = gathered.workloadPods ?? [];
+  const restarted = pods.filter((pod) => pod.restarts > 0).map((pod) => {
+    const finished = pod.problem?.last ? pod.problem.state.finishedAt : undefined;
+    const ago = finished ? secondsAgo(finished, gathered) : undefined;
+    return `pod ${pod.name} is ${pod.status} and ready ${pod.ready}; ${pod.restarts} restart(s)${ago !== undefined ? `, the last ended ${Math.round(ago / 60)} minutes ago` : ''}`;
+  });
+  return {
+    category: 'no-issue',
+    cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready, or completed`,
+    evidence: [
+      `all ${pods.length} pod(s) are healthy: ${pods.slice(0, 5).map((pod) => `${pod.name} ${pod.status}`).join(', ')}`,
+      ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)`) : []),
+      ...restarted.slice(0, 3),
+    ],
+    confidence: 'medium',
+  };
 }
 
 export function recoveredFinding(gathered: Case): Finding {

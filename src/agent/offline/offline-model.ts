@@ -42,7 +42,7 @@ export function createOfflineModel(): Model {
       if (rollback && !forced && !investigation.writesAsked.includes(callKey(rollback.tool, rollback.args))) {
         return turn(`Proposing a remediation: ${rollback.reason}.`, [{ id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args }]);
       }
-      return turn(`Diagnosis: ${diagnosis.category}.`, [{ id: `offline-submit-${Date.now().toString(36)}`, name: SUBMIT_DIAGNOSIS_TOOL, input: diagnosis }]);
+      return turn(`Diagnosis: ${diagnosis.category}${finding?.rule ? ` (rule ${finding.rule})` : ''}.`, [{ id: `offline-submit-${Date.now().toString(36)}`, name: SUBMIT_DIAGNOSIS_TOOL, input: diagnosis }]);
     },
   };
 }

@@ -1,0 +1,140 @@
+/**
+ * The engine's decision table. What Kubernetes states itself (a node's conditions, a
+ * Service's selector, the scheduler's message, waiting and termination reasons) outranks
+ * what a process says about itself in its log, which outranks weaker signals (a workload's
+ * events, an unexplained state). Priorities are spaced so a new rule fits between two.
+ */
+import { isRecovered, podSuffersFromNode } from '../evidence.ts';
+import { evictionFinding, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, quotaFinding, recoveredFinding, serviceFinding } from '../findings.ts';
+import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
+import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
+import type { Rule } from './rule.ts';
+
+export const RULES: readonly Rule[] = [
+  {
+    id: 'node-unhealthy',
+    category: 'node-failure',
+    priority: 1000,
+    outranks: 'a NotReady or pressured node explains every symptom of the pods on it; their own errors are its effects',
+    applies: ({ gathered, pod }) => gathered.node !== undefined && !gathered.node.healthy && (!pod || podSuffersFromNode(gathered)),
+    explain: ({ gathered }) => nodeFinding(gathered),
+    examples: { decides: ['worker-node-notready', 'orders-terminating-node-lost', 'node-memory-pressure-evictions'], doesNotDecide: ['payments-node-disk-pressure', 'gateway-go-panic'] },
+  },
+  {
+    id: 'service-selects-no-pod',
+    category: 'from-the-facts',
+    priority: 950,
+    outranks: 'a Service whose selector matches no pod is broken whatever the pods do; with no pod to look at, the Service is all there is',
+    applies: ({ gathered, pod }) => gathered.service !== undefined && (!pod || gathered.service.pods.total === 0),
+    explain: ({ gathered }) => serviceFinding(gathered),
+    examples: { decides: ['payments-gateway-selector', 'webhook-svc-port-name', 'api-service-version-label'], doesNotDecide: ['search-api-liveness-port', 'cart-redis-dns'] },
+  },
+  {
+    id: 'pod-evicted',
+    category: 'node-failure',
+    priority: 850,
+    outranks: "an evicted pod's containers were stopped by the kubelet: the node's shortage is the cause, not their state",
+    applies: ({ pod }) => pod?.reason === 'Evicted',
+    explain: ({ gathered }) => evictionFinding(gathered),
+    examples: { decides: ['payments-node-disk-pressure'], doesNotDecide: ['node-memory-pressure-evictions', 'orders-worker-oom'] },
+  },
+  {
+    id: 'pod-completed',
+    category: 'no-issue',
+    priority: 800,
+    outranks: 'a pod that ran to completion is done: past waits and restarts no longer matter',
+    applies: ({ pod }) => pod?.phase === 'Succeeded',
+    explain: completedFinding,
+    examples: { decides: ['batch-job-completed-false-alarm'], doesNotDecide: ['nightly-report-cronjob', 'sync-job-dns'] },
+  },
+  {
+    id: 'pod-unschedulable',
+    category: 'from-the-facts',
+    priority: 750,
+    outranks: "a pod no node takes has no container to judge: the scheduler's message is the whole story",
+    applies: (view) => schedulingOf(view) !== undefined,
+    explain: schedulingFinding,
+    examples: { decides: ['api-insufficient-cpu', 'cache-anti-affinity', 'postgres-pvc-storageclass', 'model-server-gpu'], doesNotDecide: ['checkout-secret-rotation', 'report-api-quota'] },
+  },
+  {
+    id: 'pod-recovered',
+    category: 'no-issue',
+    priority: 700,
+    outranks: 'a pod running and ready, its last crash long ago and no recent warnings, has recovered: its old crash is history',
+    applies: ({ gathered }) => isRecovered(gathered),
+    explain: ({ gathered }) => recoveredFinding(gathered),
+    examples: { decides: ['catalog-recovered'], doesNotDecide: ['fluent-bit-oom', 'checkout-replicas-recovered'] },
+  },
+  {
+    id: 'image-pull',
+    category: 'image-pull',
+    priority: 650,
+    outranks: 'a container whose image cannot be pulled never ran: nothing else about it can be wrong yet',
+    applies: isImagePullWait,
+    explain: imagePullFinding,
+    examples: { decides: ['frontend-bad-image-tag', 'billing-private-registry', 'jobs-invalid-image-name'], doesNotDecide: ['gateway-go-panic', 'mailer-missing-secret'] },
+  },
+  {
+    id: 'missing-reference',
+    category: 'from-the-facts',
+    priority: 600,
+    outranks: 'a container the kubelet cannot create for a missing Secret or ConfigMap never ran: its log, if any, is from an older start',
+    applies: (view) => missingReferenceOf(view) !== undefined,
+    explain: missingReferenceFinding,
+    examples: { decides: ['mailer-missing-secret', 'ingest-missing-configmap', 'billing-secret-key-missing', 'payments-cert-volume-missing-secret'], doesNotDecide: ['checkout-secret-rotation', 'payments-api-missing-env'] },
+  },
+  {
+    id: 'oom-killed',
+    category: 'oom-killed',
+    priority: 550,
+    outranks: 'the kernel killing the container for memory is a fact; whatever the log printed before is its symptom',
+    applies: ({ termination }) => termination?.reason === 'OOMKilled',
+    explain: oomFinding,
+    examples: { decides: ['orders-worker-oom', 'kafka-jvm-oom', 'fluent-bit-oom'], doesNotDecide: ['catalog-recovered', 'gateway-go-panic'] },
+  },
+  {
+    id: 'probe-kills-container',
+    category: 'probe-failure',
+    priority: 500,
+    outranks: 'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that)',
+    applies: ({ probe, container, reading }) => probe !== undefined && container?.init !== true && reading?.verdict !== 'bad-credentials' && reading?.verdict !== 'dependency-unreachable',
+    explain: probeFinding,
+    examples: { decides: ['search-api-liveness-port', 'web-readiness-path', 'search-liveness-timeout', 'keycloak-startup-probe'], doesNotDecide: ['checkout-secret-rotation', 'cart-redis-dns'] },
+  },
+  {
+    id: 'init-container-stuck',
+    category: 'init-failure',
+    priority: 450,
+    outranks: 'an init container still running keeps every app container waiting: they have nothing to say yet',
+    applies: ({ container }) => container?.init === true && container.state.state === 'running',
+    explain: initStuckFinding,
+    examples: { decides: ['orders-init-wait-dns'], doesNotDecide: ['invoice-migration-init', 'uploads-init-chown'] },
+  },
+  {
+    id: 'failing-process',
+    category: 'from-the-facts',
+    priority: 400,
+    outranks: 'a process that keeps exiting (or stays unready naming a dependency) is judged by what its log says last: refused credentials and unreachable dependencies before its own crash',
+    applies: isFailingProcess,
+    explain: failingProcessFinding,
+    examples: { decides: ['checkout-secret-rotation', 'cart-redis-dns', 'gateway-go-panic', 'invoice-migration-init'], doesNotDecide: ['orders-worker-oom', 'frontend-bad-image-tag'] },
+  },
+  {
+    id: 'quota-refuses-pods',
+    category: 'quota-exceeded',
+    priority: 200,
+    outranks: "pods that were never created leave only their controller's FailedCreate events: a quota or LimitRange refusal there is the cause",
+    applies: ({ gathered }) => quotaRefusalOf(gathered) !== undefined,
+    explain: ({ gathered }) => quotaFinding(gathered),
+    examples: { decides: ['report-api-quota', 'limitrange-max-memory', 'reports-quota-pods-cronjob'], doesNotDecide: ['api-insufficient-cpu'] },
+  },
+  {
+    id: 'workload-healthy',
+    category: 'no-issue',
+    priority: 190,
+    outranks: 'with no pod in trouble and every pod ready, the workload is healthy now: only a weaker guess is left',
+    applies: ({ gathered, pod }) => !pod && gathered.workload !== undefined,
+    explain: ({ gathered }) => healthyWorkloadFinding(gathered),
+    examples: { decides: ['checkout-replicas-recovered', 'grafana-healthy-false-alarm'], doesNotDecide: ['catalog-recovered'] },
+  },
+];
