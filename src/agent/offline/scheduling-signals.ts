@@ -2,15 +2,12 @@
  * Reads the scheduler's FailedScheduling message ("0/3 nodes are available: 3 Insufficient
  * memory. preemption: ...") for why no node took the pod: not enough resources, placement
  * rules (selectors, affinity, taints), or unbound volume claims. Each reason counts the
- * nodes it names; the reason that excludes the most nodes is the answer.
+ * nodes it names; the reason that excludes the most nodes is the answer. The reasons are
+ * a table in signals/scheduling.ts.
  */
-export type SchedulingVerdict = 'unschedulable-resources' | 'unschedulable-placement' | 'pvc-unbound';
+import { SCHEDULING_REASONS as REASONS, type SchedulingVerdict } from './signals/scheduling.ts';
 
-const REASONS: { verdict: SchedulingVerdict; pattern: RegExp }[] = [
-  { verdict: 'pvc-unbound', pattern: /unbound (immediate )?PersistentVolumeClaim|persistentvolumeclaim ".*" not found|node\(s\) didn't find available persistent volumes|waiting for first consumer/i },
-  { verdict: 'unschedulable-resources', pattern: /Insufficient [\w./-]+|Too many pods|didn't have free ports|exceed(s|ed)? .*(allocatable|capacity)/i },
-  { verdict: 'unschedulable-placement', pattern: /didn't match Pod's node affinity|node affinity\/selector|didn't match node selector|untolerated taint|had taint|didn't match pod (anti-)?affinity|pod (anti-)?affinity rules|didn't satisfy existing pods anti-affinity|didn't match pod topology spread|node\(s\) were unschedulable|node is unschedulable|volume node affinity conflict/i },
-];
+export type { SchedulingVerdict } from './signals/scheduling.ts';
 
 export interface SchedulingReading {
   verdict: SchedulingVerdict | undefined;
