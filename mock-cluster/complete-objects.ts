@@ -1,10 +1,12 @@
 /**
  * Completes a snapshot's objects with what a live API server would have set: `uid` (stable
  * per scenario and object), `resourceVersion`, `creationTimestamp`, the namespace of
- * namespaced objects, Namespaces that objects use but the snapshot does not list, and the
- * uids that owner references and events' involvedObject leave out.
+ * namespaced objects, Namespaces that objects use but the snapshot does not list, the
+ * uids that owner references and events' involvedObject leave out, and the ControllerRevision
+ * every StatefulSet and DaemonSet has (controller-revisions.ts).
  */
 import { createHash } from 'node:crypto';
+import { addMissingControllerRevisions } from './controller-revisions.ts';
 import { ResourceRegistry } from './resources.ts';
 import { timestamp } from './state.ts';
 import type { KubeObject } from './types.ts';
@@ -47,6 +49,7 @@ export function completeObjects(objects: KubeObject[], context: { scenario: stri
     }
     if (object.kind === 'Event') completeEventReference(object, byIdentity);
   }
+  addMissingControllerRevisions(objects, { uidFor: (identity) => stableUid(`${context.scenario}/${identity}`) });
   assignResourceVersions(objects);
 }
 

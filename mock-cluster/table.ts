@@ -149,8 +149,21 @@ const PRINTERS: Record<string, Printer> = {
     columns: [NAME, column('Min Available'), column('Max Unavailable'), column('Allowed Disruptions', { type: 'integer' }), AGE],
     cells: (object, now) => [object.metadata.name, text(object, 'spec.minAvailable', 'N/A'), text(object, 'spec.maxUnavailable', 'N/A'), number(object, 'status.disruptionsAllowed'), age(object.metadata.creationTimestamp, now)],
   },
+  ControllerRevision: {
+    columns: [NAME, column('Controller', { description: 'Controller of the object' }), column('Revision', { description: 'Revision indicates the revision of the state represented by Data.' }), AGE],
+    cells: (object, now) => [object.metadata.name, controllerName(object), number(object, 'revision'), age(object.metadata.creationTimestamp, now)],
+  },
   Lease: { columns: [NAME, column('Holder'), AGE], cells: (object, now) => [object.metadata.name, text(object, 'spec.holderIdentity'), age(object.metadata.creationTimestamp, now)] },
 };
+
+/** `statefulset.apps/web`: the controlling owner as the API server's printer names it. */
+function controllerName(object: KubeObject): string {
+  const owner = object.metadata.ownerReferences?.find((reference) => reference.controller);
+  if (!owner) return '<none>';
+  const apiVersion = owner.apiVersion ?? '';
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  return `${owner.kind.toLowerCase()}${group ? `.${group}` : ''}/${owner.name}`;
+}
 
 const GENERIC: Printer = { columns: [NAME, AGE], cells: (object, now) => [object.metadata.name, age(object.metadata.creationTimestamp, now)] };
 

@@ -3,12 +3,14 @@
  * subresources, applied to the store as the API server would: names and namespaces checked,
  * uid/creationTimestamp/generation/resourceVersion kept or bumped, optimistic concurrency on
  * resourceVersion, `dryRun=All` computed in full but never stored, owners' dependents
- * deleted with them, and the controllers' reactions (rollout-controller.ts) run after.
+ * deleted with them, and the controllers' reactions (rollout-controller.ts,
+ * controller-revisions.ts) run before the object is stored.
  */
 import { randomUUID } from 'node:crypto';
 import { applyDefaults } from './defaults.ts';
 import { parse as parseYaml } from 'yaml';
 import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, unsupportedMediaType } from './api-error.ts';
+import { keepsControllerRevisions, reconcileControllerRevisions } from './controller-revisions.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch.ts';
 import { apiVersionOf, type ResourceType } from './resources.ts';
 import { reconcileDeployment, replaceDeletedPod } from './rollout-controller.ts';
@@ -65,9 +67,10 @@ function hasStatusSubresource(type: ResourceType): boolean {
   return type.subresources?.includes('status') ?? false;
 }
 
-/** Runs the controllers on a Deployment or CRD about to be stored, then stores it. */
+/** Runs the controllers on a workload or CRD about to be stored, then stores it. */
 function commit(state: ClusterState, type: ResourceType, object: KubeObject, previous: KubeObject | undefined): KubeObject {
   if (object.kind === 'Deployment' && type.group === 'apps') reconcileDeployment(state, object, previous);
+  if (keepsControllerRevisions(object)) reconcileControllerRevisions(state, object, previous);
   if (object.kind === 'CustomResourceDefinition') state.registry.registerDefinition(object);
   return save(state, type, object);
 }

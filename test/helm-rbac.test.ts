@@ -25,6 +25,8 @@ const EXPECTED_READ_GRANTS = [
     ['get', 'list', 'watch'].map((verb) => `core/${resource}:${verb}`),
   ),
   'core/pods/log:get',
+  'apps/controllerrevisions:get',
+  'apps/controllerrevisions:list',
   ...[
     'events.k8s.io/events',
     'discovery.k8s.io/endpointslices',

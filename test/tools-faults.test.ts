@@ -39,6 +39,8 @@ const CALLS: Record<string, Record<string, unknown>> = {
   list_storage_classes: {},
   list_resource_quotas: { namespace: 'staging' },
   list_network_policies: { namespace: 'staging' },
+  list_horizontal_pod_autoscalers: { namespace: 'staging' },
+  resolve_host: { host: 'checkout-api:8080', namespace: 'staging' },
   rollout_restart: { namespace: 'staging', name: 'checkout-api' },
   rollout_undo: { namespace: 'staging', name: 'checkout-api' },
   scale: { namespace: 'staging', name: 'checkout-api', replicas: 3 },

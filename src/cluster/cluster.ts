@@ -28,6 +28,7 @@ import type {
   V1Service,
   V1StatefulSet,
   V1StorageClass,
+  V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 
 /** The kinds `get` and `list` understand, and the object type each returns. Secret is absent on purpose. */
@@ -52,6 +53,7 @@ export interface KindMap {
   ResourceQuota: V1ResourceQuota;
   LimitRange: V1LimitRange;
   NetworkPolicy: V1NetworkPolicy;
+  HorizontalPodAutoscaler: V2HorizontalPodAutoscaler;
 }
 
 export type ReadableKind = keyof KindMap;

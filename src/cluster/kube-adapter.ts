@@ -6,7 +6,7 @@
  * honouring `Retry-After`; writes are sent once. Errors come back as values. The cluster's
  * clock is read from each answer's `Date` header so ages match what the cluster sees.
  */
-import { AppsV1Api, BatchV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, StorageV1Api, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
+import { AppsV1Api, AutoscalingV2Api, BatchV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, StorageV1Api, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
 import type { CallOptions, Cluster, KindMap, ListOptions, PatchableKind, ReadableKind, SecretSummary } from './cluster.ts';
 import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
 import { KIND_OPERATIONS, type KubeApis } from './kube-operations.ts';
@@ -90,6 +90,7 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
     batch: config.makeApiClient(BatchV1Api),
     networking: config.makeApiClient(NetworkingV1Api),
     storage: config.makeApiClient(StorageV1Api),
+    autoscaling: config.makeApiClient(AutoscalingV2Api),
   };
   const requests = createRequestRunner({
     timeoutMs: options.requestTimeoutMs ?? 10_000,

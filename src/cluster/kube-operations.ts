@@ -5,6 +5,7 @@
  */
 import type {
   AppsV1Api,
+  AutoscalingV2Api,
   BatchV1Api,
   ConfigurationOptions,
   CoreV1Api,
@@ -20,6 +21,7 @@ export interface KubeApis {
   batch: BatchV1Api;
   networking: NetworkingV1Api;
   storage: StorageV1Api;
+  autoscaling: AutoscalingV2Api;
 }
 
 export interface PageRequest {
@@ -166,6 +168,15 @@ export const KIND_OPERATIONS: OperationTable = {
       either(
         (param) => apis.networking.listNamespacedNetworkPolicy(param, options),
         (param) => apis.networking.listNetworkPolicyForAllNamespaces(param, options),
+        request,
+      ),
+  },
+  HorizontalPodAutoscaler: {
+    read: (apis, reference, options) => apis.autoscaling.readNamespacedHorizontalPodAutoscaler(reference, options),
+    list: (apis, request, options) =>
+      either(
+        (param) => apis.autoscaling.listNamespacedHorizontalPodAutoscaler(param, options),
+        (param) => apis.autoscaling.listHorizontalPodAutoscalerForAllNamespaces(param, options),
         request,
       ),
   },

@@ -18,6 +18,7 @@ import { listDeploymentsTool } from './list-deployments.ts';
 import { listEventsTool } from './list-events.ts';
 import { listJobsTool } from './list-jobs.ts';
 import { listNetworkPoliciesTool } from './list-network-policies.ts';
+import { listHorizontalPodAutoscalersTool } from './list-horizontal-pod-autoscalers.ts';
 import { listNodesTool } from './list-nodes.ts';
 import { listPersistentVolumeClaimsTool } from './list-persistent-volume-claims.ts';
 import { listPodsTool } from './list-pods.ts';
@@ -28,6 +29,7 @@ import { listServicesTool } from './list-services.ts';
 import { listStatefulSetsTool } from './list-stateful-sets.ts';
 import { listStorageClassesTool } from './list-storage-classes.ts';
 import { podLogsTool } from './pod-logs.ts';
+import { resolveHostTool } from './resolve-host.ts';
 import { rolloutHistoryTool } from './rollout-history.ts';
 import { rolloutRestartTool } from './rollout-restart.ts';
 import { rolloutUndoTool } from './rollout-undo.ts';
@@ -60,12 +62,14 @@ export function defaultTools(): Tool[] {
     listNodesTool,
     listServicesTool,
     describeServiceTool,
+    resolveHostTool,
     listConfigMapsTool,
     listSecretsTool,
     listPersistentVolumeClaimsTool,
     listStorageClassesTool,
     listResourceQuotasTool,
     listNetworkPoliciesTool,
+    listHorizontalPodAutoscalersTool,
     rolloutRestartTool,
     rolloutUndoTool,
     scaleTool,

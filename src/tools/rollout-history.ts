@@ -1,19 +1,21 @@
 /**
- * `rollout_history`: a Deployment's revisions (ReplicaSets) with change-cause, images,
- * age and readiness, and what changed from each revision to the next: image, env and
- * its secret/configmap references, volumes, resources, probes, command and args.
+ * `rollout_history`: a workload's revisions with change-cause, images, age and readiness,
+ * and what changed from each revision to the next: image, env and its secret/configmap
+ * references, volumes, resources, probes, command and args. A Deployment's revisions are
+ * its ReplicaSets; a StatefulSet's or DaemonSet's, its ControllerRevisions.
  */
 import { z } from 'zod';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
-import { readRolloutHistory, type RevisionChangeData, type RevisionData } from './format/rollout.ts';
+import type { RevisionChangeData, RevisionData } from './format/rollout.ts';
 import { formatDiffEntry } from './format/template-diff.ts';
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
-import { failureFrom, success } from './tool-results.ts';
+import { readRolloutTarget, rolloutKindInput, type RolloutKind } from './rollout-target.ts';
+import { success } from './tool-results.ts';
 import type { Tool } from './tool.ts';
 
 export interface RolloutHistoryData {
-  kind: 'Deployment';
+  kind: RolloutKind;
   namespace: string;
   name: string;
   currentRevision?: number;
@@ -24,15 +26,21 @@ export interface RolloutHistoryData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the Deployment'),
-  name: z.string().min(1).describe('Deployment name'),
+  namespace: z.string().min(1).describe('Namespace of the workload'),
+  name: z.string().min(1).describe('Name of the Deployment, StatefulSet or DaemonSet'),
+  kind: rolloutKindInput,
   revision: z.number().int().min(1).optional().describe('Also show the full pod template of this revision'),
 });
+
+/** `ReplicaSet checkout-7d9f8c6b5` or `ControllerRevision orders-db-7c9d5f8b46`: where a revision is kept. */
+export function revisionSource(revision: RevisionData): string {
+  return revision.controllerRevision !== undefined ? `ControllerRevision ${revision.controllerRevision}` : `ReplicaSet ${revision.replicaSet ?? '?'}`;
+}
 
 export function formatRevisionLine(revision: RevisionData, now: Date): string {
   const age = revision.createdAt ? `${formatAge(revision.createdAt, now)} ago` : 'age ?';
   const cause = revision.changeCause ? `, change-cause: ${revision.changeCause}` : '';
-  return `revision ${revision.revision}${revision.current ? ' (current)' : ''}: ReplicaSet ${revision.replicaSet}, created ${age}, ready ${revision.readyReplicas}/${revision.replicas}, image ${revision.images.join(' ')}${cause}`;
+  return `revision ${revision.revision}${revision.current ? ' (current)' : ''}: ${revisionSource(revision)}, created ${age}, ready ${revision.readyReplicas}/${revision.replicas}, image ${revision.images.join(' ')}${cause}`;
 }
 
 export function formatChangeLines(change: RevisionChangeData): string[] {
@@ -44,22 +52,22 @@ export function formatChangeLines(change: RevisionChangeData): string[] {
 export const rolloutHistoryTool: Tool<typeof input> = {
   name: 'rollout_history',
   description:
-    'Shows a Deployment\'s rollout history: every revision kept (its ReplicaSet, age, ready pods, images, change-cause) and exactly what ' +
-    'changed between consecutive revisions (image, env vars and their secretKeyRef/configMapKeyRef, envFrom, volumes, resources, probes, command, args). ' +
+    'Shows the rollout history of a Deployment, StatefulSet or DaemonSet (set kind; Deployment by default): every revision kept (its ReplicaSet ' +
+    'or ControllerRevision, age, ready pods, images, change-cause) and exactly what changed between consecutive revisions (image, env vars and ' +
+    'their secretKeyRef/configMapKeyRef, envFrom, volumes, resources, probes, command, args). ' +
     'Use it when a workload broke after a deploy, to find the revision that introduced the change and the one to roll back to.',
   input,
   risk: 'read',
   async run(args, context) {
-    const deployment = await context.cluster.get('Deployment', { namespace: args.namespace, name: args.name }, { signal: context.signal });
-    if (!deployment.ok) return failureFrom(deployment.error, deployment.error.kind === 'not-found' ? `Use list_deployments in "${args.namespace}" to see which exist; StatefulSets and DaemonSets have no ReplicaSet history here.` : undefined);
-    const history = await readRolloutHistory({ cluster: context.cluster, deployment: deployment.value, signal: context.signal });
-    if (!history.ok) return failureFrom(history.error);
+    const kind = args.kind ?? 'Deployment';
+    const target = await readRolloutTarget({ namespace: args.namespace, name: args.name, kind, tool: 'rollout_history' }, context);
+    if (!target.ok) return target.failure;
     const now = context.cluster.now();
-    const { revisions, changes, currentRevision } = history.value;
-    const data: RolloutHistoryData = { kind: 'Deployment', namespace: args.namespace, name: args.name, ...(currentRevision !== undefined ? { currentRevision } : {}), revisions, changes };
+    const { revisions, changes, currentRevision } = target.history;
+    const data: RolloutHistoryData = { kind, namespace: args.namespace, name: args.name, ...(currentRevision !== undefined ? { currentRevision } : {}), revisions, changes };
 
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.addIfRoom(`Rollout history of Deployment ${args.namespace}/${args.name}: current revision ${currentRevision ?? '?'}, ${revisions.length} revision(s) kept.`);
+    text.addIfRoom(`Rollout history of ${kind} ${args.namespace}/${args.name}: current revision ${currentRevision ?? '?'}, ${revisions.length} revision(s) kept.`);
     // Newest change first: it is the likeliest cause of a fresh incident.
     for (const change of [...changes].reverse()) for (const line of formatChangeLines(change)) text.addIfRoom(line);
     text.addIfRoom('revisions:');

@@ -5,7 +5,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Cluster, ClusterError } from '../../cluster/cluster.ts';
 import { formatAge } from './age.ts';
-import { formatContainerState, summarizePod, type PodSummaryData } from './pod-status.ts';
+import { formatContainerState, oneLine, summarizePod, type PodSummaryData } from './pod-status.ts';
 
 export interface PodGroupData {
   total: number;
@@ -35,8 +35,10 @@ export function formatPodGroup(group: PodGroupData, now: Date, limit = 5): strin
   const unhealthy = group.pods.filter((pod) => !pod.healthy || pod.restarts > 0).slice(0, limit);
   for (const pod of unhealthy) {
     const problem = pod.problem ? `, ${pod.problem.last ? 'last ' : ''}${pod.problem.container} ${formatContainerState(pod.problem.state, now, { messageLimit: 160 })}` : '';
+    const previous = pod.lastTermination ? `; previous run ${formatContainerState(pod.lastTermination.state, now, { messageLimit: 120 })}` : '';
+    const unschedulable = pod.unschedulable ? `, unschedulable: ${oneLine(pod.unschedulable, 240)}` : '';
     const age = pod.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - pod.ageSeconds * 1000), now) : '?';
-    lines.push(`  ${pod.name}: ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}, age ${age}${pod.node ? `, node ${pod.node}` : ''}${problem}`);
+    lines.push(`  ${pod.name}: ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}, age ${age}${pod.node ? `, node ${pod.node}` : ''}${problem}${previous}${unschedulable}`);
   }
   return lines;
 }

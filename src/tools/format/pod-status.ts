@@ -38,6 +38,10 @@ export interface PodSummaryData {
   restarts: number;
   /** The most telling container problem: a waiting reason, or the last termination. */
   problem?: { container: string; state: ContainerStateData; last: boolean };
+  /** The previous run's end when `problem` is a current state (a CrashLoopBackOff's `Error exit 1` or `OOMKilled exit 137`). */
+  lastTermination?: { container: string; state: ContainerStateData };
+  /** The scheduler's message while the pod cannot be placed (PodScheduled False). */
+  unschedulable?: string;
   node?: string;
   ageSeconds?: number;
   owner?: { kind: string; name: string };
@@ -143,11 +147,26 @@ function findProblem(containers: ContainerStatusData[]): PodSummaryData['problem
   return undefined;
 }
 
+/** The problem container's previous termination, else the most restarted container's; none when `problem` already is one. */
+function findLastTermination(containers: ContainerStatusData[], problem: PodSummaryData['problem']): PodSummaryData['lastTermination'] {
+  if (!problem || problem.last) return undefined;
+  const own = containers.find((container) => container.name === problem.container && container.lastState?.state === 'terminated');
+  const restarted = own ?? [...containers].filter((container) => container.lastState?.state === 'terminated').sort((left, right) => right.restartCount - left.restartCount)[0];
+  return restarted?.lastState ? { container: restarted.name, state: restarted.lastState } : undefined;
+}
+
+function findUnschedulable(pod: V1Pod): string | undefined {
+  const condition = pod.status?.conditions?.find((entry) => entry.type === 'PodScheduled' && entry.status === 'False');
+  return condition ? (condition.message ?? condition.reason ?? 'not scheduled') : undefined;
+}
+
 export function summarizePod(pod: V1Pod, now: Date): PodSummaryData {
   const containers = readContainerStatuses(pod);
   const regular = containers.filter((container) => !container.init);
   const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller) ?? pod.metadata?.ownerReferences?.[0];
   const problem = findProblem(containers);
+  const lastTermination = findLastTermination(containers, problem);
+  const unschedulable = findUnschedulable(pod);
   const age = ageSeconds(pod.metadata?.creationTimestamp, now);
   return {
     namespace: pod.metadata?.namespace ?? '',
@@ -157,6 +176,8 @@ export function summarizePod(pod: V1Pod, now: Date): PodSummaryData {
     ready: `${regular.filter((container) => container.ready).length}/${regular.length}`,
     restarts: regular.reduce((total, container) => total + container.restartCount, 0),
     ...(problem ? { problem } : {}),
+    ...(lastTermination ? { lastTermination } : {}),
+    ...(unschedulable ? { unschedulable } : {}),
     ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),

@@ -13,7 +13,10 @@ import { diffPodTemplates, type TemplateDiffEntry } from './template-diff.ts';
 
 export interface RevisionData {
   revision: number;
-  replicaSet: string;
+  /** Where a Deployment keeps this revision. */
+  replicaSet?: string;
+  /** Where a StatefulSet or DaemonSet keeps this revision. */
+  controllerRevision?: string;
   changeCause?: string;
   createdAt?: string;
   ageSeconds?: number;
@@ -74,13 +77,18 @@ export function buildRolloutHistory(deployment: V1Deployment, replicaSets: reado
     .sort((left, right) => left.revision - right.revision);
   const current = currentRevision ?? revisions.at(-1)?.revision;
   for (const revision of revisions) revision.current = revision.revision === current;
+  return { revisions, changes: consecutiveChanges(revisions), ...(current !== undefined ? { currentRevision: current } : {}) };
+}
+
+/** What changed in the pod template from each revision (oldest first) to the next. */
+export function consecutiveChanges(revisions: readonly RevisionData[]): RevisionChangeData[] {
   const changes: RevisionChangeData[] = [];
   for (let index = 1; index < revisions.length; index += 1) {
     const before = revisions[index - 1];
     const after = revisions[index];
     if (before && after) changes.push({ fromRevision: before.revision, toRevision: after.revision, changes: diffPodTemplates(before.template, after.template) });
   }
-  return { revisions, changes, ...(current !== undefined ? { currentRevision: current } : {}) };
+  return changes;
 }
 
 /** Reads the Deployment's ReplicaSets (by its selector) and builds the history. */
