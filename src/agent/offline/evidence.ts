@@ -25,9 +25,28 @@ export function isRecovered(gathered: Case): boolean {
     if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
     // Killed for memory again and again: the limit is still too low, however quiet it is right now.
     if (container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS) return false;
+    if (restartPace(container, gathered)?.recurring) return false;
   }
   return true;
 }
+
+/**
+ * How often a container restarts: its restarts spread over the pod's life give the pace,
+ * and a current run shorter than twice that interval is no recovery ("crashed 5 times in
+ * 4 hours, up for 40 minutes" will crash again; "5 times in its first 10 minutes, up for
+ * 3 hours since" has recovered).
+ */
+export function restartPace(container: ContainerStatusData, gathered: Case): { intervalSeconds: number; uptimeSeconds: number; recurring: boolean } | undefined {
+  const age = gathered.pod?.ageSeconds;
+  const started = container.state.state === 'running' && container.state.startedAt ? secondsAgo(container.state.startedAt, gathered) : undefined;
+  if (container.restartCount < RECURRING_RESTARTS || age === undefined || started === undefined) return undefined;
+  const intervalSeconds = age / (container.restartCount + 1);
+  // A handful of restarts over weeks (a database restart once) sets no pace.
+  return { intervalSeconds, uptimeSeconds: started, recurring: intervalSeconds <= MAX_RECURRING_INTERVAL_SECONDS && started < 2 * intervalSeconds };
+}
+
+const RECURRING_RESTARTS = 4;
+const MAX_RECURRING_INTERVAL_SECONDS = 6 * 3600;
 
 const RECURRING_OOM_RESTARTS = 3;
 

@@ -16,9 +16,10 @@ import type { NodesData, NodeSummaryData } from '../../tools/list-nodes.ts';
 import type { ListPodsData } from '../../tools/list-pods.ts';
 import type { ServicesData } from '../../tools/list-services.ts';
 import type { WorkloadListData } from '../../tools/workload-list.ts';
+import type { AutoscalerData, AutoscalersData } from '../../tools/list-horizontal-pod-autoscalers.ts';
 import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { Trigger } from '../trigger.ts';
-import { focusFromAlert, mentionedNamespaces, pickMentioned, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
+import { focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 
 /** Everything gathered about the incident, for the rules to judge. */
@@ -41,6 +42,8 @@ export interface Case {
   job?: JobsData;
   /** What the sentence or alert pointed at could not be found. */
   notFound?: string;
+  /** The HorizontalPodAutoscaler an HPA alert named, whose target is the workload. */
+  autoscaler?: AutoscalerData;
 }
 
 const POD_NAME_SUFFIX = /^(.+?)(-[a-z0-9]{8,10})?-[a-z0-9]{5}$/;
@@ -87,6 +90,13 @@ function locate(trigger: Trigger, query: Query): Focus {
 
   const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
   const named = pickMentioned(candidates, trigger.text, namespaces);
+  // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
+  const unknown = named && mentionScore(named.name, trigger.text) >= 90 ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)]);
+  if (unknown) {
+    const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
+    if (unknown.namespace) return { kind: 'namespace', namespace: unknown.name };
+    return { kind: 'workload', workloadKind: 'Deployment', namespace: namespace ?? 'default', name: unknown.name };
+  }
   // A workload and the Service in front of it often share a name: the failing workload is the better lead.
   if (named?.focus.kind === 'service') {
     const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
@@ -111,6 +121,8 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
       return gatherForClaim(focus, query);
     case 'quota':
       return gatherForQuota(focus, query);
+    case 'autoscaler':
+      return gatherForAutoscaler(focus, query);
     case 'namespace':
     case 'cluster':
       return gatherForArea(focus, query);
@@ -145,7 +157,7 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   return { focus, notFound: 'no unhealthy pod or workload' };
 }
 
-function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, query: Query): Gathered {
+export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, query: Query): Gathered {
   const { namespace, name, workloadKind } = focus;
   const base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
   if (workloadKind === 'Deployment') {
@@ -194,7 +206,7 @@ function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query:
 
 const RECENT_FAILURE_MS = 30 * 60 * 1000;
 
-function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered): Gathered {
+export function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered, options: { readHealthyLogs?: boolean } = {}): Gathered {
   const pod = query.data<PodDetailsData>('describe_pod', { namespace: target.namespace, name: target.name });
   query.barrier();
   if (!pod) return podGone(target, query, known);
@@ -202,18 +214,25 @@ function gatherForPod(target: { namespace: string; name: string }, query: Query,
   const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
   const deployment =
     known.deployment ?? (workload.kind === 'Deployment' ? query.data<DeploymentDetailsData>('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
-  const container = troubledContainer(pod.containers);
+  const container = troubledContainer(pod.containers) ?? (options.readHealthyLogs ? pod.containers.find((candidate) => !candidate.init) : undefined);
   const logs = container && hasRun(container) ? query.data<PodLogsData>('get_pod_logs', logRequest(pod, container)) : undefined;
+  // A restarted container that runs now: the previous run says how it ended, the current one what it says now.
+  const current = container && container.restartCount > 0 && container.state.state === 'running' ? query.data<PodLogsData>('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
   const node = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
   query.barrier();
   return {
     ...known,
     workload,
     pod,
-    ...(logs ? { logs } : {}),
+    ...(logs ? { logs: current ? joinLogs(logs, current) : logs } : {}),
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
   };
+}
+
+/** The previous run's log, then the current run's: one log in time order. */
+function joinLogs(previous: PodLogsData, current: PodLogsData): PodLogsData {
+  return { ...current, previous: false, totalLines: previous.totalLines + current.totalLines, lines: [...previous.lines, ...current.lines], errorLines: [...previous.errorLines, ...current.errorLines] };
 }
 
 /** The pod the alert named is gone (replaced): follow its workload, guessed from the name. */
@@ -239,13 +258,25 @@ function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Que
   const service = query.data<ServiceDetailsData>('describe_service', { namespace: focus.namespace, name: focus.name });
   query.barrier();
   if (!service) return { focus, notFound: `Service ${focus.namespace}/${focus.name}` };
-  // Pods match but none is ready: the pods' own trouble is the cause, not the Service.
-  if (service.pods.total > 0 && service.endpoints.ready.length === 0) {
-    const worst = pickWorstPod(service.pods.pods);
-    if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
-  }
+  // Pods match but some are not ready: the pods' own trouble is the cause, not the Service.
+  const worst = pickWorstPod(service.pods.pods);
+  if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
+  // Every pod ready, yet the Service is alerted on (errors, latency): what its pods log says why.
+  if (worst && service.endpoints.ready.length > 0) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service }, { readHealthyLogs: true });
   return { focus, service };
 }
+
+/** An HPA alert names the autoscaler: its scaleTargetRef is the workload whose replicas do not come up (or are at the limit). */
+function gatherForAutoscaler(focus: Extract<Focus, { kind: 'autoscaler' }>, query: Query): Gathered {
+  const autoscaler = query.data<AutoscalersData>('list_horizontal_pod_autoscalers', { namespace: focus.namespace, name: focus.name })?.autoscalers[0];
+  query.barrier();
+  if (!autoscaler) return { focus, notFound: `HorizontalPodAutoscaler ${focus.namespace}/${focus.name}` };
+  const kind = autoscaler.target.kind;
+  if (!WORKLOAD_KINDS.includes(kind as WorkloadKind)) return { focus, autoscaler, notFound: `the ${kind} ${focus.namespace}/${autoscaler.target.name} that HorizontalPodAutoscaler ${focus.name} scales` };
+  return { ...gatherForWorkload({ kind: 'workload', workloadKind: kind as WorkloadKind, namespace: focus.namespace, name: autoscaler.target.name }, query), autoscaler };
+}
+
+const WORKLOAD_KINDS: readonly WorkloadKind[] = ['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'];
 
 /** A quota alert names the quota, not its victim: the controller that cannot create pods says who it is. */
 function gatherForQuota(focus: Extract<Focus, { kind: 'quota' }>, query: Query): Gathered {

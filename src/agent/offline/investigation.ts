@@ -6,6 +6,7 @@
 import { canonicalJson } from '../../audit/canonical-json.ts';
 import type { ToolCall, TranscriptEntry } from '../model.ts';
 import type { ToolResult } from '../../tools/tool.ts';
+import { defaultTools } from '../../tools/registry.ts';
 
 export interface Observation {
   call: ToolCall;
@@ -24,6 +25,9 @@ export interface Investigation {
   /** Write calls already proposed or decided. */
   writesAsked: string[];
 }
+
+/** The tools that change the cluster, known by their risk class rather than by a list of names. */
+const WRITE_TOOL_NAMES = new Set(defaultTools().filter((tool) => tool.risk !== 'read').map((tool) => tool.name));
 
 export function callKey(name: string, input: unknown): string {
   return `${name} ${canonicalJson(stripUndefined(input ?? {}))}`;
@@ -47,7 +51,7 @@ export function readInvestigation(transcript: readonly TranscriptEntry[]): Inves
         .map((observation) => (observation.result as { data: T }).data);
     },
     writesAsked: observations
-      .filter((observation) => ['rollout_undo', 'rollout_restart', 'scale', 'delete_pod'].includes(observation.call.name))
+      .filter((observation) => WRITE_TOOL_NAMES.has(observation.call.name))
       .map((observation) => callKey(observation.call.name, observation.call.input)),
   };
 }

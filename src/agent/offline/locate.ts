@@ -15,6 +15,7 @@ export type Focus =
   | { kind: 'service'; namespace: string; name: string }
   | { kind: 'pvc'; namespace: string; name: string }
   | { kind: 'quota'; namespace: string; name: string }
+  | { kind: 'autoscaler'; namespace: string; name: string }
   | { kind: 'namespace'; namespace: string }
   | { kind: 'cluster' };
 
@@ -48,6 +49,7 @@ export function focusFromAlert(rawLabels: Record<string, string>): Focus {
   const alertname = labels.alertname ?? '';
   const namespace = labels.namespace;
   const subjects: { pattern: RegExp; label: string; focus: (value: string, namespace: string) => Focus; namespaced: boolean }[] = [
+    { pattern: /Hpa|HorizontalPodAutoscaler/, label: 'horizontalpodautoscaler', namespaced: true, focus: (value, ns) => ({ kind: 'autoscaler', namespace: ns, name: value }) },
     { pattern: /Node/, label: 'node', namespaced: false, focus: (value) => ({ kind: 'node', name: value }) },
     { pattern: /Deployment/, label: 'deployment', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Deployment', namespace: ns, name: value }) },
     { pattern: /StatefulSet/, label: 'statefulset', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'StatefulSet', namespace: ns, name: value }) },
@@ -121,6 +123,30 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Everyday hyphenated words that name nothing in a cluster ("crash-looping", "out-of-memory", "on-call"). */
+const EVERYDAY_PARTS = new Set(['crash', 'loop', 'looping', 'loops', 'out', 'of', 'memory', 'read', 'only', 'on', 'call', 'up', 'to', 'date', 'non', 'stop', 'follow', 're', 'time', 'built', 'in', 'e', 'mail', 'self', 'signed', 'auto', 'well', 'known', 'so', 'called', 'high', 'low', 'long', 'short', 'real', 'end', 'third', 'party', 'back', 'off', 'per', 'half', 'roll', 'rolled', 'log', 'in', 'sign', 'check', 'all', 'day', 'week', 'hour', 'minute', 'x', 'de', 'pre', 'post', 'co', 'anti', 'multi', 'cross', 'server', 'side', 'client', 'first', 'last', 'just', 'now', 'any', 'every', 'start', 'started']);
+
+/**
+ * A name in the sentence (kebab-case, as Kubernetes names are) that nothing in the
+ * inventory carries, nor begins: the person named something that does not exist. Where it
+ * follows "in" or precedes "namespace", it names a namespace.
+ */
+export function unknownName(text: string, known: readonly string[]): { name: string; namespace: boolean } | undefined {
+  const lower = text.toLowerCase();
+  const knownNames = known.map((name) => name.toLowerCase());
+  for (const match of lower.matchAll(/\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/g)) {
+    const token = match[0];
+    // A version or a ticket (v2-3, api-2207) is no name; a name has a word of its own.
+    const words = token.split('-').filter((part) => /^[a-z]{2,}$/.test(part));
+    if (words.length < 2 || !words.some((part) => part.length >= 3 && !EVERYDAY_PARTS.has(part))) continue;
+    if (knownNames.some((name) => name === token || name.startsWith(`${token}-`) || token.startsWith(`${name}-`))) continue;
+    const before = lower.slice(0, match.index).trimEnd();
+    const after = lower.slice(match.index + token.length).trimStart();
+    return { name: token, namespace: /\b(in|namespace)$/.test(before) || /^(namespace|ns)\b/.test(after) };
+  }
+  return undefined;
 }
 
 /** Namespaces the sentence names outright. */

@@ -9,13 +9,14 @@ import { formatDiffEntry } from '../../tools/format/template-diff.ts';
 import type { DiagnosisInput } from '../diagnosis.ts';
 import type { Model, ModelRequest, ModelTurn, ToolCall } from '../model.ts';
 import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
+import { followChain } from './chain.ts';
 import { classifyCase, type Finding } from './classify.ts';
 import { gatherCase, type Case } from './gather.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import type { Focus } from './locate.ts';
 import { NeedsAnswers, Query } from './query.ts';
 import { latestChange, proposeRollback, relevantChanges, type Rollback } from './remediation.ts';
-import { findInjectionAttempts, supplementEvidence } from './supplement.ts';
+import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
 
@@ -32,6 +33,7 @@ export function createOfflineModel(): Model {
       try {
         gathered = gatherCase(request.trigger, query);
         finding = classifyCase(gathered);
+        if (finding) ({ gathered, finding } = followChain(gathered, finding, query));
         if (finding) extra = supplementEvidence(finding, gathered, query);
       } catch (error) {
         if (!(error instanceof NeedsAnswers)) throw error;
@@ -65,7 +67,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
       confidence: 'low',
     };
   }
-  const evidence = [...finding.evidence, ...input.extra];
+  const evidence = [...finding.evidence, ...surroundingEvidence(gathered), ...input.extra];
   const sentences = [`${label}: ${finding.cause}.`];
   const change = latestChange(gathered.deployment);
   const relevant = change ? relevantChanges(finding.category, change) : [];
@@ -113,6 +115,10 @@ function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] {
       return { kind: 'Service', namespace: focus.namespace, name: focus.name };
     case 'pvc':
       return { kind: 'PersistentVolumeClaim', namespace: focus.namespace, name: focus.name };
+    case 'autoscaler':
+      return { kind: 'HorizontalPodAutoscaler', namespace: focus.namespace, name: focus.name };
+    case 'quota':
+      return { kind: 'ResourceQuota', namespace: focus.namespace, name: focus.name };
     case 'namespace':
       return { kind: 'Namespace', name: focus.namespace };
     default:

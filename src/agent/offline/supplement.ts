@@ -4,7 +4,8 @@
  * a dependency, and any text in the cluster's data that tried to instruct the agent.
  */
 import type { ListPodsData } from '../../tools/list-pods.ts';
-import type { ServicesData } from '../../tools/list-services.ts';
+import type { NodesData } from '../../tools/list-nodes.ts';
+import { formatQuantity, parseQuantity } from '../../tools/format/quantity.ts';
 import type { NetworkPoliciesData } from '../../tools/list-network-policies.ts';
 import type { PersistentVolumeClaimsData } from '../../tools/list-persistent-volume-claims.ts';
 import type { ResourceQuotasData } from '../../tools/list-resource-quotas.ts';
@@ -12,8 +13,7 @@ import type { Finding } from './classify.ts';
 import type { Case } from './gather.ts';
 import type { Investigation } from './investigation.ts';
 import type { Query } from './query.ts';
-
-const INJECTION = /ignore (all |any )?(previous|prior|above) instructions|disregard (your|all|previous) instructions|you are (now )?in maintenance mode|\b(AI|LLM) (assistant|agent)\b|as an AI\b|system override|\[SYSTEM\]|new instructions:/i;
+import { findInjectionLines } from './signals/injection.ts';
 
 export function supplementEvidence(finding: Finding, gathered: Case, query: Query): string[] {
   const namespace = gathered.pod?.namespace ?? gathered.workload?.namespace;
@@ -40,43 +40,73 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
       });
     }
     case 'dependency-unreachable': {
-      const target = serviceNamedIn(finding.evidence.join('\n'), namespace);
+      // Where the host the log names leads is the chain's business (chain.ts); a policy in the way is this namespace's.
       const policies = query.data<NetworkPoliciesData>('list_network_policies', { namespace });
-      const services = target ? query.data<ServicesData>('list_services', { namespace: target.namespace }) : undefined;
       query.barrier();
-      const lines = (policies?.policies ?? [])
+      return (policies?.policies ?? [])
         .filter((policy) => policy.policyTypes.includes('Egress'))
         .map((policy) => `NetworkPolicy ${namespace}/${policy.name} restricts egress of ${policy.podSelector}: ${policy.egress.length ? policy.egress.join('; ') : 'deny all'}`);
-      if (target && services && !services.services.some((service) => service.name === target.name)) {
-        lines.push(`no Service "${target.name}" exists in namespace ${target.namespace}; Services there: ${services.services.map((service) => service.name).join(', ') || 'none'}`);
-      }
-      return lines;
     }
     case 'unschedulable-resources': {
       const pods = query.data<ListPodsData>('list_pods', { namespace, fieldSelector: 'status.phase=Pending' });
+      const nodes = query.data<NodesData>('list_nodes', {});
       query.barrier();
-      return pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : [];
+      return [...(pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : []), ...nodeRoomEvidence(gathered, finding, nodes)];
     }
     default:
       return [];
   }
 }
 
-/** A Service the log names by its cluster DNS name (`redis-master.shop.svc.cluster.local`, or `ENOTFOUND redis-master`). */
-function serviceNamedIn(text: string, namespace: string): { name: string; namespace: string } | undefined {
-  const qualified = /\b([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.([a-z0-9]([-a-z0-9]*[a-z0-9])?)\.svc\b/.exec(text);
-  if (qualified) return { name: qualified[1]!, namespace: qualified[3]! };
-  const bare = /(?:ENOTFOUND|no such host|could not resolve|can't resolve|Name or service not known)[^a-z0-9]*['"]?([a-z0-9][-a-z0-9]*[a-z0-9])['"]?(?![.\w])/i.exec(text);
-  return bare ? { name: bare[1]!, namespace } : undefined;
+/**
+ * What the objects above the pod say, whatever the category: a Job that failed for good
+ * (and why: its backoff limit, its deadline), and the autoscaler an HPA alert named.
+ */
+export function surroundingEvidence(gathered: Case): string[] {
+  const lines: string[] = [];
+  const job = gathered.job?.jobs[0];
+  const failed = job?.conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
+  if (job && failed) {
+    lines.push(`Job ${job.namespace}/${job.name} failed for good: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''} (${job.failed} failed pod(s), ${job.succeeded} succeeded)`);
+  }
+  const autoscaler = gathered.autoscaler;
+  if (autoscaler) {
+    const limited = autoscaler.conditions.filter((condition) => (condition.status === 'True' && condition.type === 'ScalingLimited') || (condition.status === 'False' && condition.type !== 'ScalingLimited'));
+    lines.push(
+      `HorizontalPodAutoscaler ${autoscaler.namespace}/${autoscaler.name} scales ${autoscaler.target.kind} ${autoscaler.target.name}: current ${autoscaler.currentReplicas}, desired ${autoscaler.desiredReplicas}, min ${autoscaler.minReplicas}, max ${autoscaler.maxReplicas}${autoscaler.atMax ? ' (at its maximum)' : ''}` +
+        `${autoscaler.metrics.length ? `; ${autoscaler.metrics.join(', ')}` : ''}${limited.length ? `; ${limited.map((condition) => `${condition.type}=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}`).join(', ')}` : ''}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * For each resource the scheduler found short: what the pod asks for against what each
+ * schedulable node has left (allocatable less the requests already placed there), the
+ * roomiest nodes first. This names the nodes and the resource, and by how much it misses.
+ */
+function nodeRoomEvidence(gathered: Case, finding: Finding, nodes: NodesData | undefined): string[] {
+  const containers = gathered.pod?.spec.containers.filter((container) => !container.init) ?? [];
+  const resources = [...new Set([...finding.evidence.join(' ').matchAll(/Insufficient ([\w./-]+)/g)].map((match) => match[1]!))];
+  const lines: string[] = [];
+  for (const resource of resources) {
+    const wanted = containers.reduce((sum, container) => sum + (parseQuantity(container.resources.requests?.[resource] ?? container.resources.limits?.[resource]) || 0), 0);
+    const room = (nodes?.nodes ?? [])
+      .filter((node) => node.healthy && !node.unschedulable && node.allocatable[resource] !== undefined)
+      .map((node) => ({ node, free: parseQuantity(node.allocatable[resource]) - (parseQuantity(node.requested?.[resource]) || 0) }))
+      .sort((left, right) => right.free - left.free);
+    if (room.length === 0 || !(wanted > 0)) continue;
+    const shown = room.slice(0, 4).map(({ node, free }) => `${node.name} has ${formatQuantity(resource, Math.max(free, 0))} free of ${node.allocatable[resource]} allocatable`);
+    lines.push(`the pod requests ${formatQuantity(resource, wanted)} ${resource}; no schedulable node has that much free: ${shown.join('; ')}${room.length > 4 ? `; ${room.length - 4} more node(s) have less` : ''}`);
+  }
+  return lines;
 }
 
 /** Lines in tool output that address an automated agent: reported, never followed. */
 export function findInjectionAttempts(investigation: Investigation): string[] {
   const found = new Set<string>();
   for (const observation of investigation.observations) {
-    for (const line of observation.result.content.split('\n')) {
-      if (INJECTION.test(line)) found.add(line.trim().slice(0, 240));
-    }
+    for (const line of findInjectionLines(observation.result.content)) found.add(line);
   }
   return [...found].slice(0, 2);
 }

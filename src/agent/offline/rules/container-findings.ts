@@ -5,7 +5,7 @@
  */
 import type { Category } from '../../diagnosis.ts';
 import { isImagePullReason, readMissingReference, type MissingReference } from '../container-signals.ts';
-import { eventLine, findMissingInEvents, logEvidence, secondsAgo, stateLine, stripLogPrefix } from '../evidence.ts';
+import { eventLine, findMissingInEvents, logEvidence, restartPace, secondsAgo, stateLine, stripLogPrefix } from '../evidence.ts';
 import type { Finding } from '../classify.ts';
 import { tellingScore } from '../log-signals.ts';
 import { containerPlace, type CaseView } from './view.ts';
@@ -121,11 +121,16 @@ export function failingProcessFinding(view: CaseView): Finding {
   // The line that says the most heads the summary.
   const telling = [...(reading?.evidence ?? [])].sort((left, right) => tellingScore(right) - tellingScore(left) || right.length - left.length)[0];
   const headline = telling ? stripLogPrefix(telling) : undefined;
+  const pace = restartPace(container!, view.gathered);
+  const paceLine = pace?.recurring
+    ? [`${containerPlace(view)} has restarted ${container!.restartCount} times, about every ${Math.round(pace.intervalSeconds / 60)} minutes; its current run has been up ${Math.round(pace.uptimeSeconds / 60)} minutes, so it has not recovered`]
+    : [];
   return {
     category,
     cause: `${cause}${headline ? `: "${headline}"` : ''}`,
     evidence: [
       header,
+      ...paceLine,
       ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(view.gathered).slice(0, 2)),
       // Refused credentials: say where the app takes them from, which is what to check.
       ...(category === 'bad-credentials' ? credentialEvidence(view) : []),

@@ -9,6 +9,17 @@ import { evictionFinding, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, q
 import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
 import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
 import type { Rule } from './rule.ts';
+import { matchLogSignal } from '../signals/index.ts';
+
+/** Among the log's last lines, a dependency refusing or out of reach: what the process is going through now. */
+function saysLastThatDependencyFails(lines: readonly string[]): boolean {
+  return lines.slice(-RECENT_LINES).some((line) => {
+    const verdict = matchLogSignal(line)?.verdict;
+    return verdict === 'dependency-unreachable' || verdict === 'bad-credentials';
+  });
+}
+
+const RECENT_LINES = 15;
 
 export const RULES: readonly Rule[] = [
   {
@@ -55,6 +66,15 @@ export const RULES: readonly Rule[] = [
     applies: (view) => schedulingOf(view) !== undefined,
     explain: schedulingFinding,
     examples: { decides: ['api-insufficient-cpu', 'cache-anti-affinity', 'postgres-pvc-storageclass', 'model-server-gpu'], doesNotDecide: ['checkout-secret-rotation', 'report-api-quota'] },
+  },
+  {
+    id: 'ready-but-failing-dependency',
+    category: 'from-the-facts',
+    priority: 720,
+    outranks: 'a pod can be running and ready while every request it serves fails on a dependency: its log saying so, last, outranks looking healthy',
+    applies: ({ container, pod, gathered }) => pod?.phase === 'Running' && container?.state.state === 'running' && !container.init && saysLastThatDependencyFails(gathered.logs?.lines ?? []),
+    explain: failingProcessFinding,
+    examples: { decides: [], doesNotDecide: ['catalog-recovered', 'grafana-healthy-false-alarm'] },
   },
   {
     id: 'pod-recovered',

@@ -1,0 +1,132 @@
+/**
+ * Following a failure to its root cause. A client that cannot reach a dependency names a
+ * host in its log: the host resolves to a Service, the Service to its backend pods, and a
+ * broken backend is diagnosed in turn. A DNS failure leads to the cluster DNS Service and
+ * the CoreDNS pods behind it. Every hop is a tool call the trail shows, at most MAX_HOPS;
+ * the culprit is the deepest object whose failure explains the others, and the client
+ * that alerted becomes evidence.
+ */
+import type { ServiceDetailsData } from '../../tools/describe-service.ts';
+import type { ResolvedHostData } from '../../tools/resolve-host.ts';
+import type { WorkloadSummaryData } from '../../tools/format/workloads.ts';
+import type { WorkloadListData } from '../../tools/workload-list.ts';
+import { classifyCase, type Finding } from './classify.ts';
+import { serviceFinding } from './findings.ts';
+import { gatherForPod, gatherForWorkload, type Case } from './gather.ts';
+import type { WorkloadKind } from './locate.ts';
+import { pickWorstPod } from './locate.ts';
+import type { Query } from './query.ts';
+import { isClusterDnsFailure, readDependencyTarget } from './signals/targets.ts';
+
+export const MAX_HOPS = 3;
+
+export interface Conclusion {
+  gathered: Case;
+  finding: Finding;
+}
+
+/** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
+export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
+  const pod = gathered.pod;
+  if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
+  const lines = logLinesOf(gathered, finding);
+  const dnsFailure = lines.find((line) => isClusterDnsFailure(line));
+  if (dnsFailure) return followClusterDns({ gathered, finding, query, hops, line: dnsFailure });
+  const named = lines.map((line) => ({ line, target: readDependencyTarget(line) })).find((entry) => entry.target);
+  if (!named?.target) return { gathered, finding };
+  const host = named.target.port ? `${named.target.host}:${named.target.port}` : named.target.host;
+  const resolved = query.data<ResolvedHostData>('resolve_host', { host, namespace: pod.namespace });
+  query.barrier();
+  if (!resolved) return { gathered, finding };
+  if (!resolved.service) {
+    if (resolved.resolvedBy !== 'none') return { gathered, finding };
+    const where = resolved.namespace ?? pod.namespace;
+    const similar = resolved.similar.length ? `; similar Services there: ${resolved.similar.join(', ')}` : '';
+    return { gathered, finding: withEvidence(finding, [`${named.target.host} resolves to no Service: there is no Service "${resolved.name ?? named.target.host}" in namespace ${where}${similar}`]) };
+  }
+  const trail = `followed ${named.target.host} from the log of pod ${pod.name} to Service ${resolved.service.namespace}/${resolved.service.name}`;
+  return followService({ gathered, finding, query, hops: hops + 1, service: resolved.service, trail });
+}
+
+/** Resolution itself fails: the cluster DNS Service and its CoreDNS pods are the next hop. */
+function followClusterDns(input: { gathered: Case; finding: Finding; query: Query; hops: number; line: string }): Conclusion {
+  const { gathered, finding, query } = input;
+  const service = query.data<ServiceDetailsData>('describe_service', { namespace: 'kube-system', name: 'kube-dns' });
+  query.barrier();
+  if (!service) return { gathered, finding };
+  const trail = `name resolution fails ("${input.line.trim().slice(0, 160)}"): followed to the cluster DNS Service kube-system/kube-dns`;
+  return followService({ gathered, finding, query, hops: input.hops + 1, service, trail });
+}
+
+/** A Service reached from a client: no pod behind it, a broken backend pod, or healthy backends (the client's own finding stands). */
+function followService(input: { gathered: Case; finding: Finding; query: Query; hops: number; service: ServiceDetailsData; trail: string }): Conclusion {
+  const { gathered, finding, query, service, trail } = input;
+  const client = clientEvidence(gathered, finding);
+  const readyCount = service.endpoints.ready.length;
+  if (Object.keys(service.selector).length > 0 && service.pods.total === 0) {
+    // No pod at all: a workload behind the selector that runs none (scaled to zero, or refused its pods), or a selector that matches nothing.
+    const owner = workloadBehind(service, query);
+    if (owner && owner.desired === 0) {
+      return { gathered, finding: withEvidence(finding, [`${trail}: it has no endpoints because ${owner.kind} ${owner.namespace}/${owner.name} is scaled to 0 replicas`]) };
+    }
+    if (owner) {
+      const backendCase: Case = { clusterNow: gathered.clusterNow, ...gatherForWorkload({ kind: 'workload', workloadKind: owner.kind as WorkloadKind, namespace: owner.namespace, name: owner.name }, query) };
+      const backendFinding = classifyCase(backendCase);
+      if (backendFinding && backendFinding.category !== 'no-issue') return { gathered: backendCase, finding: merge(backendFinding, `${trail}, which has no pod: ${owner.kind} ${owner.namespace}/${owner.name} wants ${owner.desired} and has ${owner.ready} ready`, client) };
+    }
+    const backend = serviceFinding({ ...gathered, service });
+    return { gathered: { ...gathered, service }, finding: merge(backend, `${trail}, whose selector matches no pod`, client) };
+  }
+  const broken = pickWorstPod(service.pods.pods.filter((pod) => !pod.healthy));
+  if (!broken) {
+    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s), its pods are healthy`]) };
+  }
+  const backendCase: Case = { clusterNow: gathered.clusterNow, ...gatherForPod({ namespace: broken.namespace, name: broken.name }, query, { focus: { kind: 'service', namespace: service.namespace, name: service.name }, service }) };
+  const backendFinding = classifyCase(backendCase);
+  if (!backendFinding || backendFinding.category === 'no-issue') {
+    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s); pod ${broken.name} is ${broken.status}`]) };
+  }
+  const deeper = followChain(backendCase, backendFinding, query, input.hops);
+  const hop = `${trail} (${readyCount} ready endpoint(s)), then to its pod ${broken.name} (${broken.status})`;
+  return { gathered: deeper.gathered, finding: merge(deeper.finding, hop, client) };
+}
+
+/** The Deployment or StatefulSet whose pods the Service's selector would match (its own selector agrees with it). */
+function workloadBehind(service: ServiceDetailsData, query: Query): WorkloadSummaryData | undefined {
+  const deployments = query.data<WorkloadListData>('list_deployments', { namespace: service.namespace });
+  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', { namespace: service.namespace });
+  query.barrier();
+  const wanted = Object.entries(service.selector);
+  return [...(deployments?.items ?? []), ...(statefulSets?.items ?? [])].find((workload) => {
+    if (workload.kind === 'ReplicaSet') return false;
+    const own = new Map(workload.selector.split(',').map((pair) => pair.split('=') as [string, string]));
+    const shared = wanted.filter(([key]) => own.has(key));
+    return shared.length > 0 && shared.every(([key, value]) => own.get(key) === value);
+  });
+}
+
+/** The backend's finding, with the trail and the client's symptom after its own evidence. */
+function merge(backend: Finding, trail: string, client: { label: string; lines: string[] }): Finding {
+  return {
+    ...backend,
+    cause: `${backend.cause}; this is why ${client.label} cannot reach it`,
+    evidence: [...backend.evidence, trail, ...client.lines],
+    rule: `${backend.rule ?? 'backend'} via chain`,
+  };
+}
+
+function clientEvidence(gathered: Case, finding: Finding): { label: string; lines: string[] } {
+  const workload = gathered.workload;
+  const label = workload ? `${workload.kind} ${workload.namespace}/${workload.name}` : `pod ${gathered.pod?.name}`;
+  return { label, lines: finding.evidence.slice(0, 3).map((line) => `${label} (where the failure shows): ${line}`) };
+}
+
+function withEvidence(finding: Finding, lines: string[]): Finding {
+  return { ...finding, evidence: [...finding.evidence, ...lines] };
+}
+
+/** The log lines behind the finding, most telling first, then the rest of the errors. */
+function logLinesOf(gathered: Case, finding: Finding): string[] {
+  const quoted = finding.evidence.filter((line) => line.startsWith('log: ')).map((line) => line.slice(5));
+  return [...quoted, ...(gathered.logs?.errorLines ?? [])];
+}
