@@ -1,17 +1,21 @@
 /**
- * `kubewhy mock-cluster --scenario DIR [--port N] [--host H] [--kubeconfig FILE]
- * [--generate-pods NAMESPACE=COUNT]... [--fault SPEC]...`: serves a scenario until SIGINT
- * or SIGTERM, after printing its URL and the kubeconfig it wrote.
+ * `kubewhy mock-cluster --scenario DIR [--background NAME] [--port N] [--host H]
+ * [--kubeconfig FILE] [--generate-pods NAMESPACE=COUNT]... [--fault SPEC]...`: serves a
+ * scenario (inside a background cluster, if asked) until SIGINT or SIGTERM, after printing
+ * its URL and the kubeconfig it wrote.
  */
 import { parseArgs } from 'node:util';
 import { parseFaultSpec, type FaultRule } from './faults.ts';
-import { ScenarioError } from './loader.ts';
+import { BackgroundError } from './backgrounds.ts';
+import { loadScenario, ScenarioError, type LoadedScenario } from './loader.ts';
 import { startMockCluster } from './server.ts';
 
-const USAGE = `usage: kubewhy mock-cluster --scenario DIR [--port N] [--host H] [--kubeconfig FILE]
-                            [--generate-pods NAMESPACE=COUNT]... [--fault SPEC]...
+const USAGE = `usage: kubewhy mock-cluster --scenario DIR [--background NAME] [--port N] [--host H]
+                            [--kubeconfig FILE] [--generate-pods NAMESPACE=COUNT]... [--fault SPEC]...
 
   --scenario DIR         the scenario to serve (scenario.yaml, cluster.yaml, logs/)
+  --background NAME      serve it inside a healthy background cluster (mock-cluster/backgrounds/:
+                         eks, aks, kubeadm): realistic noise around the incident
   --port N               port to listen on (default: a free port)
   --host H               address to listen on (default: 127.0.0.1)
   --kubeconfig FILE      where to write the kubeconfig (default: a temporary file)
@@ -35,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       options: {
         scenario: { type: 'string' },
+        background: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         kubeconfig: { type: 'string' },
@@ -66,14 +71,26 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`mock-cluster: ${(error as Error).message}\n`);
     return 2;
   }
+  let scenario: LoadedScenario;
+  try {
+    scenario = await loadScenario(values.scenario, values.background === undefined ? {} : { background: values.background });
+  } catch (error) {
+    if (error instanceof BackgroundError) {
+      process.stderr.write(`mock-cluster: ${error.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`);
+    return 1;
+  }
   let cluster;
   try {
-    cluster = await startMockCluster({ scenario: values.scenario, port, generatedPods, faults, ...(values.host ? { host: values.host } : {}), ...(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : {}) });
+    cluster = await startMockCluster({ scenario, port, generatedPods, faults, ...(values.host ? { host: values.host } : {}), ...(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : {}) });
   } catch (error) {
     process.stderr.write(`mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`);
     return 1;
   }
-  process.stdout.write(`mock cluster serving scenario "${cluster.scenario.name}" at ${cluster.url}\n`);
+  const inside = cluster.scenario.background ? ` inside background "${cluster.scenario.background}"` : '';
+  process.stdout.write(`mock cluster serving scenario "${cluster.scenario.name}"${inside} at ${cluster.url}\n`);
   process.stdout.write(`kubeconfig: ${cluster.kubeconfigPath}\n`);
   process.stdout.write(`try: kubectl --kubeconfig ${cluster.kubeconfigPath} get pods -A\n`);
   await new Promise<void>((resolve) => {

@@ -21,6 +21,8 @@ export interface LoadedScenario {
   meta: ScenarioMeta;
   objects: KubeObject[];
   logs: ScenarioLog[];
+  /** The background cluster merged into the scenario (backgrounds.ts), when there is one. */
+  background?: string;
 }
 
 /** A malformed scenario: where (file, 1-based YAML document, dotted field) and what. */
@@ -51,21 +53,36 @@ export async function listScenarioDirs(root: string): Promise<string[]> {
   return dirs.sort();
 }
 
-export async function loadScenario(dir: string): Promise<LoadedScenario> {
+/**
+ * Loads the scenario in `dir`. With `background`, the named background cluster is merged
+ * into it (backgrounds.ts): the scenario's own objects stay as they are.
+ */
+export async function loadScenario(dir: string, options: { background?: string } = {}): Promise<LoadedScenario> {
   const absolute = resolve(dir);
   const meta = await readMeta(absolute);
-  const now = Date.parse(meta.now);
-  const objects = await readObjects(absolute);
-  completeObjects(objects, { scenario: meta.name, now });
-  const logs = await readLogs(absolute, objects);
-  return { name: meta.name, dir: absolute, meta, objects, logs };
+  const { objects, logs } = await readClusterFiles(absolute, { seed: meta.name, now: Date.parse(meta.now) });
+  const scenario: LoadedScenario = { name: meta.name, dir: absolute, meta, objects, logs };
+  if (options.background === undefined) return scenario;
+  // Imported here: backgrounds.ts builds on this module.
+  const { loadBackground, mergeBackground } = await import('./backgrounds.ts');
+  return mergeBackground(scenario, await loadBackground(options.background));
+}
+
+/**
+ * `cluster.yaml` and the `logs/` tree of a directory, completed as the API server would
+ * (uids seeded by `seed`, missing times before `now`). Shared by scenarios and backgrounds.
+ */
+export async function readClusterFiles(dir: string, context: { seed: string; now: number }): Promise<{ objects: KubeObject[]; logs: ScenarioLog[] }> {
+  const objects = await readObjects(dir);
+  completeObjects(objects, { scenario: context.seed, now: context.now });
+  return { objects, logs: await readLogs(dir, objects) };
 }
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then((info) => info.isFile(), () => false);
 }
 
-async function readText(dir: string, file: string): Promise<string> {
+export async function readText(dir: string, file: string): Promise<string> {
   try {
     return await readFile(join(dir, file), 'utf8');
   } catch (error) {

@@ -23,7 +23,8 @@ function describe(object: KubeObject): string {
   return object.metadata.namespace ? `${object.kind}/${object.metadata.namespace}/${object.metadata.name}` : `${object.kind}/${object.metadata.name}`;
 }
 
-function checkOwners(scenario: LoadedScenario): string[] {
+/** Problems with owner references: an owner missing from the objects, or named with another uid. */
+export function checkOwners(scenario: { objects: readonly KubeObject[] }): string[] {
   const byIdentity = new Map(scenario.objects.map((object) => [`${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`, object]));
   const problems: string[] = [];
   for (const object of scenario.objects) {

@@ -47,6 +47,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'TokenFileError']);
+const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'BackgroundError', 'TokenFileError']);
 
 process.exitCode = await main(process.argv.slice(2));

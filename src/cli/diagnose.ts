@@ -23,10 +23,11 @@ import { runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
 import { formatRun } from './format-run.ts';
 import { readAlertFile } from './read-alert.ts';
 
-const USAGE = `usage: kubewhy diagnose [--scenario DIR | --kubeconfig FILE [--context NAME]] [--alert FILE]
+const USAGE = `usage: kubewhy diagnose [--scenario DIR [--background NAME] | --kubeconfig FILE [--context NAME]] [--alert FILE]
                         [--rung OBSERVE|ACT] [--act-namespace NS]... [--namespace NS] [--json] ["incident text"]
 
   --scenario DIR       serve this incident snapshot from an in-process mock cluster
+  --background NAME    place the scenario inside a healthy background cluster (eks, aks, kubeadm)
   --kubeconfig FILE    diagnose a real cluster (default: the settings, else the demo scenario)
   --alert FILE         an alert (labels, annotations) or an Alertmanager webhook payload, JSON or YAML
   --rung RUNG          OBSERVE (default): writes are only proposed; ACT: writes wait for your approval
@@ -41,6 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       scenario: { type: 'string' },
+      background: { type: 'string' },
       kubeconfig: { type: 'string' },
       context: { type: 'string' },
       alert: { type: 'string' },
@@ -66,7 +68,11 @@ export async function run(argv: string[]): Promise<number> {
     ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}),
   };
   const scenarioDir = values.scenario ?? (values.kubeconfig || config.cluster.mode !== 'mock' ? undefined : config.cluster.scenarioDir);
-  const scenario = scenarioDir ? await loadScenario(scenarioDir) : undefined;
+  if (values.background !== undefined && !scenarioDir) {
+    process.stderr.write('kubewhy diagnose: --background needs a scenario to place inside it (--scenario DIR)\n');
+    return 2;
+  }
+  const scenario = scenarioDir ? await loadScenario(scenarioDir, values.background === undefined ? {} : { background: values.background }) : undefined;
 
   let trigger: Trigger | undefined;
   const text = positionals.join(' ').trim();

@@ -1,7 +1,8 @@
 /**
  * `kubewhy eval`: every scenario in a folder, from its alert and from its incident text,
- * diagnosed at OBSERVE and scored as SCENARIOS.md defines. Prints a table and totals
- * (or JSON with each full diagnosis) and exits 1 when any run is wrong.
+ * diagnosed at OBSERVE and scored as SCENARIOS.md defines; with `--background`, inside a
+ * healthy background cluster (or, with `all`, alone and inside each one). Prints a table and
+ * totals (or JSON with each full diagnosis) and exits 1 when any run is wrong.
  */
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,19 +11,24 @@ import { createModel } from '../agent/create-model.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
 import { createMemoryRunAudit } from '../agent/run-audit.ts';
 import { createInMemoryApprovalBroker } from '../gate/approvals.ts';
-import { listScenarioDirs, loadScenario, type LoadedScenario } from '../../mock-cluster/index.ts';
+import { listBackgrounds, listScenarioDirs, loadBackground, loadScenario, mergeBackground, type Background, type LoadedScenario } from '../../mock-cluster/index.ts';
 import { DEFAULT_LIMITS, runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
 import { scoreDiagnosis, type Score } from '../eval/score.ts';
 import type { RunOutcome } from '../agent/loop.ts';
 
-const USAGE = `usage: kubewhy eval [--scenarios DIR] [--only NAME]... [--json]
+const USAGE = `usage: kubewhy eval [--scenarios DIR] [--only NAME]... [--background NAME|all] [--json]
 
-  --scenarios DIR   a folder of scenarios (default mock-cluster/scenarios)
-  --only NAME       evaluate only this scenario (repeatable)
-  --json            print every result with its full diagnosis as JSON`;
+  --scenarios DIR     a folder of scenarios (default mock-cluster/scenarios)
+  --only NAME         evaluate only this scenario (repeatable)
+  --background NAME   run every scenario inside this healthy background cluster (eks, aks,
+                      kubeadm: mock-cluster/backgrounds/); 'all' runs each scenario alone and
+                      once inside every background, and names the background in each row
+  --json              print every result with its full diagnosis as JSON`;
 
 export interface EvalRow {
   scenario: string;
+  /** The background cluster the scenario ran inside; absent when it ran alone. */
+  background?: string;
   trigger: 'alert' | 'incident';
   expected: { category: string; culprit: string };
   score: Score;
@@ -36,6 +42,7 @@ export async function run(argv: string[]): Promise<number> {
     options: {
       scenarios: { type: 'string', default: 'mock-cluster/scenarios' },
       only: { type: 'string', multiple: true, default: [] },
+      background: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -44,6 +51,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // An unknown name fails here, before any run (a BackgroundError: one line, exit code 2).
+  const backgrounds = await backgroundsFor(values.background);
   const config = loadConfig();
   const model = createModel(config.model);
   const directories = await listScenarioDirs(values.scenarios);
@@ -59,37 +68,44 @@ export async function run(argv: string[]): Promise<number> {
       continue;
     }
     if (values.only.length > 0 && !values.only.includes(scenario.name)) continue;
-    for (const { kind, trigger } of scenarioTriggers(scenario)) {
-      const ran = await runOnScenario({
-        scenario,
-        trigger,
-        model,
-        rung: 'OBSERVE',
-        policy: { actNamespaces: [] },
-        approvals: createInMemoryApprovalBroker(),
-        audit: createMemoryRunAudit(),
-        runId: `eval-${scenario.name}-${kind}`,
-        limits: { ...DEFAULT_LIMITS, maxSteps: config.limits.maxSteps, toolOutputBytes: config.limits.toolOutputBytes },
-      }).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
-      if ('error' in ran) {
-        broken.push({ scenario: `${scenario.name} (${kind})`, error: ran.error });
-        continue;
+    for (const { background, placed } of placements(scenario, backgrounds)) {
+      const suffix = background ? ` in ${background}` : '';
+      for (const { kind, trigger } of scenarioTriggers(placed)) {
+        const ran = await runOnScenario({
+          scenario: placed,
+          trigger,
+          model,
+          rung: 'OBSERVE',
+          policy: { actNamespaces: [] },
+          approvals: createInMemoryApprovalBroker(),
+          audit: createMemoryRunAudit(),
+          runId: `eval-${scenario.name}-${kind}${background ? `-${background}` : ''}`,
+          limits: { ...DEFAULT_LIMITS, maxSteps: config.limits.maxSteps, toolOutputBytes: config.limits.toolOutputBytes },
+        }).catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+        if ('error' in ran) {
+          broken.push({ scenario: `${scenario.name} (${kind})${suffix}`, error: ran.error });
+          continue;
+        }
+        const { outcome, durationMs } = ran;
+        const expect = scenario.meta.expect;
+        rows.push({
+          scenario: scenario.name,
+          ...(background ? { background } : {}),
+          trigger: kind,
+          expected: { category: expect.category, culprit: expect.culprit },
+          score: scoreDiagnosis(outcome.diagnosis, expect),
+          outcome,
+          durationMs,
+        });
       }
-      const { outcome, durationMs } = ran;
-      const expect = scenario.meta.expect;
-      rows.push({
-        scenario: scenario.name,
-        trigger: kind,
-        expected: { category: expect.category, culprit: expect.culprit },
-        score: scoreDiagnosis(outcome.diagnosis, expect),
-        outcome,
-        durationMs,
-      });
     }
   }
-  if (values.json) process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, rows, broken }, null, 2)}\n`);
-  else {
-    process.stdout.write(formatTable(rows, model.name));
+  const withBackgrounds = backgrounds !== undefined;
+  if (values.json) {
+    const byBackground = withBackgrounds ? { byBackground: Object.fromEntries(groupByBackground(rows).map(({ label, rows: group }) => [label, totals(group)])), wrongOnlyInBackground: wrongOnlyInBackground(rows) } : {};
+    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, ...byBackground, rows, broken }, null, 2)}\n`);
+  } else {
+    process.stdout.write(formatTable(rows, model.name, withBackgrounds));
     for (const failure of broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
   }
   return rows.length > 0 && broken.length === 0 && rows.every((row) => row.score.correct) ? 0 : 1;
@@ -100,24 +116,57 @@ function totals(rows: EvalRow[]): { runs: number; correct: number; wrong: number
   return { runs: rows.length, correct, wrong: rows.length - correct };
 }
 
-function formatTable(rows: EvalRow[], modelName: string): string {
-  const header = ['scenario', 'trigger', 'ok', 'category', 'culprit', 'missing evidence', 'steps', 'calls', 'bytes', 'ms'];
+/** The backgrounds to run in: none (undefined), one, or every one for `all` (alone too). */
+async function backgroundsFor(option: string | undefined): Promise<{ all: boolean; loaded: Background[] } | undefined> {
+  if (option === undefined) return undefined;
+  const names = option === 'all' ? await listBackgrounds() : [option];
+  return { all: option === 'all', loaded: await Promise.all(names.map((name) => loadBackground(name))) };
+}
+
+function placements(scenario: LoadedScenario, backgrounds: { all: boolean; loaded: Background[] } | undefined): { background?: string; placed: LoadedScenario }[] {
+  if (!backgrounds) return [{ placed: scenario }];
+  const inside = backgrounds.loaded.map((background) => ({ background: background.name, placed: mergeBackground(scenario, background) }));
+  return backgrounds.all ? [{ placed: scenario }, ...inside] : inside;
+}
+
+const ALONE = 'alone';
+
+function groupByBackground(rows: EvalRow[]): { label: string; rows: EvalRow[] }[] {
+  const labels = [...new Set(rows.map((row) => row.background ?? ALONE))];
+  return labels.map((label) => ({ label, rows: rows.filter((row) => (row.background ?? ALONE) === label) }));
+}
+
+/** `scenario (trigger) in background` for each run that is right alone and wrong inside a background. */
+function wrongOnlyInBackground(rows: EvalRow[]): string[] {
+  const rightAlone = new Set(rows.filter((row) => !row.background && row.score.correct).map((row) => `${row.scenario} (${row.trigger})`));
+  return rows.filter((row) => row.background && !row.score.correct && rightAlone.has(`${row.scenario} (${row.trigger})`)).map((row) => `${row.scenario} (${row.trigger}) in ${row.background}`);
+}
+
+function formatTable(rows: EvalRow[], modelName: string, withBackgrounds: boolean): string {
+  const header = ['scenario', ...(withBackgrounds ? ['background'] : []), 'trigger', 'ok', 'category', 'culprit', 'missing evidence', 'steps', 'calls', 'bytes', 'ms'];
   const body = rows.map((row) => {
     const diagnosis = row.outcome.diagnosis;
     const category = diagnosis ? (row.score.categoryCorrect ? diagnosis.category : `${diagnosis.category}≠${row.expected.category}`) : `(failed: ${row.outcome.reason ?? '?'})`;
     const culprit = diagnosis ? (row.score.culpritCorrect ? formatCulprit(diagnosis.culprit) : `${formatCulprit(diagnosis.culprit)}≠${row.expected.culprit}`) : '-';
     const missing = [...row.score.missingMentions, ...(row.score.remediationCorrect === false ? ['(remediation)'] : [])].join(', ') || '-';
     const bytes = row.outcome.toolCalls.reduce((sum, call) => sum + call.bytes, 0);
-    return [row.scenario, row.trigger, row.score.correct ? 'yes' : 'NO', category, culprit, missing, String(row.outcome.steps), String(row.outcome.toolCalls.length), String(bytes), String(Math.round(row.durationMs))];
+    return [row.scenario, ...(withBackgrounds ? [row.background ?? '-'] : []), row.trigger, row.score.correct ? 'yes' : 'NO', category, culprit, missing, String(row.outcome.steps), String(row.outcome.toolCalls.length), String(bytes), String(Math.round(row.durationMs))];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
   const render = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   const sum = totals(rows);
+  const perBackground = withBackgrounds
+    ? [
+        ...groupByBackground(rows).map(({ label, rows: group }) => `  ${label === ALONE ? 'alone' : `in background ${label}`}: ${totals(group).correct}/${totals(group).runs} correct`),
+        ...(rows.some((row) => !row.background) ? [`  wrong only inside a background: ${wrongOnlyInBackground(rows).join(', ') || 'none'}`] : []),
+      ]
+    : [];
   return [
     render(header),
     ...body.map(render),
     '',
     `model ${modelName}: ${sum.correct}/${sum.runs} correct, ${sum.wrong} wrong`,
+    ...perBackground,
     '',
   ].join('\n');
 }
