@@ -103,12 +103,20 @@ export async function run(argv: string[]): Promise<number> {
   const withBackgrounds = backgrounds !== undefined;
   if (values.json) {
     const byBackground = withBackgrounds ? { byBackground: Object.fromEntries(groupByBackground(rows).map(({ label, rows: group }) => [label, totals(group)])), wrongOnlyInBackground: wrongOnlyInBackground(rows) } : {};
-    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, ...byBackground, rows, broken }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, byConfidence: byConfidence(rows), ...byBackground, rows, broken }, null, 2)}\n`);
   } else {
     process.stdout.write(formatTable(rows, model.name, withBackgrounds));
     for (const failure of broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
   }
   return rows.length > 0 && broken.length === 0 && rows.every((row) => row.score.correct) ? 0 : 1;
+}
+
+/** How often the diagnoses said with each confidence were right: what a confidence level is worth. */
+export function byConfidence(rows: readonly EvalRow[]): { level: string; correct: number; runs: number }[] {
+  return ['high', 'medium', 'low', 'none'].map((level) => {
+    const group = rows.filter((row) => (row.outcome.diagnosis?.confidence ?? 'none') === level);
+    return { level, correct: group.filter((row) => row.score.correct).length, runs: group.length };
+  }).filter((entry) => entry.runs > 0 || entry.level !== 'none');
 }
 
 function totals(rows: EvalRow[]): { runs: number; correct: number; wrong: number } {
@@ -167,6 +175,7 @@ function formatTable(rows: EvalRow[], modelName: string, withBackgrounds: boolea
     '',
     `model ${modelName}: ${sum.correct}/${sum.runs} correct, ${sum.wrong} wrong`,
     ...perBackground,
+    `  by confidence: ${byConfidence(rows).map(({ level, correct, runs }) => `${level} ${correct}/${runs} correct${runs ? ` (${Math.round((100 * correct) / runs)}%)` : ''}`).join(', ')}`,
     '',
   ].join('\n');
 }

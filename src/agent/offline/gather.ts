@@ -64,6 +64,7 @@ function locate(trigger: Trigger, query: Query): Focus {
   const statefulSets = query.data<WorkloadListData>('list_stateful_sets', scope);
   const daemonSets = query.data<WorkloadListData>('list_daemon_sets', scope);
   const cronJobs = query.data<CronJobsData>('list_cron_jobs', scope);
+  const jobs = query.data<JobsData>('list_jobs', scope);
   const services = query.data<ServicesData>('list_services', scope);
   const nodes = query.data<NodesData>('list_nodes', {});
   query.barrier();
@@ -78,6 +79,11 @@ function locate(trigger: Trigger, query: Query): Focus {
   for (const cronJob of cronJobs?.cronJobs ?? []) {
     const unhealthy = cronJob.recentJobs.some((job) => job.state === 'Failed');
     candidates.push({ focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name }, name: cronJob.name, namespace: cronJob.namespace, unhealthy });
+  }
+  // A Job of its own (no CronJob above it) is a workload a person may name.
+  for (const job of jobs?.jobs ?? []) {
+    if (job.owner?.kind === 'CronJob') continue;
+    candidates.push({ focus: { kind: 'workload', workloadKind: 'Job', namespace: job.namespace, name: job.name }, name: job.name, namespace: job.namespace, unhealthy: job.state === 'Failed' });
   }
   for (const service of services?.services ?? []) {
     // A Service is named only when it is the thing in trouble; its workload is a candidate of its own.
