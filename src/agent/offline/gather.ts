@@ -21,6 +21,8 @@ import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { Trigger } from '../trigger.ts';
 import { focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
+import type { WorkloadHistory } from './remediation.ts';
+import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
 
 /** Everything gathered about the incident, for the rules to judge. */
 export interface Case {
@@ -42,6 +44,8 @@ export interface Case {
   job?: JobsData;
   /** What the sentence or alert pointed at could not be found. */
   notFound?: string;
+  /** A StatefulSet's or DaemonSet's rollout history (a Deployment's comes with `deployment`). */
+  history?: WorkloadHistory;
   /** The HorizontalPodAutoscaler an HPA alert named, whose target is the workload. */
   autoscaler?: AutoscalerData;
 }
@@ -176,9 +180,12 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
     const tool = workloadKind === 'StatefulSet' ? 'list_stateful_sets' : 'list_daemon_sets';
     const listed = query.data<WorkloadListData>(tool, { namespace, name });
+    const rollout = query.data<RolloutHistoryData>('rollout_history', { namespace, name, kind: workloadKind });
     query.barrier();
     if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}` };
-    return followWorstPod({ ...base, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, query);
+    const desired = listed.items.find((item) => item.name === name)?.desired ?? listed.details.pods.total;
+    const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
+    return followWorstPod({ ...base, ...history, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, query);
   }
   let jobName = name;
   if (workloadKind === 'CronJob') {
@@ -220,6 +227,9 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
   const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
   const deployment =
     known.deployment ?? (workload.kind === 'Deployment' ? query.data<DeploymentDetailsData>('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
+  const revisioned = workload.kind === 'StatefulSet' || workload.kind === 'DaemonSet' ? workload.kind : undefined;
+  const rollout = revisioned && !known.history ? query.data<RolloutHistoryData>('rollout_history', { namespace: target.namespace, name: workload.name, kind: revisioned }) : undefined;
+  const history = known.history ?? (rollout && revisioned ? historyFrom(rollout, revisioned, known.workloadPods?.length ?? rollout.revisions.find((revision) => revision.current)?.replicas ?? 0) : undefined);
   const container = troubledContainer(pod.containers) ?? (options.readHealthyLogs ? pod.containers.find((candidate) => !candidate.init) : undefined);
   const logs = container && hasRun(container) ? query.data<PodLogsData>('get_pod_logs', logRequest(pod, container)) : undefined;
   // A restarted container that runs now: the previous run says how it ended, the current one what it says now.
@@ -233,6 +243,19 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
     ...(logs ? { logs: current ? joinLogs(logs, current) : logs } : {}),
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
+    ...(history ? { history } : {}),
+  };
+}
+
+function historyFrom(rollout: RolloutHistoryData, kind: 'StatefulSet' | 'DaemonSet', desired: number): WorkloadHistory {
+  return {
+    kind,
+    namespace: rollout.namespace,
+    name: rollout.name,
+    desired,
+    ...(rollout.currentRevision !== undefined ? { currentRevision: rollout.currentRevision } : {}),
+    revisions: rollout.revisions.map(({ template: _template, ...revision }) => revision),
+    changes: rollout.changes,
   };
 }
 

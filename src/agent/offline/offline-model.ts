@@ -15,7 +15,7 @@ import { gatherCase, type Case } from './gather.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import type { Focus } from './locate.ts';
 import { NeedsAnswers, Query } from './query.ts';
-import { latestChange, proposeRollback, relevantChanges, type Rollback } from './remediation.ts';
+import { historyOf, latestChange, proposeRollback, relevantChanges, type Rollback } from './remediation.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -69,12 +69,12 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   }
   const evidence = [...finding.evidence, ...surroundingEvidence(gathered), ...input.extra];
   const sentences = [`${label}: ${finding.cause}.`];
-  const change = latestChange(gathered.deployment);
+  const change = latestChange(historyOf(gathered));
   const relevant = change ? relevantChanges(finding.category, change) : [];
   if (change && relevant.length > 0) {
     const cause = change.changeCause ? ` (change-cause: ${change.changeCause})` : '';
     const lines = relevant.map(formatDiffEntry);
-    evidence.push(`Deployment ${label.replace(/^Deployment /, '')} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`);
+    evidence.push(`${change.history.kind} ${change.history.namespace}/${change.history.name} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`);
     sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
   }
   const { rollback } = input;

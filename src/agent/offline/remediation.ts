@@ -4,7 +4,7 @@
  * change between it and the one before touches what failed. Anything else (a node, a
  * quota, a missing object that never existed) needs a person, not a rollback.
  */
-import type { DeploymentDetailsData } from '../../tools/describe-deployment.ts';
+import type { RevisionChangeData, RevisionData } from '../../tools/format/rollout.ts';
 import { formatDiffEntry, type TemplateDiffEntry } from '../../tools/format/template-diff.ts';
 import type { Category } from '../diagnosis.ts';
 import type { Case } from './gather.ts';
@@ -15,10 +15,11 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'missing-secret': /^(env |envFrom secretRef|volume |mount |container)/,
   'missing-configmap': /^(env |envFrom configMapRef|volume |mount |container)/,
   'bad-credentials': /^(env |envFrom |volume |mount |image|container)/,
-  'app-crash': /^(env |envFrom |image|command|args|volume |mount |container|resources)/,
-  'probe-failure': /^(probe |ports|image|container)/,
-  'init-failure': /^(image|command|args|env |envFrom |container|volume )/,
-  'oom-killed': /^(resources limits\.memory|resources requests\.memory|image|env |args|command)/,
+  'app-crash': /^(env |envFrom |image|command|args|volume |mount |container|resources|annotation )/,
+  'probe-failure': /^(probe |ports|image|container|annotation )/,
+  'init-failure': /^(image|command|args|env |envFrom |container|volume |annotation )/,
+  // Annotations size injected sidecars (a mesh proxy's memory limit, an agent's).
+  'oom-killed': /^(resources limits\.memory|resources requests\.memory|image|env |args|command|annotation )/,
   // Only a change to where the app connects explains an unreachable dependency.
   // A new revision that asks for more than a ResourceQuota or LimitRange allows, or than any node has.
   'quota-exceeded': /^resources /,
@@ -27,21 +28,43 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|dnsPolicy|dnsConfig)/i,
 };
 
+/** A workload's rollout history, whatever keeps it (a Deployment's ReplicaSets, a StatefulSet's or DaemonSet's ControllerRevisions). */
+export interface WorkloadHistory {
+  kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
+  namespace: string;
+  name: string;
+  /** Replicas the workload wants (a DaemonSet: the nodes it should run on). */
+  desired: number;
+  currentRevision?: number;
+  revisions: Array<Omit<RevisionData, 'template'>>;
+  changes: RevisionChangeData[];
+}
+
 export interface RevisionChange {
-  deployment: DeploymentDetailsData;
+  history: WorkloadHistory;
   fromRevision: number;
   toRevision: number;
   changes: TemplateDiffEntry[];
   changeCause?: string;
 }
 
-/** The change that produced the Deployment's current revision, if history holds one. */
-export function latestChange(deployment: DeploymentDetailsData | undefined): RevisionChange | undefined {
-  if (!deployment || deployment.currentRevision === undefined) return undefined;
-  const change = deployment.changes.find((candidate) => candidate.toRevision === deployment.currentRevision);
+/** The history the case holds: the Deployment's details, or a StatefulSet's or DaemonSet's rollout history. */
+export function historyOf(gathered: Case): WorkloadHistory | undefined {
+  const deployment = gathered.deployment;
+  if (deployment) {
+    const { namespace, name, desired } = deployment.summary;
+    return { kind: 'Deployment', namespace, name, desired, ...(deployment.currentRevision !== undefined ? { currentRevision: deployment.currentRevision } : {}), revisions: deployment.revisions, changes: deployment.changes };
+  }
+  return gathered.history;
+}
+
+/** The change that produced the workload's current revision, if history holds one. */
+export function latestChange(history: WorkloadHistory | undefined): RevisionChange | undefined {
+  if (!history || history.currentRevision === undefined) return undefined;
+  const change = history.changes.find((candidate) => candidate.toRevision === history.currentRevision);
   if (!change || change.changes.length === 0) return undefined;
-  const revision = deployment.revisions.find((candidate) => candidate.revision === change.toRevision);
-  return { deployment, fromRevision: change.fromRevision, toRevision: change.toRevision, changes: change.changes, ...(revision?.changeCause ? { changeCause: revision.changeCause } : {}) };
+  const revision = history.revisions.find((candidate) => candidate.revision === change.toRevision);
+  return { history, fromRevision: change.fromRevision, toRevision: change.toRevision, changes: change.changes, ...(revision?.changeCause ? { changeCause: revision.changeCause } : {}) };
 }
 
 /** The changed fields that can explain the category; empty when the rollout is unrelated. */
@@ -50,17 +73,21 @@ export function relevantChanges(category: Category, change: RevisionChange): Tem
   return pattern ? change.changes.filter((entry) => pattern.test(entry.field)) : [];
 }
 
-/** Whether the pod under investigation runs the Deployment's newest revision. */
-function podRunsRevision(gathered: Case, revision: number): boolean {
+/** Whether the pod under investigation runs the workload's newest revision (unknown counts as yes). */
+function podRunsRevision(gathered: Case, change: RevisionChange): boolean {
   const replicaSet = gathered.pod?.owners.find((owner) => owner.kind === 'ReplicaSet');
-  return replicaSet?.revision === undefined || replicaSet.revision === revision;
+  if (change.history.kind === 'Deployment') return replicaSet?.revision === undefined || replicaSet.revision === change.toRevision;
+  // A StatefulSet's pods carry the revision's name; a DaemonSet's its hash.
+  const hash = gathered.pod?.labels['controller-revision-hash'];
+  const keeper = change.history.revisions.find((revision) => revision.revision === change.toRevision)?.controllerRevision;
+  return !hash || !keeper || keeper === hash || keeper.endsWith(`-${hash}`);
 }
 
 /** A rollout still in progress, or finished recently, can be the cause; one from weeks ago is history. */
 function isRecentRollout(change: RevisionChange): boolean {
-  const revision = change.deployment.revisions.find((candidate) => candidate.revision === change.toRevision);
+  const revision = change.history.revisions.find((candidate) => candidate.revision === change.toRevision);
   if (!revision) return false;
-  const incomplete = revision.readyReplicas < change.deployment.summary.desired;
+  const incomplete = revision.readyReplicas < change.history.desired;
   return incomplete || (revision.ageSeconds !== undefined && revision.ageSeconds < RECENT_ROLLOUT_SECONDS);
 }
 
@@ -68,21 +95,24 @@ const RECENT_ROLLOUT_SECONDS = 3 * 24 * 3600;
 
 export interface Rollback {
   tool: 'rollout_undo';
-  args: { namespace: string; name: string };
+  /** `kind` only for StatefulSets and DaemonSets: a Deployment is rollout_undo's default. */
+  args: { namespace: string; name: string; kind?: 'StatefulSet' | 'DaemonSet' };
   /** The revision the undo returns to (the one before the current). */
   toRevision: number;
   reason: string;
 }
 
 export function proposeRollback(gathered: Case, category: Category): Rollback | undefined {
-  if (gathered.workload?.kind !== 'Deployment') return undefined;
-  const change = latestChange(gathered.deployment);
-  if (!change || !podRunsRevision(gathered, change.toRevision) || !isRecentRollout(change)) return undefined;
+  const workload = gathered.workload;
+  const history = historyOf(gathered);
+  if (!workload || !history || workload.kind !== history.kind || workload.name !== history.name) return undefined;
+  const change = latestChange(history);
+  if (!change || !podRunsRevision(gathered, change) || !isRecentRollout(change)) return undefined;
   const relevant = relevantChanges(category, change);
   if (relevant.length === 0) return undefined;
   return {
     tool: 'rollout_undo',
-    args: { namespace: gathered.workload.namespace, name: gathered.workload.name },
+    args: { namespace: workload.namespace, name: workload.name, ...(history.kind === 'Deployment' ? {} : { kind: history.kind }) },
     toRevision: change.fromRevision,
     reason: `roll back to revision ${change.fromRevision}, before ${relevant.map(formatDiffEntry).join('; ')}`,
   };

@@ -7,7 +7,7 @@
 import type { V1ControllerRevision, V1DaemonSet, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
 import type { Cluster, ClusterResult } from '../../cluster/cluster.ts';
 import { ageSeconds, toIso } from './age.ts';
-import { summarizePodSpec } from './pod-template.ts';
+import { summarizePodSpec, templateAnnotations } from './pod-template.ts';
 import { consecutiveChanges, type RevisionData, type RolloutHistory } from './rollout.ts';
 import { formatLabelSelector } from './selectors.ts';
 
@@ -58,7 +58,8 @@ export function buildControllerRevisionHistory(workload: RevisionedWorkload, con
   const revisions = controllerRevisions
     .filter((revision) => isRevisionOf(revision, workload))
     .map((revision): RevisionData => {
-      const template = summarizePodSpec(templateOfRevision(revision)?.spec);
+      const annotations = templateAnnotations(templateOfRevision(revision)?.metadata?.annotations);
+      const template = { ...summarizePodSpec(templateOfRevision(revision)?.spec), ...(annotations ? { annotations } : {}) };
       const createdAt = toIso(revision.metadata?.creationTimestamp);
       const age = ageSeconds(revision.metadata?.creationTimestamp, now);
       const changeCause = revision.metadata?.annotations?.['kubernetes.io/change-cause'];

@@ -75,6 +75,17 @@ export interface PodTemplateData {
   dnsPolicy?: string;
   /** `nameservers=...; searches=...` of a custom dnsConfig. */
   dnsConfig?: string;
+  /** The template's annotations that configure the pod (sidecar injectors, agents), when read from a revision. */
+  annotations?: Record<string, string>;
+}
+
+/** Annotations that only record a restart or a tool's bookkeeping, never how the pod runs. */
+const BOOKKEEPING_ANNOTATIONS = /^(kubectl\.kubernetes\.io\/restartedAt|kubectl\.kubernetes\.io\/last-applied-configuration|deployment\.kubernetes\.io\/|kubernetes\.io\/change-cause$)/;
+
+/** The template's annotations that say how its pods run, or undefined when there are none. */
+export function templateAnnotations(annotations: Record<string, string> | undefined): Record<string, string> | undefined {
+  const kept = Object.entries(annotations ?? {}).filter(([key]) => !BOOKKEEPING_ANNOTATIONS.test(key));
+  return kept.length ? Object.fromEntries(kept.map(([key, value]) => [key, value.length > 120 ? `${value.slice(0, 117)}...` : value])) : undefined;
 }
 
 function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {

@@ -7,7 +7,7 @@ import type { V1Deployment, V1ReplicaSet } from '@kubernetes/client-node';
 import type { Cluster, ClusterResult } from '../../cluster/cluster.ts';
 import { ageSeconds, toIso } from './age.ts';
 import { readRevision } from './owners.ts';
-import { summarizePodSpec, type PodTemplateData } from './pod-template.ts';
+import { summarizePodSpec, templateAnnotations, type PodTemplateData } from './pod-template.ts';
 import { formatLabelSelector } from './selectors.ts';
 import { diffPodTemplates, type TemplateDiffEntry } from './template-diff.ts';
 
@@ -55,7 +55,8 @@ export function buildRolloutHistory(deployment: V1Deployment, replicaSets: reado
     .flatMap((replicaSet): RevisionData[] => {
       const revision = readRevision(replicaSet.metadata);
       if (revision === undefined) return [];
-      const template = summarizePodSpec(replicaSet.spec?.template?.spec);
+      const annotations = templateAnnotations(replicaSet.spec?.template?.metadata?.annotations);
+      const template = { ...summarizePodSpec(replicaSet.spec?.template?.spec), ...(annotations ? { annotations } : {}) };
       const createdAt = toIso(replicaSet.metadata?.creationTimestamp);
       const age = ageSeconds(replicaSet.metadata?.creationTimestamp, now);
       const changeCause = replicaSet.metadata?.annotations?.['kubernetes.io/change-cause'];

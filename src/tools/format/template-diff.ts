@@ -132,6 +132,8 @@ export function diffPodTemplates(before: PodTemplateData, after: PodTemplateData
   compareValue({ entries, field: 'priorityClassName', from: before.priorityClassName, to: after.priorityClassName });
   compareValue({ entries, field: 'dnsPolicy', from: before.dnsPolicy ?? 'ClusterFirst', to: after.dnsPolicy ?? 'ClusterFirst' });
   compareValue({ entries, field: 'dnsConfig', from: before.dnsConfig, to: after.dnsConfig });
+  // Injected sidecars and agents are configured through the template's annotations.
+  compareKeyed({ entries, prefix: 'annotation ', before: new Map(Object.entries(before.annotations ?? {})), after: new Map(Object.entries(after.annotations ?? {})) });
   return entries;
 }
 
