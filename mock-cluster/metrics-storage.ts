@@ -1,6 +1,7 @@
 /**
  * kube-state-metrics' storage families: PersistentVolumeClaims (which class, which
- * volume, which phase) and PersistentVolumes (phase), so a claim stuck in Pending shows.
+ * volume, which phase, which access modes) and PersistentVolumes (phase), so a claim stuck
+ * in Pending shows.
  */
 import { text, type MetricDefinitions, type MetricSample } from './metrics-format.ts';
 import { isRecord, type KubeObject } from './types.ts';
@@ -8,6 +9,7 @@ import { isRecord, type KubeObject } from './types.ts';
 export const STORAGE_METRICS: MetricDefinitions = {
   kube_persistentvolumeclaim_info: { help: 'Information about persistent volume claim.', type: 'gauge' },
   kube_persistentvolumeclaim_status_phase: { help: 'The phase the persistent volume claim is currently in.', type: 'gauge' },
+  kube_persistentvolumeclaim_access_mode: { help: 'The access mode(s) specified by the persistent volume claim.', type: 'gauge' },
   kube_persistentvolume_info: { help: 'Information about persistentvolume.', type: 'gauge' },
   kube_persistentvolume_status_phase: { help: 'The phase indicates if a volume is available, bound to a claim, or released by a claim.', type: 'gauge' },
 };
@@ -27,9 +29,11 @@ function claimSamples(claim: KubeObject): MetricSample[] {
   // The beta annotation still wins over the field where both are set, as in kube-state-metrics.
   const storageClass = text(claim.metadata.annotations?.['volume.beta.kubernetes.io/storage-class']) || text(spec['storageClassName']);
   const phase = text(status['phase']);
+  const accessModes = Array.isArray(spec['accessModes']) ? spec['accessModes'].map(text).filter(Boolean) : [];
   return [
     { name: 'kube_persistentvolumeclaim_info', labels: { ...labels, storageclass: storageClass, volumename: text(spec['volumeName']), volumemode: text(spec['volumeMode']) }, value: 1 },
     ...(phase ? CLAIM_PHASES.map((candidate) => ({ name: 'kube_persistentvolumeclaim_status_phase', labels: { ...labels, phase: candidate }, value: candidate === phase ? 1 : 0 })) : []),
+    ...accessModes.map((mode) => ({ name: 'kube_persistentvolumeclaim_access_mode', labels: { ...labels, access_mode: mode }, value: 1 })),
   ];
 }
 

@@ -10,6 +10,7 @@ import type { KubeObject } from './types.ts';
 
 const FIXTURE = new URL('./testdata/conformance', import.meta.url).pathname;
 const SCENARIOS = new URL('./scenarios', import.meta.url).pathname;
+const NEW_ALERTS_FIXTURE = new URL('../test/fixtures/e2e-new-alerts', import.meta.url).pathname;
 
 function object(apiVersion: string, kind: string, metadata: KubeObject['metadata'], rest: Record<string, unknown> = {}): KubeObject {
   return { apiVersion, kind, metadata, ...rest };
@@ -120,6 +121,70 @@ describe('workload metrics', () => {
     assert.equal(valueOf(samples, 'kube_job_status_failed', { job_name: 'report-29410560', reason: 'BackoffLimitExceeded' }), 2);
     assert.equal(valueOf(samples, 'kube_job_owner', { job_name: 'report-29410560', owner_kind: '<none>' }), 1);
     assert.equal(valueOf(samples, 'kube_cronjob_info', { cronjob: 'report', schedule: '0 2 * * *', concurrency_policy: 'Allow' }), 1);
+  });
+});
+
+describe('autoscaler metrics', () => {
+  test('an autoscaler: bounds (min defaults to 1), replicas, conditions, and the targets kube-state-metrics can convert', () => {
+    const samples = samplesOf(
+      object('autoscaling/v2', 'HorizontalPodAutoscaler', { name: 'search', namespace: 'api', generation: 2 }, {
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'search' },
+          maxReplicas: 10,
+          metrics: [
+            { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } },
+            { type: 'Resource', resource: { name: 'memory', target: { type: 'AverageValue', averageValue: '1Gi' } } },
+            { type: 'Pods', pods: { metric: { name: 'queue_depth' }, target: { type: 'AverageValue', averageValue: '500m' } } },
+            { type: 'External', external: { metric: { name: 'sqs_messages' }, target: { type: 'Value', value: '30' } } },
+          ],
+        },
+        status: { currentReplicas: 4, desiredReplicas: 6, conditions: [{ type: 'AbleToScale', status: 'False', reason: 'FailedUpdateScale' }] },
+      }),
+    );
+    const labels = { namespace: 'api', horizontalpodautoscaler: 'search' };
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_spec_min_replicas', labels), 1);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_spec_max_replicas', labels), 10);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_status_current_replicas', labels), 4);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_status_desired_replicas', labels), 6);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_metadata_generation', labels), 2);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_info', { ...labels, scaletargetref_api_version: 'apps/v1', scaletargetref_kind: 'Deployment', scaletargetref_name: 'search' }), 1);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_status_condition', { ...labels, condition: 'AbleToScale', status: 'false' }), 1);
+    assert.equal(valueOf(samples, 'kube_horizontalpodautoscaler_status_condition', { ...labels, condition: 'AbleToScale', status: 'true' }), 0);
+    assert.deepEqual(
+      samples.filter((sample) => sample.name === 'kube_horizontalpodautoscaler_spec_target_metric').map((sample) => `${sample.labels['metric_name']}/${sample.labels['metric_target_type']}=${sample.value}`),
+      ['cpu/utilization=60', `memory/average=${2 ** 30}`, 'sqs_messages/value=30'],
+      'a fractional quantity (500m) has no series, as AsInt64 refuses it',
+    );
+  });
+
+  test('a claim exports one access mode series per mode it asks for', () => {
+    const samples = samplesOf(object('v1', 'PersistentVolumeClaim', { name: 'static-assets', namespace: 'web' }, { spec: { accessModes: ['ReadOnlyMany', 'ReadWriteOnce'] }, status: { phase: 'Bound' } }));
+    assert.equal(valueOf(samples, 'kube_persistentvolumeclaim_access_mode', { persistentvolumeclaim: 'static-assets', access_mode: 'ReadOnlyMany' }), 1);
+    assert.equal(valueOf(samples, 'kube_persistentvolumeclaim_access_mode', { persistentvolumeclaim: 'static-assets', access_mode: 'ReadWriteOnce' }), 1);
+  });
+
+  test('the e2e-new-alerts fixture serves an HPA at its maximum, a misscheduled and an unscheduled DaemonSet pod, and a partial StatefulSet update', async () => {
+    const cluster = await startMockCluster({ scenario: NEW_ALERTS_FIXTURE });
+    try {
+      const text = await (await fetch(`${cluster.url}/metrics`)).text();
+      for (const line of [
+        'kube_horizontalpodautoscaler_status_current_replicas{namespace="web",horizontalpodautoscaler="frontend"} 4',
+        'kube_horizontalpodautoscaler_spec_max_replicas{namespace="web",horizontalpodautoscaler="frontend"} 4',
+        'kube_horizontalpodautoscaler_status_desired_replicas{namespace="web",horizontalpodautoscaler="api"} 6',
+        'kube_daemonset_status_number_misscheduled{namespace="monitoring",daemonset="node-agent"} 1',
+        'kube_daemonset_status_desired_number_scheduled{namespace="logging",daemonset="log-shipper"} 3',
+        'kube_daemonset_status_current_number_scheduled{namespace="logging",daemonset="log-shipper"} 2',
+        'kube_statefulset_status_update_revision{namespace="web",statefulset="session-store",revision="session-store-7f9c4d2a1"} 1',
+      ]) {
+        assert.ok(text.split('\n').includes(line), `missing: ${line}`);
+      }
+      if (spawnSync('promtool', ['--version']).status === 0) {
+        const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+        assert.equal(check.status, 0, `${check.stdout}${check.stderr}`);
+      }
+    } finally {
+      await cluster.close();
+    }
   });
 });
 

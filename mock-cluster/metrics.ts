@@ -7,6 +7,7 @@
  * server.
  */
 import type { ServerResponse } from 'node:http';
+import { AUTOSCALER_METRICS, collectAutoscalerMetrics } from './metrics-autoscalers.ts';
 import { EXPOSITION_CONTENT_TYPE, formatExposition, type MetricSample } from './metrics-format.ts';
 import { collectNodeMetrics, NODE_METRICS } from './metrics-nodes.ts';
 import { collectPodMetrics, POD_METRICS } from './metrics-pods.ts';
@@ -17,7 +18,7 @@ import { collectWorkloadMetrics, WORKLOAD_METRICS } from './metrics-workloads.ts
 import type { ClusterState } from './state.ts';
 import type { KubeObject } from './types.ts';
 
-const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS };
+const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS, ...AUTOSCALER_METRICS };
 
 /** Every family's samples for the objects `list` returns by apiVersion and kind. */
 export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[], clockOffsetMs = 0): MetricSample[] {
@@ -35,6 +36,7 @@ export function collectClusterMetrics(list: (apiVersion: string, kind: string) =
     ...collectStorageMetrics({ claims: list('v1', 'PersistentVolumeClaim'), volumes: list('v1', 'PersistentVolume') }),
     ...collectServiceMetrics({ services: list('v1', 'Service'), endpoints: list('v1', 'Endpoints') }),
     ...collectQuotaMetrics(list('v1', 'ResourceQuota')),
+    ...collectAutoscalerMetrics(list('autoscaling/v2', 'HorizontalPodAutoscaler')),
   ];
 }
 

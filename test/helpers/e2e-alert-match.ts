@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 
 /** The labels that say what an alert is about: those the diagnosis engine reads, and the condition of condition alerts. */
-export const IDENTIFYING_LABELS = ['namespace', 'pod', 'container', 'deployment', 'statefulset', 'daemonset', 'job_name', 'cronjob', 'node', 'persistentvolumeclaim', 'service', 'resourcequota', 'condition'] as const;
+export const IDENTIFYING_LABELS = ['namespace', 'pod', 'container', 'deployment', 'statefulset', 'daemonset', 'job_name', 'cronjob', 'horizontalpodautoscaler', 'node', 'persistentvolumeclaim', 'service', 'resourcequota', 'condition'] as const;
 
 /** The kubernetes-mixin's alert names: a scenario alert among these must have a rule in deploy/prometheus. */
 export const MIXIN_ALERT_NAMES = new Set([

@@ -1,25 +1,28 @@
 /**
- * The whole alerting chain for end-to-end tests, built from real parts: a mock cluster
- * serving a scenario and its kube-state-metrics `/metrics`, a real Prometheus scraping it
- * every second with deploy/prometheus's rules (`for:` shortened), a real Alertmanager
- * routing to kubewhy with a bearer token and no group wait, and `kubewhy serve` (offline
- * engine) reading the cluster through its kubeconfig.
+ * The whole alerting chain for end-to-end tests, built from real parts: mock clusters
+ * serving scenarios and their kube-state-metrics `/metrics`, a real Prometheus scraping
+ * them with deploy/prometheus's rules (`for:` shortened), a real Alertmanager routing to
+ * kubewhy with a bearer token and no group wait, and `kubewhy serve` (offline engine)
+ * reading the cluster through its kubeconfig.
  *
- * One Prometheus, one Alertmanager and one kubewhy serve scenario after scenario. Each
- * scenario gets its own scrape target (a port held from the start, labelled
- * `cluster="e2e-N"`), so its alerts never mix with another's even while an earlier
- * scenario's alerts still resolve; kubewhy reaches the scenario being served through a
- * relay that is switched from one mock cluster to the next.
+ * One Prometheus and one Alertmanager serve every scenario. Scenarios run in lanes, as
+ * many at once as there are lanes: each lane is one `kubewhy serve` whose kubeconfig
+ * points at a relay, switched from one mock cluster to the next as the lane takes its next
+ * scenario. Each scenario gets its own scrape target (a port held from the start,
+ * labelled `cluster="e2e-<lane>-<n>"`), so its alerts never mix with another's even while
+ * an earlier scenario's alerts still resolve, and Alertmanager routes a target's alerts to
+ * its lane's kubewhy by that label.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startMockCluster, type LoadedScenario } from '../../mock-cluster/index.ts';
 import type { Diagnosis } from '../../src/agent/diagnosis.ts';
+import { startRoutingAlertmanager } from './e2e-alertmanager.ts';
 import { labelKey } from './e2e-alert-match.ts';
 import { startClusterProxy, type ClusterProxy } from './e2e-cluster-proxy.ts';
+import { startPrometheus, type Prometheus, type PrometheusAlert, type RuleGroup } from './e2e-prometheus.ts';
 import { holdPort, type HeldPort } from './ports.ts';
-import { startPrometheus, type Prometheus, type PrometheusAlert } from './e2e-prometheus.ts';
-import { startAlertmanager, type Alertmanager } from './service-alertmanager.ts';
+import type { Alertmanager } from './service-alertmanager.ts';
 import { pollUntil, startServiceProcess, type ServiceProcess } from './service-process.ts';
 
 const INGEST_TOKEN = 'e2e-alerts-ingest-token-0123456789';
@@ -43,24 +46,43 @@ export interface FiredAlert {
 export interface AlertStack {
   prometheus: Prometheus;
   alertmanager: Alertmanager;
-  service: ServiceProcess;
   /**
-   * Serves `scenario` in slot `slot` until every alert its metrics fire has fired and
-   * kubewhy has ended a run for each; then stops serving it. Fails after `timeoutMs`.
+   * Serves `scenario` on the next free lane until every alert its metrics fire has fired
+   * and kubewhy has ended a run for each; then stops serving it. Waits for a lane first;
+   * fails `timeoutMs` after it has one.
    */
-  fireScenario(input: { scenario: LoadedScenario; slot: number; timeoutMs: number }): Promise<FiredAlert[]>;
+  fireScenario(input: { scenario: LoadedScenario; timeoutMs: number }): Promise<FiredAlert[]>;
   /** Everything the child processes printed, for failure messages. */
   output(): string;
   stop(): Promise<void>;
 }
 
+/** One `kubewhy serve`, the relay it reads clusters through, and the scrape targets it serves scenarios on. */
+interface Lane {
+  index: number;
+  proxy: ClusterProxy;
+  service: ServiceProcess;
+  ports: HeldPort[];
+  nextSlot: number;
+}
+
 const ENDED = new Set(['completed', 'failed']);
 
-/**
- * Starts the chain with `slots` scrape targets. `forDuration` replaces every rule's `for:`.
- * On failure, whatever started is stopped before the error is thrown.
- */
-export async function startAlertStack(input: { directory: string; slots: number; ruleFiles: string[]; forDuration: string }): Promise<AlertStack> {
+/** How the chain runs: its lanes, and how quickly Prometheus sees a scenario and evaluates it. */
+export interface AlertStackOptions {
+  directory: string;
+  /** How many scenarios will be fired: enough scrape targets are held for them, however they fall on the lanes. */
+  scenarios: number;
+  lanes: number;
+  ruleFiles: string[];
+  /** Replaces every rule's `for:`. */
+  forDuration: string;
+  scrapeIntervalMs: number;
+  evaluationIntervalMs: number;
+}
+
+/** Starts the chain. On failure, whatever started is stopped before the error is thrown. */
+export async function startAlertStack(input: AlertStackOptions): Promise<AlertStack> {
   const stoppers: (() => Promise<unknown>)[] = [];
   const stopAll = async (): Promise<void> => {
     for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
@@ -72,72 +94,94 @@ export async function startAlertStack(input: { directory: string; slots: number;
     await writeFile(join(tokens, 'ingest'), `${INGEST_TOKEN}\n`);
     await writeFile(join(tokens, 'read'), `${READ_TOKEN}\n`);
 
-    const ports: HeldPort[] = [];
-    stoppers.push(async () => Promise.all(ports.map((port) => port.release())));
-    for (let slot = 0; slot < input.slots; slot++) ports.push(await holdPort());
-
-    const proxy: ClusterProxy = await startClusterProxy({ directory: input.directory });
-    stoppers.push(() => proxy.close());
-    const service = await startServiceProcess({
-      KUBEWHY_DATA_DIR: join(input.directory, 'kubewhy-data'),
-      KUBEWHY_TOKENS_DIR: tokens,
-      KUBEWHY_CLUSTER: 'kubeconfig',
-      KUBECONFIG: proxy.kubeconfigPath,
-      KUBEWHY_MODEL: 'offline',
+    // A lane that draws quick scenarios serves more than its share: half as many again, and two more.
+    const slotsPerLane = Math.ceil((input.scenarios / input.lanes) * 1.5) + 2;
+    const started = await Promise.allSettled(
+      Array.from({ length: input.lanes }, async (_, index): Promise<Lane> => {
+        const directory = join(input.directory, `lane-${index}`);
+        await mkdir(directory, { recursive: true });
+        const ports: HeldPort[] = [];
+        stoppers.push(async () => Promise.all(ports.map((port) => port.release())));
+        for (let slot = 0; slot < slotsPerLane; slot++) ports.push(await holdPort());
+        const proxy = await startClusterProxy({ directory });
+        stoppers.push(() => proxy.close());
+        const service = await startServiceProcess({
+          KUBEWHY_DATA_DIR: join(directory, 'kubewhy-data'),
+          KUBEWHY_TOKENS_DIR: tokens,
+          KUBEWHY_CLUSTER: 'kubeconfig',
+          KUBECONFIG: proxy.kubeconfigPath,
+          KUBEWHY_MODEL: 'offline',
+        });
+        stoppers.push(() => service.stop());
+        return { index, proxy, service, ports, nextSlot: 0 };
+      }),
+    );
+    // Every lane has settled (and registered what it started) before a failure is thrown and stops them.
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const lanes = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const alertmanager = await startRoutingAlertmanager({
+      directory: join(input.directory, 'alertmanager'),
+      credentialsFile: join(tokens, 'ingest'),
+      routes: lanes.map((lane) => ({ clusterPattern: `e2e-${lane.index}-.*`, webhookUrl: `${lane.service.url}/v1/alerts/alertmanager` })),
     });
-    stoppers.push(() => service.stop());
-    const alertmanager = await startAlertmanager({ directory: input.directory, webhookUrl: `${service.url}/v1/alerts/alertmanager`, credentialsFile: join(tokens, 'ingest') });
     stoppers.push(() => alertmanager.stop());
     const prometheus = await startPrometheus({
       directory: input.directory,
       ruleFiles: input.ruleFiles,
       forDuration: input.forDuration,
+      scrapeIntervalMs: input.scrapeIntervalMs,
+      evaluationIntervalMs: input.evaluationIntervalMs,
       alertmanagerUrl: alertmanager.url,
-      targets: ports.map((port, slot) => ({ address: `127.0.0.1:${port.port}`, labels: { cluster: clusterLabel(slot) } })),
+      targets: lanes.flatMap((lane) => lane.ports.map((port, slot) => ({ address: `127.0.0.1:${port.port}`, labels: { cluster: clusterLabel(lane.index, slot) } }))),
     });
     stoppers.push(() => prometheus.stop());
 
-    const listRuns = async (): Promise<AlertRun[]> => {
-      const response = await service.request({ path: '/v1/runs?limit=200', token: READ_TOKEN });
-      if (response.status !== 200) throw new Error(`GET /v1/runs answered ${response.status}: ${response.text}`);
-      return (response.body as { runs: AlertRun[] }).runs;
+    const freeLanes = createPool(lanes);
+    const fireOnLane = async (lane: Lane, scenario: LoadedScenario, timeoutMs: number): Promise<FiredAlert[]> => {
+      const slot = lane.nextSlot++;
+      const port = lane.ports[slot];
+      if (!port) throw new Error(`lane ${lane.index} has served all of its ${lane.ports.length} scrape targets`);
+      const cluster = clusterLabel(lane.index, slot);
+      const deadline = Date.now() + timeoutMs;
+      const remaining = (): number => Math.max(deadline - Date.now(), 0);
+      await port.release();
+      const mock = await startMockCluster({ scenario, port: port.port, kubeconfigPath: join(input.directory, cluster, 'kubeconfig') });
+      try {
+        lane.proxy.pointAt(port.port);
+        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), timeoutMs: remaining() });
+        const runs = await pollUntil(
+          async () => {
+            const byLabels = newestRunByLabels(await listRuns(lane.service));
+            const found = alerts.map((alert) => byLabels.get(labelKey(alert.labels)));
+            return found.every((run) => run !== undefined && ENDED.has(run.status)) ? (found as AlertRun[]) : undefined;
+          },
+          { timeoutMs: remaining(), what: `kubewhy to end a run for each of ${alerts.length} alerts of ${scenario.name}`, intervalMs: 50 },
+        );
+        return alerts.map((alert, index) => ({ labels: alert.labels, run: runs[index]! }));
+      } finally {
+        lane.proxy.pointAt(undefined);
+        await mock.close();
+      }
     };
 
     return {
       prometheus,
       alertmanager,
-      service,
-      async fireScenario({ scenario, slot, timeoutMs }) {
-        const port = ports[slot];
-        if (!port) throw new Error(`no slot ${slot}: the stack has ${ports.length}`);
-        const deadline = Date.now() + timeoutMs;
-        const remaining = (): number => Math.max(deadline - Date.now(), 0);
-        await port.release();
-        const mock = await startMockCluster({ scenario, port: port.port, kubeconfigPath: join(input.directory, `slot-${slot}`, 'kubeconfig') });
+      async fireScenario({ scenario, timeoutMs }) {
+        const lane = await freeLanes.acquire();
         try {
-          proxy.pointAt(port.port);
-          const alerts = await waitForSettledAlerts({ prometheus, cluster: clusterLabel(slot), timeoutMs: remaining() });
-          const runs = await pollUntil(
-            async () => {
-              const newestFirst = await listRuns();
-              const byLabels = new Map<string, AlertRun>();
-              for (const run of newestFirst) {
-                if (run.trigger.kind !== 'alert') continue;
-                const key = labelKey(run.trigger.alert.labels);
-                if (!byLabels.has(key)) byLabels.set(key, run);
-              }
-              const found = alerts.map((alert) => byLabels.get(labelKey(alert.labels)));
-              return found.every((run) => run !== undefined && ENDED.has(run.status)) ? (found as AlertRun[]) : undefined;
-            },
-            { timeoutMs: remaining(), what: `kubewhy to end a run for each of ${alerts.length} alerts of ${scenario.name}`, intervalMs: 100 },
-          );
-          return alerts.map((alert, index) => ({ labels: alert.labels, run: runs[index]! }));
+          return await fireOnLane(lane, scenario, timeoutMs);
         } finally {
-          proxy.pointAt(undefined);
-          await mock.close();
+          freeLanes.release(lane);
         }
       },
-      output: () => `--- kubewhy\n${service.output()}\n--- alertmanager\n${alertmanager.output()}\n--- prometheus\n${prometheus.output()}`,
+      output: () =>
+        [
+          ...lanes.map((lane) => `--- kubewhy (lane ${lane.index})\n${lane.service.output()}`),
+          `--- alertmanager\n${alertmanager.output()}`,
+          `--- prometheus\n${prometheus.output()}`,
+        ].join('\n'),
       stop: stopAll,
     };
   } catch (error) {
@@ -146,30 +190,76 @@ export async function startAlertStack(input: { directory: string; slots: number;
   }
 }
 
-function clusterLabel(slot: number): string {
-  return `e2e-${String(slot).padStart(2, '0')}`;
+function clusterLabel(lane: number, slot: number): string {
+  return `e2e-${lane}-${String(slot).padStart(2, '0')}`;
+}
+
+/** Items handed out one holder at a time, to whoever has waited longest. */
+function createPool<T>(items: readonly T[]): { acquire(): Promise<T>; release(item: T): void } {
+  const free = [...items];
+  const waiting: ((item: T) => void)[] = [];
+  return {
+    acquire: () => {
+      const item = free.shift();
+      return item !== undefined ? Promise.resolve(item) : new Promise<T>((resolve) => waiting.push(resolve));
+    },
+    release: (item) => {
+      const next = waiting.shift();
+      if (next) next(item);
+      else free.push(item);
+    },
+  };
+}
+
+async function listRuns(service: ServiceProcess): Promise<AlertRun[]> {
+  const response = await service.request({ path: '/v1/runs?limit=200', token: READ_TOKEN });
+  if (response.status !== 200) throw new Error(`GET /v1/runs answered ${response.status}: ${response.text}`);
+  return (response.body as { runs: AlertRun[] }).runs;
+}
+
+/** The newest run of each alert label set, from runs listed newest first. */
+function newestRunByLabels(newestFirst: AlertRun[]): Map<string, AlertRun> {
+  const byLabels = new Map<string, AlertRun>();
+  for (const run of newestFirst) {
+    if (run.trigger.kind !== 'alert') continue;
+    const key = labelKey(run.trigger.alert.labels);
+    if (!byLabels.has(key)) byLabels.set(key, run);
+  }
+  return byLabels;
 }
 
 /**
- * The alerts of one scrape target once they cannot change any more: its metrics were
- * scraped, every rule group evaluated them at least twice (the first evaluation after a
- * scrape may run before the scrape's samples are stored), and no alert of it is still
- * pending. The metrics of a scenario do not change, so neither do its alerts after that.
+ * The alerts of one scrape target once they cannot change any more: its metrics are
+ * stored (its `up` is 1: a scrape's samples and its `up` are committed together), and
+ * every rule group has since run an evaluation that saw them (one that started after they
+ * were stored, at an evaluation time no earlier than the scrape), and no alert of it is
+ * still pending. The metrics of a scenario do not change, so neither do its alerts after
+ * that.
  */
-async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; timeoutMs: number }): Promise<PrometheusAlert[]> {
+async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; timeoutMs: number }): Promise<PrometheusAlert[]> {
+  const { prometheus, pollMs } = input;
   const deadline = Date.now() + input.timeoutMs;
-  const scraped = await pollUntil(
-    async () => (await input.prometheus.targets()).find((target) => target.labels['cluster'] === input.cluster && target.health === 'up'),
-    { timeoutMs: input.timeoutMs, what: `prometheus to scrape ${input.cluster}`, intervalMs: 100 },
+  const [up] = await pollUntil(
+    async () => {
+      const samples = await prometheus.query(`timestamp(up{cluster="${input.cluster}"} == 1)`);
+      return samples.length > 0 ? samples : undefined;
+    },
+    { timeoutMs: input.timeoutMs, what: `prometheus to store a scrape of ${input.cluster}`, intervalMs: pollMs },
   );
-  const storedAt = Date.parse(scraped.lastScrape) + scraped.lastScrapeDuration * 1000;
+  const storedBy = Date.now();
+  const scrapedAt = Number(up?.value[1]) * 1000;
+  const startedSinceStored = (groups: RuleGroup[]): boolean => groups.every((group) => Date.parse(group.lastEvaluation) >= storedBy);
   return pollUntil(
     async () => {
-      const groups = await input.prometheus.ruleGroups();
-      if (!groups.every((group) => Date.parse(group.lastEvaluation) >= storedAt + 1000)) return undefined;
-      const alerts = (await input.prometheus.alerts()).filter((alert) => alert.labels['cluster'] === input.cluster);
+      if (!startedSinceStored(await prometheus.ruleGroups())) return undefined;
+      // Read before the groups below, so each group's state is from an evaluation no older than these times.
+      const evaluatedAt = await prometheus.ruleGroupEvaluationTimes();
+      if (evaluatedAt.size === 0) throw new Error('prometheus exports no prometheus_rule_group_last_evaluation_timestamp_seconds: the alerts cannot be known to be settled');
+      const groups = await prometheus.ruleGroups();
+      if (!groups.every((group) => (evaluatedAt.get(group.name) ?? 0) >= scrapedAt)) return undefined;
+      const alerts = groups.flatMap((group) => group.rules.flatMap((rule) => rule.alerts ?? [])).filter((alert) => alert.labels['cluster'] === input.cluster);
       return alerts.every((alert) => alert.state === 'firing') ? alerts : undefined;
     },
-    { timeoutMs: Math.max(deadline - Date.now(), 0), what: `the alerts of ${input.cluster} to settle`, intervalMs: 100 },
+    { timeoutMs: Math.max(deadline - Date.now(), 0), what: `the alerts of ${input.cluster} to settle`, intervalMs: pollMs },
   );
 }

@@ -1,9 +1,9 @@
 /**
  * A real Prometheus (Debian's `prometheus`) for end-to-end tests: loopback only, a
- * temporary TSDB, scraping and evaluating every second, the given rule files, one
- * Alertmanager, and one scrape job `kube-state-metrics` whose static targets carry their
- * own labels (a `cluster` label tells the alerts of one target from another's). Its HTTP
- * API is read to learn what it scraped, evaluated and fired.
+ * temporary TSDB, scraping and evaluating every second (or as often as asked), the given
+ * rule files, one Alertmanager, and one scrape job `kube-state-metrics` whose static
+ * targets carry their own labels (a `cluster` label tells the alerts of one target from
+ * another's). Its HTTP API is read to learn what it scraped, evaluated and fired.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -41,24 +41,30 @@ export interface PrometheusAlert {
   activeAt?: string;
 }
 
-export interface PrometheusTarget {
-  labels: Record<string, string>;
-  health: 'up' | 'down' | 'unknown';
-  lastScrape: string;
-  lastScrapeDuration: number;
-  lastError: string;
-}
-
 export interface RuleGroup {
   name: string;
+  /** When its last evaluation started (set once that evaluation has ended). */
   lastEvaluation: string;
+  /** Its rules; an alerting rule lists its pending and firing alerts. */
+  rules: { alerts?: PrometheusAlert[] }[];
+}
+
+/** One series of an instant query's answer: its labels and its [unix seconds, value]. */
+export interface QuerySample {
+  metric: Record<string, string>;
+  value: [number, string];
 }
 
 export interface Prometheus {
   url: string;
-  targets(): Promise<PrometheusTarget[]>;
   ruleGroups(): Promise<RuleGroup[]>;
-  alerts(): Promise<PrometheusAlert[]>;
+  /** An instant PromQL query, now. */
+  query(promql: string): Promise<QuerySample[]>;
+  /**
+   * Each rule group's last evaluation timestamp (unix milliseconds), by group name: the
+   * time its queries were evaluated at, from Prometheus's own metrics.
+   */
+  ruleGroupEvaluationTimes(): Promise<Map<string, number>>;
   output(): string;
   stop(): Promise<void>;
 }
@@ -67,7 +73,18 @@ export interface Prometheus {
  * Starts Prometheus with copies of `ruleFiles` whose `for:` durations are `forDuration`.
  * Resolves once it is ready and has loaded every rule group.
  */
-export async function startPrometheus(input: { directory: string; ruleFiles: string[]; forDuration: string; alertmanagerUrl: string; targets: ScrapeTarget[] }): Promise<Prometheus> {
+export async function startPrometheus(input: {
+  directory: string;
+  ruleFiles: string[];
+  forDuration: string;
+  alertmanagerUrl: string;
+  targets: ScrapeTarget[];
+  /** How often it scrapes, in milliseconds (default 1000); a scrape may take as long. */
+  scrapeIntervalMs?: number;
+  /** How often it evaluates its rules, in milliseconds (default 1000). */
+  evaluationIntervalMs?: number;
+}): Promise<Prometheus> {
+  const scrapeInterval = `${input.scrapeIntervalMs ?? 1000}ms`;
   const rulesDirectory = join(input.directory, 'prometheus-rules');
   await mkdir(rulesDirectory, { recursive: true });
   const copies: string[] = [];
@@ -80,7 +97,7 @@ export async function startPrometheus(input: { directory: string; ruleFiles: str
   await writeFile(
     configPath,
     stringify({
-      global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
+      global: { scrape_interval: scrapeInterval, scrape_timeout: scrapeInterval, evaluation_interval: `${input.evaluationIntervalMs ?? 1000}ms` },
       rule_files: copies,
       alerting: { alertmanagers: [{ static_configs: [{ targets: [new URL(input.alertmanagerUrl).host] }] }] },
       // honor_labels: the exporter's namespace/pod/container labels win over target labels, as kube-prometheus scrapes kube-state-metrics.
@@ -110,9 +127,16 @@ export async function startPrometheus(input: { directory: string; ruleFiles: str
   };
   const prometheus: Prometheus = {
     url,
-    targets: async () => (await api<{ activeTargets: PrometheusTarget[] }>('/api/v1/targets?state=active')).activeTargets,
     ruleGroups: async () => (await api<{ groups: RuleGroup[] }>('/api/v1/rules')).groups,
-    alerts: async () => (await api<{ alerts: PrometheusAlert[] }>('/api/v1/alerts')).alerts,
+    query: async (promql) => (await api<{ result: QuerySample[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result,
+    async ruleGroupEvaluationTimes() {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const times = new Map<string, number>();
+      for (const match of text.matchAll(/^prometheus_rule_group_last_evaluation_timestamp_seconds\{rule_group="[^"]*;([^"]*)"\} (\S+)$/gm)) {
+        times.set(match[1] ?? '', Number(match[2]) * 1000);
+      }
+      return times;
+    },
     output: () => output,
     async stop() {
       process.off('exit', killOnExit);
