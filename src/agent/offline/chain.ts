@@ -27,6 +27,7 @@ export interface Conclusion {
 
 /** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
 export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
+  if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0) return lookBehindHealthy(gathered, finding, query, hops);
   const pod = gathered.pod;
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);
@@ -46,6 +47,21 @@ export function followChain(gathered: Case, finding: Finding, query: Query, hops
   }
   const trail = `followed ${named.target.host} from the log of pod ${pod.name} to Service ${resolved.service.namespace}/${resolved.service.name}`;
   return followService({ gathered, finding, query, hops: hops + 1, service: resolved.service, trail });
+}
+
+/**
+ * Every pod of the workload is running and ready, yet someone alerted on it: what one of
+ * its pods logs now may say that every request fails on a dependency.
+ */
+function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops: number): Conclusion {
+  const running = (gathered.workloadPods ?? []).filter((pod) => pod.phase === 'Running');
+  const pod = [...running].sort((left, right) => right.restarts - left.restarts)[0];
+  if (!pod) return { gathered, finding };
+  const { clusterNow, ...known } = gathered;
+  const podCase: Case = { clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, known, { readHealthyLogs: true }) };
+  const podFinding = classifyCase(podCase);
+  if (!podFinding || podFinding.category === 'no-issue') return { gathered, finding };
+  return followChain(podCase, podFinding, query, hops);
 }
 
 /** Resolution itself fails: the cluster DNS Service and its CoreDNS pods are the next hop. */

@@ -25,6 +25,8 @@ export interface Finding {
 const BY_PRIORITY = [...RULES].sort((left, right) => right.priority - left.priority);
 
 export function classifyCase(gathered: Case): Finding | undefined {
+  // What the alert or the person named does not exist: nothing else is judged in its place.
+  if (gathered.notFound && !gathered.pod && !gathered.node && !gathered.service) return undefined;
   const view = viewCase(gathered);
   for (const rule of BY_PRIORITY) {
     if (!rule.applies(view)) continue;

@@ -19,7 +19,7 @@ import type { WorkloadListData } from '../../tools/workload-list.ts';
 import type { AutoscalerData, AutoscalersData } from '../../tools/list-horizontal-pod-autoscalers.ts';
 import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { Trigger } from '../trigger.ts';
-import { focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
+import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
@@ -60,7 +60,22 @@ export function gatherCase(trigger: Trigger, query: Query): Case {
 type Gathered = Omit<Case, 'clusterNow'>;
 
 function locate(trigger: Trigger, query: Query): Focus {
-  if (trigger.kind === 'alert') return focusFromAlert(trigger.alert.labels);
+  if (trigger.kind === 'alert') {
+    const focus = focusFromAlert(trigger.alert.labels);
+    if (focus.kind !== 'namespace' && focus.kind !== 'cluster') return focus;
+    // An application's own alert names no Kubernetes object: its words are matched against the inventory like a sentence.
+    const namespace = focus.kind === 'namespace' ? focus.namespace : undefined;
+    return locateFromText({ text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false }, query);
+  }
+  return locateFromText({ text: trigger.text, ...(trigger.namespace ? { namespace: trigger.namespace } : {}), spoken: true }, query);
+}
+
+/**
+ * From words to a focus. `spoken` is a person's sentence: a name in it that nothing in the
+ * cluster carries is reported as not found. An alert's label values are not (they name
+ * exporters and metrics as often as workloads).
+ */
+function locateFromText(trigger: { text: string; namespace?: string; spoken: boolean }, query: Query): Focus {
   // A person who names the namespace has narrowed the search already.
   const scope = trigger.namespace ? { namespace: trigger.namespace } : {};
   const pods = query.data<ListPodsData>('list_pods', scope);
@@ -101,7 +116,7 @@ function locate(trigger: Trigger, query: Query): Focus {
   const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
   const named = pickMentioned(candidates, trigger.text, namespaces);
   // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
-  const unknown = named && mentionScore(named.name, trigger.text) >= 90 ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)]);
+  const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)]);
   if (unknown) {
     const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
     if (unknown.namespace) return { kind: 'namespace', namespace: unknown.name };

@@ -30,7 +30,8 @@ export function subjectLabels(labels: Record<string, string>): Record<string, st
     const exported = labels[`exported_${key}`];
     if (exported) subject[key] = exported;
   }
-  const exporter = /kube-state-metrics|node-exporter|prometheus-operator/;
+  // The scrape target's own labels: kube-state-metrics, any *-exporter, the operator.
+  const exporter = /kube-state-metrics|exporter|prometheus-operator/;
   if (exporter.test(subject.pod ?? '') || exporter.test(subject.container ?? '')) {
     delete subject.pod;
     delete subject.container;
@@ -72,6 +73,21 @@ export function focusFromAlert(rawLabels: Record<string, string>): Focus {
     if (usable(subject)) return subject.focus(labels[label]!, namespace ?? '');
   }
   return namespace ? { kind: 'namespace', namespace } : { kind: 'cluster' };
+}
+
+/** Labels that say where a series was scraped or how loud an alert is, never what it is about. */
+const ROUTING_LABELS = new Set(['alertname', 'severity', 'prometheus', 'instance', 'endpoint', 'job', 'namespace', 'uid', 'receiver', 'cluster', 'team', 'priority']);
+
+/**
+ * An alert's words, for an alert that names no Kubernetes object ("CeleryTaskFailureRateHigh"
+ * with queue and task labels): its name split into words, the values of the labels that
+ * describe the subject, and its summary and description.
+ */
+export function alertWords(alert: { labels: Record<string, string>; annotations: Record<string, string> }): string {
+  const labels = subjectLabels(alert.labels);
+  const name = (labels.alertname ?? '').replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+  const values = Object.entries(labels).filter(([key]) => !ROUTING_LABELS.has(key)).map(([, value]) => value.replace(/[._]/g, ' '));
+  return [name, ...values, alert.annotations.summary ?? '', alert.annotations.description ?? ''].join(' ');
 }
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */

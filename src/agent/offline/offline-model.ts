@@ -58,12 +58,20 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   const culprit = culpritOf(gathered, finding);
   const label = culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`;
   if (!gathered || !finding) {
-    const why = gathered?.notFound ? `could not find ${gathered.notFound}` : 'found no failing pod, workload or node to explain it';
+    if (gathered?.notFound) {
+      return {
+        category: 'no-issue',
+        culprit,
+        summary: `${label}: not found. The cluster has no ${gathered.notFound}, so nothing was diagnosed in its place; check the name and the namespace (it may have been renamed or deleted).`,
+        evidence: [`not found: ${gathered.notFound} does not exist in the cluster`],
+        confidence: 'low',
+      };
+    }
     return {
       category: 'no-issue',
       culprit,
-      summary: `${label}: the investigation ${why}; nothing observed is failing now. Check that the alert's target still exists.`,
-      evidence: [gathered?.notFound ? `not found: ${gathered.notFound}` : 'no unhealthy pod, workload or node was found'],
+      summary: `${label}: the investigation found no failing pod, workload or node to explain it; nothing observed is failing now.`,
+      evidence: ['no unhealthy pod, workload or node was found'],
       confidence: 'low',
     };
   }

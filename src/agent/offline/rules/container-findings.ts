@@ -111,7 +111,7 @@ const PROCESS_CAUSES: Record<string, string> = {
 
 export function failingProcessFinding(view: CaseView): Finding {
   const { container, waiting, termination, reading } = view;
-  const stateText = waiting ? stateLine(waiting) : termination ? stateLine(termination) : 'not ready';
+  const stateText = waiting ? stateLine(waiting) : termination ? stateLine(termination) : container!.ready ? 'running and ready' : 'running, not ready';
   const terminationText = termination ? `; last terminated ${termination.reason ?? ''} (exit code ${termination.exitCode ?? '?'})` : '';
   const header = `${containerPlace(view)}: ${stateText}${terminationText}, restarts ${container!.restartCount}`;
   const verdict = reading?.verdict === 'oom' ? 'app-crash' : reading?.verdict;
@@ -131,13 +131,41 @@ export function failingProcessFinding(view: CaseView): Finding {
     evidence: [
       header,
       ...paceLine,
-      ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : logEvidence(view.gathered).slice(0, 2)),
+      ...(reading?.evidence.length ? reading.evidence.map((line) => `log: ${line}`) : lastWords(view)),
       // Refused credentials: say where the app takes them from, which is what to check.
       ...(category === 'bad-credentials' ? credentialEvidence(view) : []),
       ...filledVolumeEvidence(view),
+      ...(category === 'app-crash' || category === 'init-failure' ? configEvidence(view) : []),
     ],
     confidence: reading?.verdict ? 'high' : 'medium',
   };
+}
+
+/**
+ * What a process printed last before it exited, when no known signal names its error: a
+ * config parser's complaint ("plugin/forward: not an IP address"), an unknown message.
+ */
+function lastWords(view: CaseView): string[] {
+  const errors = logEvidence(view.gathered).slice(0, 2);
+  if (errors.length > 0) return errors;
+  const lines = (view.gathered.logs?.lines ?? []).map((line) => line.trim()).filter((line) => line.length > 0);
+  return [...new Set(lines.slice(-LAST_WORDS))].map((line) => `log (last lines before it exited): ${line.slice(0, 300)}`);
+}
+
+const LAST_WORDS = 2;
+
+/** The ConfigMaps a crashing container reads its configuration from: a crash at start is often a bad edit there. */
+function configEvidence(view: CaseView): string[] {
+  const spec = view.pod?.spec;
+  const container = spec?.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);
+  if (!spec || !container) return [];
+  const mounted = container.volumeMounts.flatMap((mount) => {
+    const volume = spec.volumes.find((candidate) => candidate.name === mount.name && candidate.kind === 'configMap');
+    return volume ? [`ConfigMap ${volume.sourceName} mounted at ${mount.mountPath}${volume.keys?.length ? ` (keys ${volume.keys.join(', ')})` : ''}`] : [];
+  });
+  const fromEnv = container.envFrom.filter((source) => source.kind === 'configMapRef').map((source) => `ConfigMap ${source.name} as environment`);
+  const sources = [...mounted, ...fromEnv];
+  return sources.length ? [`container ${container.name} reads its configuration from: ${sources.slice(0, 4).join('; ')}`] : [];
 }
 
 /** The container's credential-looking env vars and secret volumes, with the Secrets they come from. */

@@ -9,6 +9,7 @@ import { evictionFinding, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, q
 import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
 import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
 import type { Rule } from './rule.ts';
+import type { CaseView } from './view.ts';
 import { matchLogSignal } from '../signals/index.ts';
 
 /** Among the log's last lines, a dependency refusing or out of reach: what the process is going through now. */
@@ -20,6 +21,12 @@ function saysLastThatDependencyFails(lines: readonly string[]): boolean {
 }
 
 const RECENT_LINES = 15;
+
+/** The last run ended with the process's own exit code, not the kubelet's kill (SIGKILL 137, SIGTERM 143) nor a clean 0. */
+function exitedOnItsOwn({ termination }: CaseView): boolean {
+  const code = termination?.exitCode;
+  return code !== undefined && termination?.reason !== 'OOMKilled' && ![0, 137, 143].includes(code);
+}
 
 export const RULES: readonly Rule[] = [
   {
@@ -116,8 +123,9 @@ export const RULES: readonly Rule[] = [
     id: 'probe-kills-container',
     category: 'probe-failure',
     priority: 500,
-    outranks: 'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that)',
-    applies: ({ probe, container, reading }) => probe !== undefined && container?.init !== true && reading?.verdict !== 'bad-credentials' && reading?.verdict !== 'dependency-unreachable',
+    outranks:
+      'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that), or the process exited by itself with an error its log names (the probe only saw it down)',
+    applies: (view) => view.probe !== undefined && view.container?.init !== true && view.reading?.verdict !== 'bad-credentials' && view.reading?.verdict !== 'dependency-unreachable' && !(exitedOnItsOwn(view) && view.reading?.verdict),
     explain: probeFinding,
     examples: { decides: ['search-api-liveness-port', 'web-readiness-path', 'search-liveness-timeout', 'keycloak-startup-probe'], doesNotDecide: ['checkout-secret-rotation', 'cart-redis-dns'] },
   },

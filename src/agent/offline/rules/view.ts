@@ -27,7 +27,8 @@ export interface CaseView {
 
 export function viewCase(gathered: Case): CaseView {
   const { pod } = gathered;
-  const container = pod ? troubledContainer(pod.containers) : undefined;
+  // No container in trouble, but a log was read (a ready pod behind an alerted Service): that container is the one to judge.
+  const container = pod ? (troubledContainer(pod.containers) ?? pod.containers.find((candidate) => !candidate.init && candidate.name === gathered.logs?.container)) : undefined;
   const waiting = container?.state.state === 'waiting' ? container.state : undefined;
   const termination = container ? lastTermination(container) : undefined;
   const reading = gathered.logs ? readLogSignals([...gathered.logs.errorLines, ...gathered.logs.lines]) : undefined;
