@@ -18,6 +18,7 @@ import type { ServicesData } from '../../tools/list-services.ts';
 import type { WorkloadListData } from '../../tools/workload-list.ts';
 import type { AutoscalerData, AutoscalersData } from '../../tools/list-horizontal-pod-autoscalers.ts';
 import type { PodLogsData } from '../../tools/pod-logs.ts';
+import type { PodTemplateData } from '../../tools/format/pod-template.ts';
 import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
@@ -44,6 +45,8 @@ export interface Case {
   job?: JobsData;
   /** What the sentence or alert pointed at could not be found. */
   notFound?: string;
+  /** A DaemonSet's pod template and every node: where it should run and where it does. */
+  daemonSet?: { template: PodTemplateData; nodes: NodeSummaryData[] };
   /** A StatefulSet's or DaemonSet's rollout history (a Deployment's comes with `deployment`). */
   history?: WorkloadHistory;
   /** The HorizontalPodAutoscaler an HPA alert named, whose target is the workload. */
@@ -129,7 +132,7 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   }
   if (named) return named.focus;
   const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
-  return namespace ? { kind: 'namespace', namespace } : { kind: 'cluster' };
+  return namespace ? { kind: 'namespace', namespace, hint: trigger.text } : { kind: 'cluster' };
 }
 
 function gatherForFocus(focus: Focus, query: Query): Gathered {
@@ -179,6 +182,9 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   // Pods that were never created leave no pod to look at: only their controller's events tell.
   const refused = focus.kind === 'namespace' ? workloadRefusedByQuota({ namespace: focus.namespace }, query) : undefined;
   if (refused && focus.kind === 'namespace') return gatherForWorkload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name }, query);
+  // Nothing visibly fails, yet something was reported: the pod whose workload the words name best may say in its log.
+  const hinted = focus.kind === 'namespace' && focus.hint ? podNamedBy(focus.hint, pods?.pods ?? []) : undefined;
+  if (hinted) return gatherForPod({ namespace: hinted.namespace, name: hinted.name }, query, { focus }, { readHealthyLogs: true });
   return { focus, notFound: 'no unhealthy pod or workload' };
 }
 
@@ -196,11 +202,14 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
     const tool = workloadKind === 'StatefulSet' ? 'list_stateful_sets' : 'list_daemon_sets';
     const listed = query.data<WorkloadListData>(tool, { namespace, name });
     const rollout = query.data<RolloutHistoryData>('rollout_history', { namespace, name, kind: workloadKind });
+    // A DaemonSet belongs on every node it tolerates: the nodes say where it runs that it should not, or not where it should.
+    const nodes = workloadKind === 'DaemonSet' ? query.data<NodesData>('list_nodes', {}) : undefined;
     query.barrier();
     if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}` };
     const desired = listed.items.find((item) => item.name === name)?.desired ?? listed.details.pods.total;
     const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
-    return followWorstPod({ ...base, ...history, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, query);
+    const daemonSet = nodes ? { daemonSet: { template: listed.details.template, nodes: nodes.nodes } } : {};
+    return followWorstPod({ ...base, ...history, ...daemonSet, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, query);
   }
   let jobName = name;
   if (workloadKind === 'CronJob') {
@@ -218,6 +227,16 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   const owner = job.jobs[0]?.owner;
   const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
   return followWorstPod({ ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events }, job.details.pods.pods, query);
+}
+
+/** The running pod whose workload's name the words mention best (some of its words at least). */
+function podNamedBy(text: string, pods: readonly PodSummaryData[]): PodSummaryData | undefined {
+  const scored = pods
+    .filter((pod) => pod.phase === 'Running')
+    .map((pod) => ({ pod, score: mentionScore(workloadOfPod(pod)?.name ?? pod.name, text) }))
+    .filter((entry) => entry.score > 0)
+    .sort((left, right) => right.score - left.score || right.pod.restarts - left.pod.restarts);
+  return scored[0]?.pod;
 }
 
 /** Follows the pod most worth a look, when one is in trouble now or crashed within the last half hour. */
@@ -248,7 +267,10 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
   const container = troubledContainer(pod.containers) ?? (options.readHealthyLogs ? pod.containers.find((candidate) => !candidate.init) : undefined);
   const logs = container && hasRun(container) ? query.data<PodLogsData>('get_pod_logs', logRequest(pod, container)) : undefined;
   // A restarted container that runs now: the previous run says how it ended, the current one what it says now.
-  const current = container && container.restartCount > 0 && container.state.state === 'running' ? query.data<PodLogsData>('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
+  // A probe-killed container's last run may have got further (how long it takes to start) than the one before.
+  const probeKilled = pod.events.some((event) => /(Liveness|Startup) probe failed|failed (liveness|startup) probe/i.test(event.message));
+  const bothRuns = container !== undefined && container.restartCount > 0 && (container.state.state === 'running' || (container.state.state === 'waiting' && probeKilled));
+  const current = bothRuns ? query.data<PodLogsData>('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
   const node = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
   query.barrier();
   return {

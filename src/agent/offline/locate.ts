@@ -16,7 +16,8 @@ export type Focus =
   | { kind: 'pvc'; namespace: string; name: string }
   | { kind: 'quota'; namespace: string; name: string }
   | { kind: 'autoscaler'; namespace: string; name: string }
-  | { kind: 'namespace'; namespace: string }
+  /** `hint`: the words that pointed here, to pick a pod by when nothing is visibly failing. */
+  | { kind: 'namespace'; namespace: string; hint?: string }
   | { kind: 'cluster' };
 
 /**

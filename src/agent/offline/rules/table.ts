@@ -9,6 +9,7 @@ import { evictionFinding, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, q
 import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
 import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
 import type { Rule } from './rule.ts';
+import { isMisscheduled, misscheduledFinding } from './placement.ts';
 import type { CaseView } from './view.ts';
 import { matchLogSignal } from '../signals/index.ts';
 
@@ -155,6 +156,15 @@ export const RULES: readonly Rule[] = [
     applies: ({ gathered }) => quotaRefusalOf(gathered) !== undefined,
     explain: ({ gathered }) => quotaFinding(gathered),
     examples: { decides: ['report-api-quota', 'limitrange-max-memory', 'reports-quota-pods-cronjob'], doesNotDecide: ['api-insufficient-cpu'] },
+  },
+  {
+    id: 'daemonset-misscheduled',
+    category: 'unschedulable-placement',
+    priority: 195,
+    outranks: 'a DaemonSet whose pods all run ready can still be kept off nodes by a taint it does not tolerate: its pods already there show it, which a healthy count hides',
+    applies: ({ gathered, pod }) => !pod && isMisscheduled(gathered),
+    explain: ({ gathered }) => misscheduledFinding(gathered),
+    examples: { decides: [], doesNotDecide: ['indexer-daemonset-crash', 'grafana-healthy-false-alarm'] },
   },
   {
     id: 'workload-healthy',
