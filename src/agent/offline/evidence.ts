@@ -8,6 +8,7 @@ import type { EventData } from '../../tools/format/events.ts';
 import type { Case } from './gather.ts';
 import { readMissingReference } from './container-signals.ts';
 import { troubledContainer } from './gather.ts';
+import { isNodeExhaustion } from './signals/index.ts';
 
 /** A restart that ended longer ago than this no longer counts as a current problem. */
 export const RECOVERED_AFTER_SECONDS = 30 * 60;
@@ -52,7 +53,11 @@ const RECURRING_OOM_RESTARTS = 3;
 
 export function podSuffersFromNode(gathered: Case): boolean {
   const pod = gathered.pod!;
-  return pod.node === gathered.node?.name && (troubledContainer(pod.containers) === undefined || ['Unknown', 'Terminating'].includes(pod.status));
+  if (pod.node !== gathered.node?.name) return false;
+  if (troubledContainer(pod.containers) === undefined || ['Unknown', 'Terminating'].includes(pod.status)) return true;
+  // A node short of process ids or memory, and a process that died for lack of threads or forks: the node's shortage.
+  const log = gathered.logs;
+  return (gathered.node?.pressures.length ?? 0) > 0 && log !== undefined && [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line));
 }
 
 export function findMissingInEvents(events: EventData[]): ReturnType<typeof readMissingReference> {

@@ -22,6 +22,7 @@ import type { PodTemplateData } from '../../tools/format/pod-template.ts';
 import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
+import { isNodeExhaustion } from './signals/index.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
 
@@ -241,6 +242,13 @@ function podNamedBy(text: string, pods: readonly PodSummaryData[]): PodSummaryDa
 
 /** Follows the pod most worth a look, when one is in trouble now or crashed within the last half hour. */
 function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query: Query): Gathered {
+  // Pods stranded on a node (Terminating or Unknown there): if that node is lost, it is why the others are missing or Pending.
+  const stranded = pods.find((pod) => pod.node && STRANDED_STATUSES.has(pod.status));
+  if (stranded?.node) {
+    const node = query.data<NodesData>('list_nodes', { name: stranded.node })?.nodes[0];
+    query.barrier();
+    if (node && !node.ready) return gatherForNode(node.name, query, { kind: 'node', name: node.name });
+  }
   const now = query.clusterNow().getTime();
   const recentlyFailed = (pod: PodSummaryData): boolean => {
     const finished = pod.problem?.state.finishedAt ? Date.parse(pod.problem.state.finishedAt) : Number.NaN;
@@ -252,6 +260,7 @@ function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query:
 }
 
 const RECENT_FAILURE_MS = 30 * 60 * 1000;
+const STRANDED_STATUSES = new Set(['Terminating', 'Unknown', 'NodeLost']);
 
 export function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered, options: { readHealthyLogs?: boolean } = {}): Gathered {
   const pod = query.data<PodDetailsData>('describe_pod', { namespace: target.namespace, name: target.name });
@@ -271,13 +280,18 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
   const probeKilled = pod.events.some((event) => /(Liveness|Startup) probe failed|failed (liveness|startup) probe/i.test(event.message));
   const bothRuns = container !== undefined && container.restartCount > 0 && (container.state.state === 'running' || (container.state.state === 'waiting' && probeKilled));
   const current = bothRuns ? query.data<PodLogsData>('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
-  const node = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
+  const checkedNode = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
+  query.barrier();
+  const log = logs && current ? joinLogs(logs, current) : logs;
+  // Out of threads or process ids: something the node shares between all its pods may have run out.
+  const exhausted = log !== undefined && [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line));
+  const node = checkedNode ?? (exhausted && pod.node ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined);
   query.barrier();
   return {
     ...known,
     workload,
     pod,
-    ...(logs ? { logs: current ? joinLogs(logs, current) : logs } : {}),
+    ...(log ? { logs: log } : {}),
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
     ...(history ? { history } : {}),

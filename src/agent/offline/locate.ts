@@ -126,6 +126,7 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
   // Words that name a namespace say where, not what: "in the shop namespace" names no node called shop-pool.
   const withoutNamespaces = namedNamespaces.reduce((remaining, namespace) => remaining.replace(new RegExp(`\\b${escapeRegExp(namespace)}\\b`, 'gi'), ' '), text);
   let best: { candidate: Candidate; score: number } | undefined;
+  let bestUnhealthy: { candidate: Candidate; score: number } | undefined;
   for (const candidate of candidates) {
     const whole = mentionScore(candidate.name, text);
     // A partial match (some words of the name) counts only outside the namespace words.
@@ -134,7 +135,10 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
     if (candidate.unhealthy) score += 8;
     if (!best || score > best.score) best = { candidate, score };
+    if (candidate.unhealthy && (!bestUnhealthy || score > bestUnhealthy.score)) bestUnhealthy = { candidate, score };
   }
+  // Words of a report name what fails: a failing namesake outranks a healthy partial match (not one named in full).
+  if (best && !best.candidate.unhealthy && best.score < 90 && bestUnhealthy) return bestUnhealthy.candidate;
   return best?.candidate;
 }
 

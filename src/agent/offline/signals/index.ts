@@ -21,6 +21,7 @@ import { SCHEDULING_REASONS } from './scheduling.ts';
 import { TARGET_FORMS } from './target-forms.ts';
 import { TRANSPORT_CREDENTIAL_SIGNALS } from './transport-credentials.ts';
 import type { LogSignal, LogVerdict, Row } from './types.ts';
+import { NODE_EXHAUSTION } from './node-exhaustion.ts';
 
 export type { Examples, LogSignal, LogVerdict, Row } from './types.ts';
 export { isAccessLogLine } from './access-log.ts';
@@ -29,6 +30,7 @@ export { isQuotaRefusal, QUOTA_REFUSAL, QUOTA_REFUSALS } from './quota.ts';
 export { isClusterDnsFailure, readDependencyTarget, type DependencyTarget } from './targets.ts';
 export { IMAGE_PULL_REASONS, MISSING_REFERENCE_FORMS, type MissingReference } from './container.ts';
 export { SCHEDULING_REASONS, type SchedulingVerdict } from './scheduling.ts';
+export { isNodeExhaustion, NODE_EXHAUSTION } from './node-exhaustion.ts';
 
 export const LOG_SIGNALS: readonly LogSignal[] = [
   ...CREDENTIAL_SIGNALS,
@@ -80,4 +82,5 @@ export const SIGNAL_TABLES: Readonly<Record<string, readonly Row[]>> = {
   IMAGE_PULL_REASONS,
   MISSING_REFERENCE_FORMS,
   SCHEDULING_REASONS,
+  NODE_EXHAUSTION,
 };
