@@ -22,6 +22,7 @@ import type { PodTemplateData } from '../../tools/format/pod-template.ts';
 import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
+import { rolesReported } from './roles.ts';
 import { isNodeExhaustion } from './signals/index.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
@@ -131,9 +132,19 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
     const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
     if (twin) return twin.focus;
   }
+  // "No logs in Grafana": the words name where the person looked; the component whose job failed is the lead.
+  const player = trigger.spoken ? rolePlayer(candidates, trigger.text, named) : undefined;
+  if (player) return player.focus;
   if (named) return named.focus;
   const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
   return namespace ? { kind: 'namespace', namespace, hint: trigger.text } : { kind: 'cluster' };
+}
+
+/** The workload that plays the role the report's symptom points at, failing first, when the named one is healthy or nothing is named. */
+function rolePlayer(candidates: readonly Candidate[], text: string, named: Candidate | undefined): Candidate | undefined {
+  if (named?.unhealthy) return undefined;
+  const players = rolesReported(text).flatMap((role) => candidates.filter((candidate) => candidate.focus.kind === 'workload' && role.players.test(candidate.name)));
+  return players.find((candidate) => candidate.unhealthy) ?? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet');
 }
 
 function gatherForFocus(focus: Focus, query: Query): Gathered {
