@@ -42,6 +42,8 @@ function checkCulprit(scenario: LoadedScenario): string[] {
   const registry = new ResourceRegistry();
   const found = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name && (object.metadata.namespace ?? undefined) === culprit.namespace);
   if (found) return [];
+  // A report about something that does not exist: the honest answer names it as given, with no-issue.
+  if (scenario.meta.expect.category === 'no-issue' && !scenario.meta.trigger.alert) return [];
   const sameName = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name);
   if (sameName) {
     const namespaced = registry.forObject(sameName).namespaced;

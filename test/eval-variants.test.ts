@@ -48,8 +48,11 @@ function culpritParts(scenario: LoadedScenario): { namespace?: string; name: str
 
 const isProblem = (scenario: LoadedScenario): boolean => scenario.meta.expect.category !== 'no-issue';
 
+/** A culprit the cluster does not have (a report about a name that does not exist): its plain words name nothing to recover it from. */
+const culpritExists = (scenario: LoadedScenario): boolean => scenario.objects.some((object) => `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` === scenario.meta.expect.culprit);
+
 test('a sentence that names only the culprit, in plain words, is diagnosed like the scenario', async () => {
-  const wrong = await misses((scenario) => ({ kind: 'incident', text: `${culpritParts(scenario).name.replace(/-/g, ' ')} is broken` }));
+  const wrong = await misses((scenario) => (culpritExists(scenario) ? { kind: 'incident', text: `${culpritParts(scenario).name.replace(/-/g, ' ')} is broken` } : undefined));
   assert.deepEqual(wrong, []);
 });
 
@@ -64,7 +67,8 @@ test('a sentence that names only the namespace finds the failing workload in it'
 test('an alert stripped down to its name and namespace still leads to the culprit', async () => {
   const wrong = await misses((scenario) => {
     const alert = scenario.meta.trigger.alert;
-    const namespace = alert?.labels?.namespace;
+    // The namespace of the alert's subject: an exporter's series carry the object's own as exported_namespace.
+    const namespace = alert?.labels?.exported_namespace ?? alert?.labels?.namespace;
     if (!alert || !isProblem(scenario)) return undefined;
     return { kind: 'alert', alert: { labels: { alertname: alert.labels?.alertname ?? 'Unknown', ...(namespace ? { namespace } : {}) }, annotations: {} } };
   });

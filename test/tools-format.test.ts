@@ -111,7 +111,7 @@ describe('template diffs', () => {
     assert.deepEqual(fields, [
       ['env MODE', 'value "fast"', undefined],
       ['resources limits.memory', '256Mi', '128Mi'],
-      ['probe liveness', 'http-get :8080/healthz delay=0s timeout=1s period=10s failure=3', 'http-get :8081/healthz delay=0s timeout=1s period=10s failure=3'],
+      ['probe liveness', 'http-get :8080/healthz initialDelaySeconds=0 timeoutSeconds=1 periodSeconds=10 failureThreshold=3', 'http-get :8081/healthz initialDelaySeconds=0 timeoutSeconds=1 periodSeconds=10 failureThreshold=3'],
       ['volume config', 'configMap app-config', 'configMap app-config-v2'],
     ]);
   });

@@ -73,6 +73,8 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       break;
     case 'DaemonSet':
       await run('list_daemon_sets', { namespace, name: culprit.name });
+      // Where a DaemonSet may run is read against the nodes' taints.
+      await run('list_nodes', {});
       break;
     case 'CronJob':
       await run('list_cron_jobs', { namespace, name: culprit.name });

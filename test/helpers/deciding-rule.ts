@@ -12,8 +12,12 @@ import { loadScenario } from '../../mock-cluster/index.ts';
 
 export const SCENARIOS_DIR = join(import.meta.dirname, '..', '..', 'mock-cluster', 'scenarios');
 
-/** `name` runs the alert (or the incident when there is no alert); `name#incident` the incident text. */
-export async function decidingRule(example: string): Promise<{ rule: string | undefined; category: string | undefined }> {
+/**
+ * `name` runs the alert (or the incident when there is no alert); `name#incident` the
+ * incident text. `rule` decided the diagnosis; `rules` also holds the rules that decided
+ * the hops before it when the engine followed a chain (client, then backend).
+ */
+export async function decidingRule(example: string): Promise<{ rule: string | undefined; rules: string[]; category: string | undefined }> {
   const [name = example, which] = example.split('#');
   const scenario = await loadScenario(join(SCENARIOS_DIR, name));
   const triggers = scenarioTriggers(scenario);
@@ -38,5 +42,7 @@ export async function decidingRule(example: string): Promise<{ rule: string | un
     audit: createMemoryRunAudit(),
     runId: `rule-${name}`,
   });
-  return { rule: /\(rule ([\w:-]+)\)/.exec(lastText)?.[1], category: outcome.diagnosis?.category };
+  const said = /\(rule ([\w: -]+)\)/.exec(lastText)?.[1] ?? '';
+  const rules = said.split(' via ').filter((rule) => rule.length > 0);
+  return { rule: rules[0], rules, category: outcome.diagnosis?.category };
 }

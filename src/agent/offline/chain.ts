@@ -90,7 +90,7 @@ function followService(input: { gathered: Case; finding: Finding; query: Query; 
       const backendFinding = classifyCase(backendCase);
       if (backendFinding && backendFinding.category !== 'no-issue') return { gathered: backendCase, finding: merge(backendFinding, `${trail}, which has no pod: ${owner.kind} ${owner.namespace}/${owner.name} wants ${owner.desired} and has ${owner.ready} ready`, client) };
     }
-    const backend = serviceFinding({ ...gathered, service });
+    const backend: Finding = { ...serviceFinding({ ...gathered, service }), rule: 'service-selects-no-pod' };
     return { gathered: { ...gathered, service }, finding: merge(backend, `${trail}, whose selector matches no pod`, client) };
   }
   const broken = pickWorstPod(service.pods.pods.filter((pod) => !pod.healthy));
@@ -122,19 +122,19 @@ function workloadBehind(service: ServiceDetailsData, query: Query): WorkloadSumm
 }
 
 /** The backend's finding, with the trail and the client's symptom after its own evidence. */
-function merge(backend: Finding, trail: string, client: { label: string; lines: string[] }): Finding {
+function merge(backend: Finding, trail: string, client: { label: string; lines: string[]; rule: string }): Finding {
   return {
     ...backend,
     cause: `${backend.cause}; this is why ${client.label} cannot reach it`,
     evidence: [...backend.evidence, trail, ...client.lines],
-    rule: `${backend.rule ?? 'backend'} via chain`,
+    rule: `${backend.rule ?? 'backend'} via ${client.rule}`,
   };
 }
 
-function clientEvidence(gathered: Case, finding: Finding): { label: string; lines: string[] } {
+function clientEvidence(gathered: Case, finding: Finding): { label: string; lines: string[]; rule: string } {
   const workload = gathered.workload;
   const label = workload ? `${workload.kind} ${workload.namespace}/${workload.name}` : `pod ${gathered.pod?.name}`;
-  return { label, lines: finding.evidence.slice(0, 3).map((line) => `${label} (where the failure shows): ${line}`) };
+  return { label, rule: finding.rule ?? 'unknown', lines: finding.evidence.slice(0, 3).map((line) => `${label} (where the failure shows): ${line}`) };
 }
 
 function withEvidence(finding: Finding, lines: string[]): Finding {

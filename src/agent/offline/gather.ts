@@ -23,6 +23,7 @@ import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 import { rolesReported } from './roles.ts';
+import { isMisscheduled } from './rules/placement.ts';
 import { isNodeExhaustion } from './signals/index.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
@@ -70,7 +71,10 @@ function locate(trigger: Trigger, query: Query): Focus {
     if (focus.kind !== 'namespace' && focus.kind !== 'cluster') return focus;
     // An application's own alert names no Kubernetes object: its words are matched against the inventory like a sentence.
     const namespace = focus.kind === 'namespace' ? focus.namespace : undefined;
-    return locateFromText({ text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false }, query);
+    const located = locateFromText({ text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false }, query);
+    // When nothing visibly fails there, the alert's own name ("CheckoutErrorRateHigh") is the best hint at which pods to read.
+    const name = (trigger.alert.labels.alertname ?? '').replace(/([a-z0-9])([A-Z])/g, '$1 $2');
+    return located.kind === 'namespace' ? { ...located, hint: `${name} ${located.hint ?? ''}` } : located;
   }
   return locateFromText({ text: trigger.text, ...(trigger.namespace ? { namespace: trigger.namespace } : {}), spoken: true }, query);
 }
@@ -182,18 +186,32 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   }
   const worst = pickWorstPod(unhealthy);
   if (worst) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus });
-  const deployments = query.data<WorkloadListData>('list_deployments', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  // No pod in trouble: what is left to look at, asked for at once (workloads, Services, the controllers' refusals, DaemonSets).
+  const scope = focus.kind === 'namespace' ? { namespace: focus.namespace } : {};
+  const deployments = query.data<WorkloadListData>('list_deployments', scope);
+  const services = query.data<ServicesData>('list_services', scope);
+  if (focus.kind === 'namespace') {
+    query.data<EventsData>('list_events', { namespace: focus.namespace, type: 'Warning' });
+    query.data<WorkloadListData>('list_daemon_sets', { namespace: focus.namespace });
+  }
   query.barrier();
   const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
   if (failing) return gatherForWorkload({ kind: 'workload', workloadKind: 'Deployment', namespace: failing.namespace, name: failing.name }, query);
   // Every pod and workload is fine: a Service that reaches none of them is what is left.
-  const services = query.data<ServicesData>('list_services', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
-  query.barrier();
   const empty = services?.services.find((service) => service.noReadyEndpoints);
   if (empty) return gatherForService({ kind: 'service', namespace: empty.namespace, name: empty.name }, query);
   // Pods that were never created leave no pod to look at: only their controller's events tell.
   const refused = focus.kind === 'namespace' ? workloadRefusedByQuota({ namespace: focus.namespace }, query) : undefined;
   if (refused && focus.kind === 'namespace') return gatherForWorkload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name }, query);
+  // A DaemonSet whose pods all run ready can still be kept off the nodes it belongs on.
+  if (focus.kind === 'namespace') {
+    const daemonSets = query.data<WorkloadListData>('list_daemon_sets', { namespace: focus.namespace });
+    query.barrier();
+    for (const daemonSet of (daemonSets?.items ?? []).slice(0, MAX_DAEMON_SETS_CHECKED)) {
+      const checked = gatherForWorkload({ kind: 'workload', workloadKind: 'DaemonSet', namespace: focus.namespace, name: daemonSet.name }, query);
+      if (isMisscheduled({ ...checked, clusterNow: query.clusterNow() })) return checked;
+    }
+  }
   // Nothing visibly fails, yet something was reported: the pod whose workload the words name best may say in its log.
   const hinted = focus.kind === 'namespace' && focus.hint ? podNamedBy(focus.hint, pods?.pods ?? []) : undefined;
   if (hinted) return gatherForPod({ namespace: hinted.namespace, name: hinted.name }, query, { focus }, { readHealthyLogs: true });
@@ -271,6 +289,7 @@ function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query:
 }
 
 const RECENT_FAILURE_MS = 30 * 60 * 1000;
+const MAX_DAEMON_SETS_CHECKED = 3;
 const STRANDED_STATUSES = new Set(['Terminating', 'Unknown', 'NodeLost']);
 
 export function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered, options: { readHealthyLogs?: boolean } = {}): Gathered {
@@ -281,6 +300,9 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
   const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
   const deployment =
     known.deployment ?? (workload.kind === 'Deployment' ? query.data<DeploymentDetailsData>('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
+  // The Job above the pod says whether it failed for good (backoff limit, deadline).
+  const jobOwner = known.job ? undefined : pod.owners.find((owner) => owner.kind === 'Job');
+  const job = jobOwner ? query.data<JobsData>('list_jobs', { namespace: target.namespace, name: jobOwner.name }) : undefined;
   const revisioned = workload.kind === 'StatefulSet' || workload.kind === 'DaemonSet' ? workload.kind : undefined;
   const rollout = revisioned && !known.history ? query.data<RolloutHistoryData>('rollout_history', { namespace: target.namespace, name: workload.name, kind: revisioned }) : undefined;
   const history = known.history ?? (rollout && revisioned ? historyFrom(rollout, revisioned, known.workloadPods?.length ?? rollout.revisions.find((revision) => revision.current)?.replicas ?? 0) : undefined);
@@ -306,6 +328,7 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
     ...(history ? { history } : {}),
+    ...(job ? { job } : {}),
   };
 }
 

@@ -81,14 +81,14 @@ const ROUTING_LABELS = new Set(['alertname', 'severity', 'prometheus', 'instance
 
 /**
  * An alert's words, for an alert that names no Kubernetes object ("CeleryTaskFailureRateHigh"
- * with queue and task labels): its name split into words, the values of the labels that
- * describe the subject, and its summary and description.
+ * with queue and task labels): the values of the labels that describe the subject, and its
+ * summary and description.
  */
 export function alertWords(alert: { labels: Record<string, string>; annotations: Record<string, string> }): string {
+  // The alert's own name is the rule's vocabulary (Kube, Pod, Crash), not the subject's.
   const labels = subjectLabels(alert.labels);
-  const name = (labels.alertname ?? '').replace(/([a-z0-9])([A-Z])/g, '$1 $2');
   const values = Object.entries(labels).filter(([key]) => !ROUTING_LABELS.has(key)).map(([, value]) => value.replace(/[._]/g, ' '));
-  return [name, ...values, alert.annotations.summary ?? '', alert.annotations.description ?? ''].join(' ');
+  return [...values, alert.annotations.summary ?? '', alert.annotations.description ?? ''].join(' ');
 }
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */

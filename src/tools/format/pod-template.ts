@@ -31,7 +31,7 @@ export interface ProbeData {
   periodSeconds?: number;
   timeoutSeconds?: number;
   failureThreshold?: number;
-  /** One line, e.g. `http-get :8080/healthz delay=0s timeout=1s period=10s failure=3`. */
+  /** One line with the spec's own field names, e.g. `http-get :8080/healthz initialDelaySeconds=0 timeoutSeconds=1 periodSeconds=10 failureThreshold=3`. */
   summary: string;
 }
 
@@ -95,7 +95,7 @@ function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {
     timeoutSeconds: probe.timeoutSeconds ?? 1,
     failureThreshold: probe.failureThreshold ?? 3,
   };
-  const timingText = `delay=${timing.initialDelaySeconds}s timeout=${timing.timeoutSeconds}s period=${timing.periodSeconds}s failure=${timing.failureThreshold}`;
+  const timingText = `initialDelaySeconds=${timing.initialDelaySeconds} timeoutSeconds=${timing.timeoutSeconds} periodSeconds=${timing.periodSeconds} failureThreshold=${timing.failureThreshold}`;
   if (probe.httpGet) {
     const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
     const port = probe.httpGet.port as number | string;

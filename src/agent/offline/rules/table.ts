@@ -37,7 +37,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a NotReady or pressured node explains every symptom of the pods on it; their own errors are its effects',
     applies: ({ gathered, pod }) => gathered.node !== undefined && !gathered.node.healthy && (!pod || podSuffersFromNode(gathered)),
     explain: ({ gathered }) => nodeFinding(gathered),
-    examples: { decides: ['worker-node-notready', 'orders-terminating-node-lost', 'node-memory-pressure-evictions'], doesNotDecide: ['payments-node-disk-pressure', 'gateway-go-panic'] },
+    examples: { decides: ['worker-node-notready', 'orders-terminating-node-lost', 'node-memory-pressure-evictions', 'eks-node-lost-orders-capacity', 'gke-pid-pressure-catalog-threads'], doesNotDecide: ['payments-node-disk-pressure', 'gateway-go-panic'] },
   },
   {
     id: 'service-selects-no-pod',
@@ -46,7 +46,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a Service whose selector matches no pod is broken whatever the pods do; with no pod to look at, the Service is all there is',
     applies: ({ gathered, pod }) => gathered.service !== undefined && (!pod || gathered.service.pods.total === 0),
     explain: ({ gathered }) => serviceFinding(gathered),
-    examples: { decides: ['payments-gateway-selector', 'webhook-svc-port-name', 'api-service-version-label'], doesNotDecide: ['search-api-liveness-port', 'cart-redis-dns'] },
+    examples: { decides: ['payments-gateway-selector', 'webhook-svc-port-name', 'api-service-version-label', 'fulfillment-grpc-inventory-selector'], doesNotDecide: ['search-api-liveness-port', 'cart-redis-dns'] },
   },
   {
     id: 'pod-evicted',
@@ -82,7 +82,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a pod can be running and ready while every request it serves fails on a dependency: its log saying so, last, outranks looking healthy',
     applies: ({ container, pod, gathered }) => pod?.phase === 'Running' && container?.state.state === 'running' && !container.init && saysLastThatDependencyFails(gathered.logs?.lines ?? []),
     explain: failingProcessFinding,
-    examples: { decides: [], doesNotDecide: ['catalog-recovered', 'grafana-healthy-false-alarm'] },
+    examples: { decides: ['coredns-oomkilled-memory-limit', 'orders-service-postgres-init-chown'], doesNotDecide: ['catalog-recovered', 'grafana-healthy-false-alarm'] },
   },
   {
     id: 'pod-recovered',
@@ -128,7 +128,7 @@ export const RULES: readonly Rule[] = [
       'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that), or the process exited by itself with an error its log names (the probe only saw it down)',
     applies: (view) => view.probe !== undefined && view.container?.init !== true && view.reading?.verdict !== 'bad-credentials' && view.reading?.verdict !== 'dependency-unreachable' && !(exitedOnItsOwn(view) && view.reading?.verdict),
     explain: probeFinding,
-    examples: { decides: ['search-api-liveness-port', 'web-readiness-path', 'search-liveness-timeout', 'keycloak-startup-probe'], doesNotDecide: ['checkout-secret-rotation', 'cart-redis-dns'] },
+    examples: { decides: ['search-api-liveness-port', 'web-readiness-path', 'search-liveness-timeout', 'keycloak-startup-probe', 'stock-service-liveness-before-startup'], doesNotDecide: ['checkout-secret-rotation', 'cart-redis-dns', 'tracking-mongo-datadir-full'] },
   },
   {
     id: 'init-container-stuck',
@@ -146,7 +146,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a process that keeps exiting (or stays unready naming a dependency) is judged by what its log says last: refused credentials and unreachable dependencies before its own crash',
     applies: isFailingProcess,
     explain: failingProcessFinding,
-    examples: { decides: ['checkout-secret-rotation', 'cart-redis-dns', 'gateway-go-panic', 'invoice-migration-init'], doesNotDecide: ['orders-worker-oom', 'frontend-bad-image-tag'] },
+    examples: { decides: ['checkout-secret-rotation', 'cart-redis-dns', 'gateway-go-panic', 'invoice-migration-init', 'tracking-mongo-datadir-full', 'coredns-corefile-forward-hostname'], doesNotDecide: ['orders-worker-oom', 'frontend-bad-image-tag'] },
   },
   {
     id: 'quota-refuses-pods',
@@ -164,7 +164,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a DaemonSet whose pods all run ready can still be kept off nodes by a taint it does not tolerate: its pods already there show it, which a healthy count hides',
     applies: ({ gathered, pod }) => !pod && isMisscheduled(gathered),
     explain: ({ gathered }) => misscheduledFinding(gathered),
-    examples: { decides: [], doesNotDecide: ['indexer-daemonset-crash', 'grafana-healthy-false-alarm'] },
+    examples: { decides: ['fluent-bit-ingest-pool-taint'], doesNotDecide: ['indexer-daemonset-crash', 'alloy-daemonset-unknown-flag'] },
   },
   {
     id: 'workload-healthy',
