@@ -85,7 +85,12 @@ const BOOKKEEPING_ANNOTATIONS = /^(kubectl\.kubernetes\.io\/restartedAt|kubectl\
 /** The template's annotations that say how its pods run, or undefined when there are none. */
 export function templateAnnotations(annotations: Record<string, string> | undefined): Record<string, string> | undefined {
   const kept = Object.entries(annotations ?? {}).filter(([key]) => !BOOKKEEPING_ANNOTATIONS.test(key));
-  return kept.length ? Object.fromEntries(kept.map(([key, value]) => [key, value.length > 120 ? `${value.slice(0, 117)}...` : value])) : undefined;
+  // An annotation may carry a token (an agent's credentials): masked by its name before it reaches any diff.
+  return kept.length ? Object.fromEntries(kept.map(([key, value]) => [key, shorten(redactNamedValue(key, value))])) : undefined;
+}
+
+function shorten(value: string): string {
+  return value.length > 120 ? `${value.slice(0, 117)}...` : value;
 }
 
 function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {
