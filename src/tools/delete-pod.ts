@@ -22,7 +22,7 @@ const input = z.object({
 
 type Input = z.infer<typeof input>;
 
-async function deletePod(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult> {
+async function deletePod(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<DeletePodData>> {
   const pod = await context.cluster.get('Pod', { namespace: args.namespace, name: args.name }, { signal: context.signal });
   if (!pod.ok) return failureFrom(pod.error);
   const owners = await resolveOwnerChain({ cluster: context.cluster, namespace: args.namespace, metadata: pod.value.metadata, signal: context.signal });
@@ -37,7 +37,7 @@ async function deletePod(args: Input, context: ToolContext, dryRun: boolean): Pr
   return success(content, data);
 }
 
-export const deletePodTool: WriteTool<typeof input> = {
+export const deletePodTool: WriteTool<typeof input, DeletePodData, 'delete_pod'> = {
   name: 'delete_pod',
   description:
     'Deletes one pod (kubectl delete pod). Its controller creates a fresh replacement; a pod without a controller is gone for good. ' +

@@ -34,7 +34,7 @@ const input = z.object({
   name: z.string().min(1).describe('Deployment name'),
 });
 
-export const describeDeploymentTool: Tool<typeof input> = {
+export const describeDeploymentTool: Tool<typeof input, DeploymentDetailsData, 'describe_deployment'> = {
   name: 'describe_deployment',
   description:
     'Shows one Deployment: desired/ready/updated/available replicas, conditions with their messages (ProgressDeadlineExceeded, ' +

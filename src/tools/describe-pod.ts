@@ -64,7 +64,7 @@ function readConditions(pod: V1Pod): PodConditionData[] {
   }));
 }
 
-export const describePodTool: Tool<typeof input> = {
+export const describePodTool: Tool<typeof input, PodDetailsData, 'describe_pod'> = {
   name: 'describe_pod',
   description:
     'Shows one pod in detail, like a compact `kubectl describe pod`: status, failing conditions (e.g. Unschedulable with the scheduler message), ' +

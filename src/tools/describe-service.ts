@@ -16,7 +16,7 @@ const input = z.object({
   name: z.string().min(1).describe('Service name'),
 });
 
-export const describeServiceTool: Tool<typeof input> = {
+export const describeServiceTool: Tool<typeof input, ServiceDetailsData, 'describe_service'> = {
   name: 'describe_service',
   description:
     'Shows one Service: type, selector, ports (port -> targetPort), ready and not-ready endpoints with their pods, the pods its selector ' +

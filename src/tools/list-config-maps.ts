@@ -30,7 +30,7 @@ const input = z.object({
   valueLimit: z.number().int().min(40).max(20_000).default(2000).describe('Characters shown per value'),
 });
 
-export const listConfigMapsTool: Tool<typeof input> = {
+export const listConfigMapsTool: Tool<typeof input, ConfigMapsData, 'list_config_maps'> = {
   name: 'list_config_maps',
   description:
     'Lists the ConfigMaps of a namespace with their keys, or with name one ConfigMap\'s values (credential-like values masked). ' +

@@ -29,7 +29,7 @@ const input = z.object({
   name: z.string().min(1).optional().describe('One CronJob by name'),
 });
 
-export const listCronJobsTool: Tool<typeof input> = {
+export const listCronJobsTool: Tool<typeof input, CronJobsData, 'list_cron_jobs'> = {
   name: 'list_cron_jobs',
   description:
     'Lists CronJobs with schedule, whether suspended, active Jobs, when they last ran and last succeeded, and the state of their recent Jobs. ' +

@@ -30,7 +30,7 @@ const input = z.object({
   type: z.enum(['Warning', 'Normal']).optional().describe('Only Warning or only Normal events'),
 });
 
-export const listEventsTool: Tool<typeof input> = {
+export const listEventsTool: Tool<typeof input, EventsData, 'list_events'> = {
   name: 'list_events',
   description:
     'Lists Kubernetes events newest first, with repeats folded into one line with a count (x42 over 20m): scheduling failures, ' +

@@ -116,7 +116,7 @@ async function describeTarget(input: { cluster: Cluster; autoscaler: AutoscalerD
   return lines;
 }
 
-export const listHorizontalPodAutoscalersTool: Tool<typeof input> = {
+export const listHorizontalPodAutoscalersTool: Tool<typeof input, AutoscalersData, 'list_horizontal_pod_autoscalers'> = {
   name: 'list_horizontal_pod_autoscalers',
   description:
     'Lists HorizontalPodAutoscalers (autoscaling/v2): target workload, min/max/current/desired replicas, each metric against its target ' +

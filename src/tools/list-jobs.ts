@@ -83,7 +83,7 @@ export function formatJobLine(job: JobSummaryData, now: Date, withNamespace: boo
   return `${withNamespace ? `${job.namespace}/` : ''}${job.name}: ${job.state}, succeeded ${job.succeeded}/${job.completions}, failed ${job.failed} (backoffLimit ${job.backoffLimit}), active ${job.active}, age ${age}${duration}${owner}, image ${job.images.join(' ')}${why}`;
 }
 
-export const listJobsTool: Tool<typeof input> = {
+export const listJobsTool: Tool<typeof input, JobsData, 'list_jobs'> = {
   name: 'list_jobs',
   description:
     'Lists Jobs with their state (Failed, Running, Complete), succeeded/completions, failed pods against backoffLimit, the CronJob that ' +

@@ -40,7 +40,7 @@ function formatRule(peers: V1NetworkPolicyPeer[] | undefined, ports: V1NetworkPo
   return `${who} on ${where}`;
 }
 
-export const listNetworkPoliciesTool: Tool<typeof input> = {
+export const listNetworkPoliciesTool: Tool<typeof input, NetworkPoliciesData, 'list_network_policies'> = {
   name: 'list_network_policies',
   description:
     'Lists a namespace\'s NetworkPolicies: which pods each selects, whether it isolates ingress and/or egress, and the peers and ports it allows ' +

@@ -124,7 +124,7 @@ function formatNode(node: NodeSummaryData, now: Date): string {
   return parts.join(', ');
 }
 
-export const listNodesTool: Tool<typeof input> = {
+export const listNodesTool: Tool<typeof input, NodesData, 'list_nodes'> = {
   name: 'list_nodes',
   description:
     'Lists nodes: Ready or NotReady (with the kubelet\'s reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), ' +

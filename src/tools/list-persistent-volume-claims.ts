@@ -38,7 +38,7 @@ const input = z.object({
   name: z.string().min(1).optional().describe('One claim by name'),
 });
 
-export const listPersistentVolumeClaimsTool: Tool<typeof input> = {
+export const listPersistentVolumeClaimsTool: Tool<typeof input, PersistentVolumeClaimsData, 'list_persistent_volume_claims'> = {
   name: 'list_persistent_volume_claims',
   description:
     'Lists PersistentVolumeClaims with phase (Pending, Bound, Lost), storage class and whether that class exists, requested size, access modes ' +

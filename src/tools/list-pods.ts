@@ -45,7 +45,7 @@ function formatPodLine(pod: PodSummaryData, now: Date, withNamespace: boolean): 
   return parts.join('  ');
 }
 
-export const listPodsTool: Tool<typeof input> = {
+export const listPodsTool: Tool<typeof input, ListPodsData, 'list_pods'> = {
   name: 'list_pods',
   description:
     'Lists pods with STATUS (as kubectl prints it), ready containers, restarts, age, node and the telling container state ' +

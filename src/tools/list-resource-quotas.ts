@@ -29,7 +29,7 @@ function stringify(values: Record<string, unknown> | undefined): Record<string, 
   return values && Object.keys(values).length ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)])) : undefined;
 }
 
-export const listResourceQuotasTool: Tool<typeof input> = {
+export const listResourceQuotasTool: Tool<typeof input, ResourceQuotasData, 'list_resource_quotas'> = {
   name: 'list_resource_quotas',
   description:
     'Shows a namespace\'s ResourceQuotas (used against hard for cpu, memory, pods, PVCs..., exhausted ones flagged) and LimitRanges ' +

@@ -19,7 +19,7 @@ const input = z.object({
   name: z.string().min(1).optional().describe('One Secret by name, to check it exists and which keys it has'),
 });
 
-export const listSecretsTool: Tool<typeof input> = {
+export const listSecretsTool: Tool<typeof input, SecretsData, 'list_secrets'> = {
   name: 'list_secrets',
   description:
     'Lists Secrets with their type and key names (never values). Use it to check that a Secret, or a key of it, that a pod references ' +

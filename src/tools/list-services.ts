@@ -33,7 +33,7 @@ export function formatServicePorts(service: V1Service): string[] {
   return (service.spec?.ports ?? []).map((port) => `${port.name ? `${port.name}:` : ''}${port.port}->${port.targetPort ?? port.port}/${port.protocol ?? 'TCP'}`);
 }
 
-export const listServicesTool: Tool<typeof input> = {
+export const listServicesTool: Tool<typeof input, ServicesData, 'list_services'> = {
   name: 'list_services',
   description:
     'Lists Services with type, selector, ports and how many ready and not-ready endpoints each has; Services whose selector yields no ready ' +

@@ -20,7 +20,7 @@ export interface StorageClassesData {
 
 const input = z.object({});
 
-export const listStorageClassesTool: Tool<typeof input> = {
+export const listStorageClassesTool: Tool<typeof input, StorageClassesData, 'list_storage_classes'> = {
   name: 'list_storage_classes',
   description:
     'Lists StorageClasses with provisioner, volume binding mode, reclaim policy and which is the default. Use it when a claim names a class ' +

@@ -68,7 +68,7 @@ async function readLog(args: z.infer<typeof input>, context: ToolContext, contai
   });
 }
 
-export const podLogsTool: Tool<typeof input> = {
+export const podLogsTool: Tool<typeof input, PodLogsData, 'get_pod_logs'> = {
   name: 'get_pod_logs',
   description:
     'Reads a container\'s log: the current run, or with previous=true the last terminated run (what a crash-looping container printed before it died). ' +

@@ -34,7 +34,7 @@ import { rolloutHistoryTool } from './rollout-history.ts';
 import { rolloutRestartTool } from './rollout-restart.ts';
 import { rolloutUndoTool } from './rollout-undo.ts';
 import { scaleTool } from './scale.ts';
-import type { Tool, ToolContext, ToolResult, ToolSpec } from './tool.ts';
+import type { AnyZodObject, Tool, ToolContext, ToolResult, ToolSpec } from './tool.ts';
 import { isWriteTool } from './write-tool.ts';
 
 export interface ToolRegistry {
@@ -44,9 +44,8 @@ export interface ToolRegistry {
   specs(): ToolSpec[];
 }
 
-/** Every tool kubewhy ships: reads first, then writes. */
-export function defaultTools(): Tool[] {
-  return [
+/** Every tool kubewhy ships, reads first, then writes; each keeps its literal name and data type. */
+const SHIPPED_TOOLS = [
     listPodsTool,
     describePodTool,
     podLogsTool,
@@ -74,8 +73,23 @@ export function defaultTools(): Tool[] {
     rolloutUndoTool,
     scaleTool,
     deletePodTool,
-  ] as Tool[];
+  ] as const;
+
+/** Every tool kubewhy ships: reads first, then writes. */
+export function defaultTools(): Tool[] {
+  return [...SHIPPED_TOOLS] as Tool[];
 }
+
+type ShippedTool = (typeof SHIPPED_TOOLS)[number];
+
+/** The name of every tool kubewhy ships. */
+export type ToolName = ShippedTool['name'];
+
+/** What a successful call of each tool returns as `data`, by name: derived from the tools themselves. */
+export type ToolDataMap = { [T in ShippedTool as T['name']]: T extends Tool<AnyZodObject, infer Data, string> ? Data : never };
+
+/** The arguments each tool takes, by name, as its schema accepts them. */
+export type ToolInputMap = { [T in ShippedTool as T['name']]: z.input<T['input']> };
 
 /**
  * The tools a deployment offers: every tool, less `list_secrets` unless Secret metadata

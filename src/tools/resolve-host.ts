@@ -13,7 +13,7 @@ import { findSimilarNames, parseHost, type ServiceCandidate } from './format/hos
 import { formatContainerState, summarizePod } from './format/pod-status.ts';
 import { formatServiceDetailPorts, formatServiceDetails, readServiceDetails, type ServiceDetailsData } from './format/service-details.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool, ToolContext, ToolResult } from './tool.ts';
+import type { Tool, ToolContext, ToolFailure, ToolResult } from './tool.ts';
 
 export interface ResolvedHostData {
   /** The host name or IP alone: no scheme, credentials, port or path. */
@@ -67,7 +67,7 @@ async function answerWithService(input: {
   base: Omit<ResolvedHostData, 'resolvedBy' | 'similar'>;
   resolvedBy: ResolvedHostData['resolvedBy'];
   pod?: { namespace: string; name: string };
-}): Promise<ToolResult> {
+}): Promise<ToolResult<ResolvedHostData>> {
   const details = await readServiceDetails({ cluster: input.context.cluster, service: input.service, signal: input.context.signal });
   for (const line of formatServiceDetails(details, input.context.cluster.now())) input.text.addIfRoom(line);
   for (const line of describeBackends(details.data, input.base.port)) input.text.addIfRoom(line);
@@ -83,7 +83,7 @@ async function answerWithService(input: {
   return success(input.text.finish('call describe_service or list_pods on the backend.'), data, input.text.truncated);
 }
 
-async function resolveName(input: { context: ToolContext; host: string; port?: number; candidates: ServiceCandidate[] }): Promise<ToolResult> {
+async function resolveName(input: { context: ToolContext; host: string; port?: number; candidates: ServiceCandidate[] }): Promise<ToolResult<ResolvedHostData>> {
   const { context, host } = input;
   const portPart = input.port !== undefined ? { port: input.port } : {};
   const text = new BudgetedText(context.outputBudgetBytes);
@@ -91,7 +91,7 @@ async function resolveName(input: { context: ToolContext; host: string; port?: n
   const allowed = input.candidates.filter((candidate) => isAllowed(candidate.namespace, context));
   // The reading as a Service name (not a headless pod) is the one a miss is reported for.
   const wanted = input.candidates.find((candidate) => !candidate.podHostname) ?? input.candidates[0];
-  const refused = (namespace: string): ToolResult => ({
+  const refused = (namespace: string): ToolFailure => ({
     ok: false,
     error: 'namespace-not-allowed',
     content: `namespace-not-allowed: ${hostText} names namespace ${namespace}, outside this run's allowlist; say so in the diagnosis.`,
@@ -156,7 +156,7 @@ function describePod(pod: V1Pod, context: ToolContext): string {
   return `pod ${summary.namespace}/${summary.name}: ${summary.status}, ready ${summary.ready}, restarts ${summary.restarts}${summary.node ? `, node ${summary.node}` : ''}${problem}${previous}`;
 }
 
-async function resolveIp(input: { context: ToolContext; host: string; ip: string; port?: number }): Promise<ToolResult> {
+async function resolveIp(input: { context: ToolContext; host: string; ip: string; port?: number }): Promise<ToolResult<ResolvedHostData>> {
   const { context, ip } = input;
   const portPart = input.port !== undefined ? { port: input.port } : {};
   const base = { host: input.host, ...portPart };
@@ -190,7 +190,7 @@ async function resolveIp(input: { context: ToolContext; host: string; ip: string
   return success(text.finish('call list_services or list_pods.'), { ...base, resolvedBy: 'none', similar: [] } satisfies ResolvedHostData, text.truncated);
 }
 
-export const resolveHostTool: Tool<typeof input> = {
+export const resolveHostTool: Tool<typeof input, ResolvedHostData, 'resolve_host'> = {
   name: 'resolve_host',
   description:
     'Resolves a host a client\'s log names (redis, redis:6379, orders-db.data, x.y.svc.cluster.local, a ClusterIP or pod IP, a URL) the way ' +

@@ -49,7 +49,7 @@ export function formatChangeLines(change: RevisionChangeData): string[] {
   return [header, ...change.changes.map((entry) => `  ${formatDiffEntry(entry)}`)];
 }
 
-export const rolloutHistoryTool: Tool<typeof input> = {
+export const rolloutHistoryTool: Tool<typeof input, RolloutHistoryData, 'rollout_history'> = {
   name: 'rollout_history',
   description:
     'Shows the rollout history of a Deployment, StatefulSet or DaemonSet (set kind; Deployment by default): every revision kept (its ReplicaSet ' +

@@ -21,7 +21,7 @@ const input = z.object({
 
 type Input = z.infer<typeof input>;
 
-async function restart(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult> {
+async function restart(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<RolloutRestartData>> {
   const restartedAt = context.cluster.now().toISOString();
   const result = await context.cluster.patch({
     kind: args.kind as PatchableKind,
@@ -41,7 +41,7 @@ async function restart(args: Input, context: ToolContext, dryRun: boolean): Prom
   return success(content, data);
 }
 
-export const rolloutRestartTool: WriteTool<typeof input> = {
+export const rolloutRestartTool: WriteTool<typeof input, RolloutRestartData, 'rollout_restart'> = {
   name: 'rollout_restart',
   description:
     'Restarts every pod of a Deployment, StatefulSet or DaemonSet with a rolling update (kubectl rollout restart). Use it when pods must pick up ' +

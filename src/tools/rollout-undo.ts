@@ -55,7 +55,7 @@ async function restorePatch(target: UndoTarget, context: ToolContext): Promise<C
   return { ok: true, value: { patchType: 'strategic', patch: revision.value.data } };
 }
 
-async function undo(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult> {
+async function undo(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<RolloutUndoData>> {
   const kind = args.kind ?? 'Deployment';
   const label = `${kind} ${args.namespace}/${args.name}`;
   const read = await readRolloutTarget({ namespace: args.namespace, name: args.name, kind, tool: 'rollout_undo' }, context);
@@ -87,7 +87,7 @@ async function undo(args: Input, context: ToolContext, dryRun: boolean): Promise
   return success(content, data);
 }
 
-export const rolloutUndoTool: WriteTool<typeof input> = {
+export const rolloutUndoTool: WriteTool<typeof input, RolloutUndoData, 'rollout_undo'> = {
   name: 'rollout_undo',
   description:
     'Rolls a Deployment, StatefulSet or DaemonSet (set kind; Deployment by default) back to an earlier revision\'s pod template (kubectl rollout undo): ' +

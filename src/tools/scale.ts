@@ -19,7 +19,7 @@ const input = z.object({
 
 type Input = z.infer<typeof input>;
 
-async function scale(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult> {
+async function scale(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<ScaleData>> {
   const result = await context.cluster.scale({ kind: args.kind, namespace: args.namespace, name: args.name, replicas: args.replicas, dryRun, signal: context.signal });
   if (!result.ok) return failureFrom(result.error);
   const data: ScaleData = { action: 'scale', kind: args.kind, namespace: args.namespace, name: args.name, dryRun, previousReplicas: result.value.previousReplicas, replicas: result.value.replicas };
@@ -30,7 +30,7 @@ async function scale(args: Input, context: ToolContext, dryRun: boolean): Promis
   return success(content, data);
 }
 
-export const scaleTool: WriteTool<typeof input> = {
+export const scaleTool: WriteTool<typeof input, ScaleData, 'scale'> = {
   name: 'scale',
   description:
     'Sets the replica count of a Deployment, StatefulSet or ReplicaSet (kubectl scale). Use it to relieve load or to stop a workload that harms ' +

@@ -23,12 +23,12 @@ export type ToolErrorKind =
   | 'unknown-tool'
   | 'internal';
 
-export interface ToolSuccess {
+export interface ToolSuccess<Data = unknown> {
   ok: true;
   /** What the model reads: compact text, within the context's output budget. */
   content: string;
   /** The same facts as structured data, for the offline engine and the audit log. */
-  data?: unknown;
+  data?: Data;
   /** True when the content was cut to fit the budget (the content says how to narrow). */
   truncated: boolean;
   /** The cluster's clock when the result was read (ISO 8601); set by the registry. */
@@ -46,7 +46,7 @@ export interface ToolFailure {
   content: string;
 }
 
-export type ToolResult = ToolSuccess | ToolFailure;
+export type ToolResult<Data = unknown> = ToolSuccess<Data> | ToolFailure;
 
 /** Everything a tool may use. One AbortSignal reaches every cluster call. */
 export interface ToolContext {
@@ -61,14 +61,18 @@ export interface ToolContext {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyZodObject = z.ZodObject<any>;
 
-export interface Tool<Input extends AnyZodObject = AnyZodObject> {
-  name: string;
+/**
+ * `Data` is what a successful call's `data` holds and `Name` the literal name, so the
+ * registry can derive a name-to-data map (tool-data.ts) that the offline engine reads with.
+ */
+export interface Tool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> {
+  name: Name;
   /** What it returns and when to use it: the only text the model reads about the tool. */
   description: string;
   /** Every field `.describe()`d. */
   input: Input;
   risk: RiskClass;
-  run(input: z.infer<Input>, context: ToolContext): Promise<ToolResult>;
+  run(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
 }
 
 /** The shape the Anthropic Messages API takes in `tools`. */

@@ -30,7 +30,7 @@ const workloadInput = z.object({
 type WorkloadInput = typeof workloadInput;
 type Workload = V1Deployment | V1StatefulSet | V1DaemonSet | V1ReplicaSet;
 
-export function createWorkloadListTool(definition: { kind: WorkloadSummaryData['kind']; name: string; description: string }): Tool<WorkloadInput> {
+export function createWorkloadListTool<Name extends string>(definition: { kind: WorkloadSummaryData['kind']; name: Name; description: string }): Tool<WorkloadInput, WorkloadListData, Name> {
   const { kind } = definition;
   return {
     name: definition.name,

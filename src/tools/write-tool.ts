@@ -7,8 +7,8 @@
 import type { z } from 'zod';
 import type { AnyZodObject, Tool, ToolContext, ToolResult } from './tool.ts';
 
-export interface WriteTool<Input extends AnyZodObject = AnyZodObject> extends Tool<Input> {
-  dryRun(input: z.infer<Input>, context: ToolContext): Promise<ToolResult>;
+export interface WriteTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends Tool<Input, Data, Name> {
+  dryRun(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
 }
 
 export function isWriteTool(tool: Tool): tool is WriteTool {
@@ -29,7 +29,7 @@ export interface WriteActionData {
  * Runs a write in two steps: the server-side dry run, then, when it passed, the real call.
  * `perform(dryRun)` is the tool's one request builder, so both steps send the same thing.
  */
-export async function runWithDryRunFirst(perform: (dryRun: boolean) => Promise<ToolResult>): Promise<ToolResult> {
+export async function runWithDryRunFirst<Data>(perform: (dryRun: boolean) => Promise<ToolResult<Data>>): Promise<ToolResult<Data>> {
   const rehearsal = await perform(true);
   if (!rehearsal.ok) {
     return { ...rehearsal, content: `Not executed: the server-side dry run failed. ${rehearsal.content}` };

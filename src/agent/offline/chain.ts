@@ -7,9 +7,7 @@
  * that alerted becomes evidence.
  */
 import type { ServiceDetailsData } from '../../tools/describe-service.ts';
-import type { ResolvedHostData } from '../../tools/resolve-host.ts';
 import type { WorkloadSummaryData } from '../../tools/format/workloads.ts';
-import type { WorkloadListData } from '../../tools/workload-list.ts';
 import { classifyCase, type Finding } from './classify.ts';
 import { serviceFinding } from './findings.ts';
 import { gatherForPod, gatherForWorkload, type Case } from './gather.ts';
@@ -36,7 +34,7 @@ export function followChain(gathered: Case, finding: Finding, query: Query, hops
   const named = lines.map((line) => ({ line, target: readDependencyTarget(line) })).find((entry) => entry.target);
   if (!named?.target) return { gathered, finding };
   const host = named.target.port ? `${named.target.host}:${named.target.port}` : named.target.host;
-  const resolved = query.data<ResolvedHostData>('resolve_host', { host, namespace: pod.namespace });
+  const resolved = query.data('resolve_host', { host, namespace: pod.namespace });
   query.barrier();
   if (!resolved) return { gathered, finding };
   if (!resolved.service) {
@@ -67,7 +65,7 @@ function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops:
 /** Resolution itself fails: the cluster DNS Service and its CoreDNS pods are the next hop. */
 function followClusterDns(input: { gathered: Case; finding: Finding; query: Query; hops: number; line: string }): Conclusion {
   const { gathered, finding, query } = input;
-  const service = query.data<ServiceDetailsData>('describe_service', { namespace: 'kube-system', name: 'kube-dns' });
+  const service = query.data('describe_service', { namespace: 'kube-system', name: 'kube-dns' });
   query.barrier();
   if (!service) return { gathered, finding };
   const trail = `name resolution fails ("${input.line.trim().slice(0, 160)}"): followed to the cluster DNS Service kube-system/kube-dns`;
@@ -109,8 +107,8 @@ function followService(input: { gathered: Case; finding: Finding; query: Query; 
 
 /** The Deployment or StatefulSet whose pods the Service's selector would match (its own selector agrees with it). */
 function workloadBehind(service: ServiceDetailsData, query: Query): WorkloadSummaryData | undefined {
-  const deployments = query.data<WorkloadListData>('list_deployments', { namespace: service.namespace });
-  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', { namespace: service.namespace });
+  const deployments = query.data('list_deployments', { namespace: service.namespace });
+  const statefulSets = query.data('list_stateful_sets', { namespace: service.namespace });
   query.barrier();
   const wanted = Object.entries(service.selector);
   return [...(deployments?.items ?? []), ...(statefulSets?.items ?? [])].find((workload) => {

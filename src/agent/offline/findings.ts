@@ -6,6 +6,7 @@ import type { Finding } from './classify.ts';
 import type { Case } from './gather.ts';
 import type { EventData } from '../../tools/format/events.ts';
 import { eventLine, secondsAgo } from './evidence.ts';
+import { isQuotaRefusal } from './signals/index.ts';
 
 /** A pod evicted for a node's shortage: the node's pressure is the cause, named as the culprit. */
 export function evictionFinding(gathered: Case): Finding {
@@ -61,10 +62,9 @@ export function serviceFinding(gathered: Case): Finding {
 
 /** A ResourceQuota or LimitRange refusal among the workload's events: pods that were never created. */
 export function quotaRefusalOf(gathered: Case): EventData | undefined {
-  return (gathered.workloadEvents ?? []).find((event) => QUOTA_REFUSAL.test(event.message));
+  return (gathered.workloadEvents ?? []).find((event) => isQuotaRefusal(event.message));
 }
 
-const QUOTA_REFUSAL = /exceeded quota|forbidden: (maximum|minimum)|LimitRange|must specify limits|must specify requests/i;
 
 export function quotaFinding(gathered: Case): Finding {
   return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quotaRefusalOf(gathered)!)], confidence: 'high' };

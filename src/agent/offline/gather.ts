@@ -10,23 +10,20 @@ import type { PodDetailsData } from '../../tools/describe-pod.ts';
 import type { ServiceDetailsData } from '../../tools/describe-service.ts';
 import type { ContainerStatusData, PodSummaryData } from '../../tools/format/pod-status.ts';
 import type { JobsData } from '../../tools/list-jobs.ts';
-import type { EventsData } from '../../tools/list-events.ts';
-import type { CronJobsData } from '../../tools/list-cron-jobs.ts';
-import type { NodesData, NodeSummaryData } from '../../tools/list-nodes.ts';
-import type { ListPodsData } from '../../tools/list-pods.ts';
-import type { ServicesData } from '../../tools/list-services.ts';
-import type { WorkloadListData } from '../../tools/workload-list.ts';
-import type { AutoscalerData, AutoscalersData } from '../../tools/list-horizontal-pod-autoscalers.ts';
+import type { NodeSummaryData } from '../../tools/list-nodes.ts';
+import type { AutoscalerData } from '../../tools/list-horizontal-pod-autoscalers.ts';
 import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { PodTemplateData } from '../../tools/format/pod-template.ts';
 import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
+import type { ToolInputMap } from '../../tools/registry.ts';
 import { rolesReported } from './roles.ts';
 import { isMisscheduled } from './rules/placement.ts';
 import { isNodeExhaustion } from './signals/index.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
+import { isQuotaRefusal } from './signals/index.ts';
 
 /** Everything gathered about the incident, for the rules to judge. */
 export interface Case {
@@ -87,14 +84,14 @@ function locate(trigger: Trigger, query: Query): Focus {
 function locateFromText(trigger: { text: string; namespace?: string; spoken: boolean }, query: Query): Focus {
   // A person who names the namespace has narrowed the search already.
   const scope = trigger.namespace ? { namespace: trigger.namespace } : {};
-  const pods = query.data<ListPodsData>('list_pods', scope);
-  const deployments = query.data<WorkloadListData>('list_deployments', scope);
-  const statefulSets = query.data<WorkloadListData>('list_stateful_sets', scope);
-  const daemonSets = query.data<WorkloadListData>('list_daemon_sets', scope);
-  const cronJobs = query.data<CronJobsData>('list_cron_jobs', scope);
-  const jobs = query.data<JobsData>('list_jobs', scope);
-  const services = query.data<ServicesData>('list_services', scope);
-  const nodes = query.data<NodesData>('list_nodes', {});
+  const pods = query.data('list_pods', scope);
+  const deployments = query.data('list_deployments', scope);
+  const statefulSets = query.data('list_stateful_sets', scope);
+  const daemonSets = query.data('list_daemon_sets', scope);
+  const cronJobs = query.data('list_cron_jobs', scope);
+  const jobs = query.data('list_jobs', scope);
+  const services = query.data('list_services', scope);
+  const nodes = query.data('list_nodes', {});
   query.barrier();
 
   const candidates: Candidate[] = [];
@@ -174,8 +171,8 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
 }
 
 function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>, query: Query): Gathered {
-  const pods = query.data<ListPodsData>('list_pods', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
-  const nodes = query.data<NodesData>('list_nodes', {});
+  const pods = query.data('list_pods', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  const nodes = query.data('list_nodes', {});
   query.barrier();
   const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy);
   // Several pods failing at once on a node that is itself unwell: the node is the story.
@@ -188,11 +185,11 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   if (worst) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus });
   // No pod in trouble: what is left to look at, asked for at once (workloads, Services, the controllers' refusals, DaemonSets).
   const scope = focus.kind === 'namespace' ? { namespace: focus.namespace } : {};
-  const deployments = query.data<WorkloadListData>('list_deployments', scope);
-  const services = query.data<ServicesData>('list_services', scope);
+  const deployments = query.data('list_deployments', scope);
+  const services = query.data('list_services', scope);
   if (focus.kind === 'namespace') {
-    query.data<EventsData>('list_events', { namespace: focus.namespace, type: 'Warning' });
-    query.data<WorkloadListData>('list_daemon_sets', { namespace: focus.namespace });
+    query.data('list_events', { namespace: focus.namespace, type: 'Warning' });
+    query.data('list_daemon_sets', { namespace: focus.namespace });
   }
   query.barrier();
   const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
@@ -205,7 +202,7 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   if (refused && focus.kind === 'namespace') return gatherForWorkload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name }, query);
   // A DaemonSet whose pods all run ready can still be kept off the nodes it belongs on.
   if (focus.kind === 'namespace') {
-    const daemonSets = query.data<WorkloadListData>('list_daemon_sets', { namespace: focus.namespace });
+    const daemonSets = query.data('list_daemon_sets', { namespace: focus.namespace });
     query.barrier();
     for (const daemonSet of (daemonSets?.items ?? []).slice(0, MAX_DAEMON_SETS_CHECKED)) {
       const checked = gatherForWorkload({ kind: 'workload', workloadKind: 'DaemonSet', namespace: focus.namespace, name: daemonSet.name }, query);
@@ -222,7 +219,7 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   const { namespace, name, workloadKind } = focus;
   const base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
   if (workloadKind === 'Deployment') {
-    const deployment = query.data<DeploymentDetailsData>('describe_deployment', { namespace, name });
+    const deployment = query.data('describe_deployment', { namespace, name });
     query.barrier();
     if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}` };
     const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events };
@@ -230,10 +227,10 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   }
   if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
     const tool = workloadKind === 'StatefulSet' ? 'list_stateful_sets' : 'list_daemon_sets';
-    const listed = query.data<WorkloadListData>(tool, { namespace, name });
-    const rollout = query.data<RolloutHistoryData>('rollout_history', { namespace, name, kind: workloadKind });
+    const listed = query.data(tool, { namespace, name });
+    const rollout = query.data('rollout_history', { namespace, name, kind: workloadKind });
     // A DaemonSet belongs on every node it tolerates: the nodes say where it runs that it should not, or not where it should.
-    const nodes = workloadKind === 'DaemonSet' ? query.data<NodesData>('list_nodes', {}) : undefined;
+    const nodes = workloadKind === 'DaemonSet' ? query.data('list_nodes', {}) : undefined;
     query.barrier();
     if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}` };
     const desired = listed.items.find((item) => item.name === name)?.desired ?? listed.details.pods.total;
@@ -243,14 +240,14 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   }
   let jobName = name;
   if (workloadKind === 'CronJob') {
-    const cronJobs = query.data<CronJobsData>('list_cron_jobs', { namespace, name });
+    const cronJobs = query.data('list_cron_jobs', { namespace, name });
     query.barrier();
     const recent = cronJobs?.cronJobs[0]?.recentJobs ?? [];
     const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
     jobName = pick.name;
   }
-  const job = query.data<JobsData>('list_jobs', { namespace, name: jobName });
+  const job = query.data('list_jobs', { namespace, name: jobName });
   query.barrier();
   if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}` };
   // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
@@ -274,7 +271,7 @@ function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], query:
   // Pods stranded on a node (Terminating or Unknown there): if that node is lost, it is why the others are missing or Pending.
   const stranded = pods.find((pod) => pod.node && STRANDED_STATUSES.has(pod.status));
   if (stranded?.node) {
-    const node = query.data<NodesData>('list_nodes', { name: stranded.node })?.nodes[0];
+    const node = query.data('list_nodes', { name: stranded.node })?.nodes[0];
     query.barrier();
     if (node && !node.ready) return gatherForNode(node.name, query, { kind: 'node', name: node.name });
   }
@@ -293,32 +290,32 @@ const MAX_DAEMON_SETS_CHECKED = 3;
 const STRANDED_STATUSES = new Set(['Terminating', 'Unknown', 'NodeLost']);
 
 export function gatherForPod(target: { namespace: string; name: string }, query: Query, known: Gathered, options: { readHealthyLogs?: boolean } = {}): Gathered {
-  const pod = query.data<PodDetailsData>('describe_pod', { namespace: target.namespace, name: target.name });
+  const pod = query.data('describe_pod', { namespace: target.namespace, name: target.name });
   query.barrier();
   if (!pod) return podGone(target, query, known);
   // The top of the pod's owner chain names the workload, a CronJob above a Job included.
   const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
   const deployment =
-    known.deployment ?? (workload.kind === 'Deployment' ? query.data<DeploymentDetailsData>('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
+    known.deployment ?? (workload.kind === 'Deployment' ? query.data('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
   // The Job above the pod says whether it failed for good (backoff limit, deadline).
   const jobOwner = known.job ? undefined : pod.owners.find((owner) => owner.kind === 'Job');
-  const job = jobOwner ? query.data<JobsData>('list_jobs', { namespace: target.namespace, name: jobOwner.name }) : undefined;
+  const job = jobOwner ? query.data('list_jobs', { namespace: target.namespace, name: jobOwner.name }) : undefined;
   const revisioned = workload.kind === 'StatefulSet' || workload.kind === 'DaemonSet' ? workload.kind : undefined;
-  const rollout = revisioned && !known.history ? query.data<RolloutHistoryData>('rollout_history', { namespace: target.namespace, name: workload.name, kind: revisioned }) : undefined;
+  const rollout = revisioned && !known.history ? query.data('rollout_history', { namespace: target.namespace, name: workload.name, kind: revisioned }) : undefined;
   const history = known.history ?? (rollout && revisioned ? historyFrom(rollout, revisioned, known.workloadPods?.length ?? rollout.revisions.find((revision) => revision.current)?.replicas ?? 0) : undefined);
   const container = troubledContainer(pod.containers) ?? (options.readHealthyLogs ? pod.containers.find((candidate) => !candidate.init) : undefined);
-  const logs = container && hasRun(container) ? query.data<PodLogsData>('get_pod_logs', logRequest(pod, container)) : undefined;
+  const logs = container && hasRun(container) ? query.data('get_pod_logs', logRequest(pod, container)) : undefined;
   // A restarted container that runs now: the previous run says how it ended, the current one what it says now.
   // A probe-killed container's last run may have got further (how long it takes to start) than the one before.
   const probeKilled = pod.events.some((event) => /(Liveness|Startup) probe failed|failed (liveness|startup) probe/i.test(event.message));
   const bothRuns = container !== undefined && container.restartCount > 0 && (container.state.state === 'running' || (container.state.state === 'waiting' && probeKilled));
-  const current = bothRuns ? query.data<PodLogsData>('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
-  const checkedNode = pod.node && needsNodeCheck(pod) ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined;
+  const current = bothRuns ? query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
+  const checkedNode = pod.node && needsNodeCheck(pod) ? query.data('list_nodes', { name: pod.node })?.nodes[0] : undefined;
   query.barrier();
   const log = logs && current ? joinLogs(logs, current) : logs;
   // Out of threads or process ids: something the node shares between all its pods may have run out.
   const exhausted = log !== undefined && [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line));
-  const node = checkedNode ?? (exhausted && pod.node ? query.data<NodesData>('list_nodes', { name: pod.node })?.nodes[0] : undefined);
+  const node = checkedNode ?? (exhausted && pod.node ? query.data('list_nodes', { name: pod.node })?.nodes[0] : undefined);
   query.barrier();
   return {
     ...known,
@@ -351,7 +348,7 @@ function joinLogs(previous: PodLogsData, current: PodLogsData): PodLogsData {
 
 /** The pod the alert named is gone (replaced): follow its workload, guessed from the name. */
 function podGone(target: { namespace: string; name: string }, query: Query, known: Gathered): Gathered {
-  const pods = query.data<ListPodsData>('list_pods', { namespace: target.namespace });
+  const pods = query.data('list_pods', { namespace: target.namespace });
   query.barrier();
   const prefix = POD_NAME_SUFFIX.exec(target.name)?.[1];
   const sibling = (pods?.pods ?? []).find((pod) => prefix !== undefined && pod.name.startsWith(`${prefix}-`));
@@ -361,15 +358,15 @@ function podGone(target: { namespace: string; name: string }, query: Query, know
 }
 
 function gatherForNode(name: string, query: Query, focus: Focus): Gathered {
-  const node = query.data<NodesData>('list_nodes', { name })?.nodes[0];
-  const pods = query.data<ListPodsData>('list_pods', { fieldSelector: `spec.nodeName=${name}` });
+  const node = query.data('list_nodes', { name })?.nodes[0];
+  const pods = query.data('list_pods', { fieldSelector: `spec.nodeName=${name}` });
   query.barrier();
   if (!node) return { focus, notFound: `node ${name}` };
   return { focus, node, workloadPods: pods?.pods ?? [] };
 }
 
 function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Query): Gathered {
-  const service = query.data<ServiceDetailsData>('describe_service', { namespace: focus.namespace, name: focus.name });
+  const service = query.data('describe_service', { namespace: focus.namespace, name: focus.name });
   query.barrier();
   if (!service) return { focus, notFound: `Service ${focus.namespace}/${focus.name}` };
   // Pods match but some are not ready: the pods' own trouble is the cause, not the Service.
@@ -382,7 +379,7 @@ function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Que
 
 /** An HPA alert names the autoscaler: its scaleTargetRef is the workload whose replicas do not come up (or are at the limit). */
 function gatherForAutoscaler(focus: Extract<Focus, { kind: 'autoscaler' }>, query: Query): Gathered {
-  const autoscaler = query.data<AutoscalersData>('list_horizontal_pod_autoscalers', { namespace: focus.namespace, name: focus.name })?.autoscalers[0];
+  const autoscaler = query.data('list_horizontal_pod_autoscalers', { namespace: focus.namespace, name: focus.name })?.autoscalers[0];
   query.barrier();
   if (!autoscaler) return { focus, notFound: `HorizontalPodAutoscaler ${focus.namespace}/${focus.name}` };
   const kind = autoscaler.target.kind;
@@ -401,17 +398,16 @@ function gatherForQuota(focus: Extract<Focus, { kind: 'quota' }>, query: Query):
 
 /** The workload whose controller reports that a quota or LimitRange refused its pods, if any. */
 function workloadRefusedByQuota(input: { namespace: string; quota?: string }, query: Query): { workloadKind: WorkloadKind; name: string } | undefined {
-  const events = query.data<EventsData>('list_events', { namespace: input.namespace, type: 'Warning' });
+  const events = query.data('list_events', { namespace: input.namespace, type: 'Warning' });
   query.barrier();
-  const refused = (events?.events ?? []).filter((event) => QUOTA_REFUSAL.test(event.message));
+  const refused = (events?.events ?? []).filter((event) => isQuotaRefusal(event.message));
   const refusal = (input.quota ? refused.find((event) => event.message.includes(input.quota!)) : undefined) ?? refused[0];
   return refusal ? workloadOfController(refusal.object) : undefined;
 }
 
-const QUOTA_REFUSAL = /exceeded quota|forbidden: (maximum|minimum)|must specify (limits|requests)/i;
 
 function gatherForClaim(focus: Extract<Focus, { kind: 'pvc' }>, query: Query): Gathered {
-  const pods = query.data<ListPodsData>('list_pods', { namespace: focus.namespace });
+  const pods = query.data('list_pods', { namespace: focus.namespace });
   query.barrier();
   // StatefulSet claims are named <template>-<pod>: find the pod that mounts this one.
   const user = (pods?.pods ?? []).find((pod) => focus.name.endsWith(`-${pod.name}`)) ?? pickWorstPod((pods?.pods ?? []).filter((pod) => pod.phase === 'Pending'));
@@ -447,7 +443,7 @@ function hasRun(container: ContainerStatusData): boolean {
 }
 
 /** The previous run holds what a restarted container printed before it died. */
-function logRequest(pod: PodDetailsData, container: ContainerStatusData): Record<string, unknown> {
+function logRequest(pod: PodDetailsData, container: ContainerStatusData): ToolInputMap['get_pod_logs'] {
   const previous = container.restartCount > 0 && container.state.state !== 'terminated';
   return { namespace: pod.namespace, name: pod.name, container: container.name, ...(previous ? { previous: true } : {}) };
 }

@@ -5,6 +5,7 @@
  * wanted calls in one turn (they run in parallel).
  */
 import { randomUUID } from 'node:crypto';
+import type { ToolDataMap, ToolInputMap, ToolName } from '../../tools/registry.ts';
 import type { ToolResult } from '../../tools/tool.ts';
 import type { ToolCall } from '../model.ts';
 import { callKey, type Investigation } from './investigation.ts';
@@ -34,10 +35,10 @@ export class Query {
     return undefined;
   }
 
-  /** The structured data of a successful call, or undefined (failed, or not made yet). */
-  data<T>(name: string, input: Record<string, unknown>): T | undefined {
-    const result = this.get(name, input);
-    return result?.ok ? (result.data as T | undefined) : undefined;
+  /** The structured data of a successful call, or undefined (failed, or not made yet); typed by the tool's own data type. */
+  data<Name extends ToolName>(name: Name, input: ToolInputMap[Name]): ToolDataMap[Name] | undefined {
+    const result = this.get(name, input as Record<string, unknown>);
+    return result?.ok ? (result.data as ToolDataMap[Name] | undefined) : undefined;
   }
 
   /** The cluster's clock as the newest result saw it; the local clock before any result. */

@@ -3,12 +3,8 @@
  * behind an unbound volume, the quota that refused a pod, the NetworkPolicy in the way of
  * a dependency, and any text in the cluster's data that tried to instruct the agent.
  */
-import type { ListPodsData } from '../../tools/list-pods.ts';
 import type { NodesData } from '../../tools/list-nodes.ts';
 import { formatQuantity, parseQuantity } from '../../tools/format/quantity.ts';
-import type { NetworkPoliciesData } from '../../tools/list-network-policies.ts';
-import type { PersistentVolumeClaimsData } from '../../tools/list-persistent-volume-claims.ts';
-import type { ResourceQuotasData } from '../../tools/list-resource-quotas.ts';
 import type { Finding } from './classify.ts';
 import type { Case } from './gather.ts';
 import type { Investigation } from './investigation.ts';
@@ -20,7 +16,7 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
   if (!namespace) return [];
   switch (finding.category) {
     case 'pvc-unbound': {
-      const claims = query.data<PersistentVolumeClaimsData>('list_persistent_volume_claims', { namespace });
+      const claims = query.data('list_persistent_volume_claims', { namespace });
       query.barrier();
       const wanted = new Set(gathered.pod?.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
       return (claims?.claims ?? [])
@@ -32,7 +28,7 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
         });
     }
     case 'quota-exceeded': {
-      const quotas = query.data<ResourceQuotasData>('list_resource_quotas', { namespace });
+      const quotas = query.data('list_resource_quotas', { namespace });
       query.barrier();
       return (quotas?.quotas ?? []).flatMap((quota) => {
         const tight = quota.resources.filter((resource) => resource.exhausted || (resource.ratio ?? 0) >= 0.75);
@@ -41,15 +37,15 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
     }
     case 'dependency-unreachable': {
       // Where the host the log names leads is the chain's business (chain.ts); a policy in the way is this namespace's.
-      const policies = query.data<NetworkPoliciesData>('list_network_policies', { namespace });
+      const policies = query.data('list_network_policies', { namespace });
       query.barrier();
       return (policies?.policies ?? [])
         .filter((policy) => policy.policyTypes.includes('Egress'))
         .map((policy) => `NetworkPolicy ${namespace}/${policy.name} restricts egress of ${policy.podSelector}: ${policy.egress.length ? policy.egress.join('; ') : 'deny all'}`);
     }
     case 'unschedulable-resources': {
-      const pods = query.data<ListPodsData>('list_pods', { namespace, fieldSelector: 'status.phase=Pending' });
-      const nodes = query.data<NodesData>('list_nodes', {});
+      const pods = query.data('list_pods', { namespace, fieldSelector: 'status.phase=Pending' });
+      const nodes = query.data('list_nodes', {});
       query.barrier();
       return [...(pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : []), ...nodeRoomEvidence(gathered, finding, nodes)];
     }
