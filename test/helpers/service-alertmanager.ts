@@ -48,25 +48,46 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
       '',
     ].join('\n'),
   );
+  return runAlertmanager({ directory: input.directory, configPath });
+}
+
+/**
+ * Runs Alertmanager on a configuration file, on a free loopback port with no clustering, and
+ * answers once it is ready; should the test process end without stop(), Alertmanager ends with it.
+ */
+export async function runAlertmanager(input: { directory: string; configPath: string }): Promise<Alertmanager> {
   const port = await findFreePort();
   const child: ChildProcess = spawn(
     ALERTMANAGER_BINARY,
-    [`--config.file=${configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
+    [`--config.file=${input.configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = once(child, 'exit');
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
   const url = `http://127.0.0.1:${port}`;
-  await pollUntil(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`alertmanager exited with ${child.exitCode}:\n${output}`);
-      const response = await fetch(`${url}/-/ready`).catch(() => undefined);
-      return response?.ok ? true : undefined;
-    },
-    { timeoutMs: 20_000, what: 'alertmanager to be ready', intervalMs: 50 },
-  );
+  const stop = async (): Promise<void> => {
+    process.off('exit', killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`alertmanager exited with ${child.exitCode}:\n${output}`);
+        const response = await fetch(`${url}/-/ready`).catch(() => undefined);
+        return response?.ok ? true : undefined;
+      },
+      { timeoutMs: 20_000, what: 'alertmanager to be ready', intervalMs: 50 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return {
     url,
     async postAlerts(alerts) {
@@ -74,10 +95,6 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
       if (!response.ok) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
     },
     output: () => output,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop,
   };
 }

@@ -12,24 +12,8 @@ interface MetricKey {
   container?: string;
 }
 
-function keyOfSpec(metric: V2MetricSpec): MetricKey {
-  switch (metric.type) {
-    case 'Resource':
-      return { type: metric.type, name: metric.resource?.name ?? '?' };
-    case 'ContainerResource':
-      return { type: metric.type, name: metric.containerResource?.name ?? '?', ...(metric.containerResource?.container ? { container: metric.containerResource.container } : {}) };
-    case 'Pods':
-      return { type: metric.type, name: metric.pods?.metric.name ?? '?' };
-    case 'Object':
-      return { type: metric.type, name: metric.object?.metric.name ?? '?' };
-    case 'External':
-      return { type: metric.type, name: metric.external?.metric.name ?? '?' };
-    default:
-      return { type: metric.type, name: '?' };
-  }
-}
-
-function keyOfStatus(metric: V2MetricStatus): MetricKey {
+/** Which metric a spec entry or a status entry is about: its type, name and container (the two share these fields). */
+function keyOf(metric: V2MetricSpec | V2MetricStatus): MetricKey {
   switch (metric.type) {
     case 'Resource':
       return { type: metric.type, name: metric.resource?.name ?? '?' };
@@ -75,9 +59,9 @@ function sameKey(left: MetricKey, right: MetricKey): boolean {
 
 /** One phrase per metric of the spec, with the current value the status reports for it. */
 export function formatAutoscalerMetrics(autoscaler: V2HorizontalPodAutoscaler): string[] {
-  const currents = (autoscaler.status?.currentMetrics ?? []).map((metric) => ({ key: keyOfStatus(metric), current: currentOf(metric) }));
+  const currents = (autoscaler.status?.currentMetrics ?? []).map((metric) => ({ key: keyOf(metric), current: currentOf(metric) }));
   return (autoscaler.spec?.metrics ?? []).map((metric) => {
-    const key = keyOfSpec(metric);
+    const key = keyOf(metric);
     const target = targetOf(metric);
     const current = currents.find((entry) => sameKey(entry.key, key))?.current;
     const label = `${key.name}${key.container ? ` (container ${key.container})` : ''}`;
