@@ -69,9 +69,22 @@ export function oomFinding(view: CaseView): Finding {
     evidence: [
       `${containerPlace(view)} last terminated: OOMKilled (exit code ${termination.exitCode ?? 137}), restarts ${container.restartCount}${limit ? `; memory limit ${limit}` : ''}`,
       ...logEvidence(view.gathered).slice(0, 2),
+      ...memorySettingEvidence(view),
     ],
     confidence: 'high',
   };
+}
+
+/** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */
+const MEMORY_SETTING = /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
+
+function memorySettingEvidence(view: CaseView): string[] {
+  const spec = view.pod?.spec.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);
+  if (!spec) return [];
+  const fromEnv = spec.env.filter((variable) => variable.value !== undefined && (MEMORY_SETTING.test(variable.name) || MEMORY_SETTING.test(variable.value))).map((variable) => `${variable.name}=${variable.value}`);
+  const fromArgs = [...(spec.command ?? []), ...(spec.args ?? [])].filter((argument) => MEMORY_SETTING.test(argument));
+  const settings = [...fromEnv, ...fromArgs].slice(0, 4);
+  return settings.length ? [`container ${spec.name} sets its runtime's memory: ${settings.join('; ')} (memory limit ${spec.resources.limits?.memory ?? 'none'})`] : [];
 }
 
 /** An init container that never finishes (waiting for something that does not come) keeps the pod in Init. */
