@@ -124,9 +124,9 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
   const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)]);
   if (unknown) {
-    const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
-    if (unknown.namespace) return { kind: 'namespace', namespace: unknown.name };
-    return { kind: 'workload', workloadKind: 'Deployment', namespace: namespace ?? 'default', name: unknown.name };
+    const kind = unknown.kind ?? 'Deployment';
+    if (kind === 'Node' || kind === 'Namespace') return { kind: 'absent', objectKind: kind, name: unknown.name };
+    return { kind: 'absent', objectKind: kind, namespace: trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0] ?? 'default', name: unknown.name };
   }
   // A workload and the Service in front of it often share a name: the failing workload is the better lead.
   if (named?.focus.kind === 'service') {
@@ -164,6 +164,9 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
       return gatherForQuota(focus, query);
     case 'autoscaler':
       return gatherForAutoscaler(focus, query);
+    case 'absent':
+      // The inventory the sentence was matched against has no such object: that is the answer.
+      return { focus, notFound: `${focus.objectKind} ${focus.namespace ? `${focus.namespace}/` : ''}${focus.name}` };
     case 'namespace':
     case 'cluster':
       return gatherForArea(focus, query);

@@ -127,6 +127,8 @@ function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] {
       return { kind: 'HorizontalPodAutoscaler', namespace: focus.namespace, name: focus.name };
     case 'quota':
       return { kind: 'ResourceQuota', namespace: focus.namespace, name: focus.name };
+    case 'absent':
+      return { kind: focus.objectKind, ...(focus.namespace ? { namespace: focus.namespace } : {}), name: focus.name };
     case 'namespace':
       return { kind: 'Namespace', name: focus.namespace };
     default:
