@@ -58,7 +58,8 @@ function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops:
   const { clusterNow, ...known } = gathered;
   const podCase: Case = { clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, known, { readHealthyLogs: true }) };
   const podFinding = classifyCase(podCase);
-  if (!podFinding || podFinding.category === 'no-issue') return { gathered, finding };
+  // Only what the pod goes through now counts here; an old restart of a ready pod is history.
+  if (podFinding?.rule !== 'ready-but-failing-dependency') return { gathered, finding };
   return followChain(podCase, podFinding, query, hops);
 }
 

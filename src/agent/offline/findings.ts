@@ -85,10 +85,22 @@ export function healthyWorkloadFinding(gathered: Case): Finding | undefined {
     evidence: [
       `all ${pods.length} pod(s) are healthy: ${pods.slice(0, 5).map((pod) => `${pod.name} ${pod.status}`).join(', ')}`,
       ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)`) : []),
+      ...revisionEvidence(gathered),
       ...restarted.slice(0, 3),
     ],
     confidence: 'medium',
   };
+}
+
+/** Which revision runs now, and when it replaced the one before: a fix already rolled out is why the alert no longer holds. */
+function revisionEvidence(gathered: Case): string[] {
+  const deployment = gathered.deployment;
+  const current = deployment?.revisions.find((revision) => revision.revision === deployment.currentRevision);
+  if (!deployment || !current) return [];
+  const age = current.ageSeconds !== undefined ? `, rolled out ${Math.round(current.ageSeconds / 60)} minutes ago` : '';
+  const previous = [...deployment.revisions].reverse().find((revision) => revision.revision < current.revision);
+  const replaced = previous ? `, replacing revision ${previous.revision} (${previous.images.join(' ')})` : '';
+  return [`Deployment ${deployment.summary.namespace}/${deployment.summary.name} runs revision ${current.revision} (${current.images.join(' ')})${age}${replaced}: ${deployment.summary.ready}/${deployment.summary.desired} ready`];
 }
 
 export function recoveredFinding(gathered: Case): Finding {

@@ -45,6 +45,10 @@ export interface Case {
   job?: JobsData;
   /** What the sentence or alert pointed at could not be found. */
   notFound?: string;
+  /** What the container's current run has logged (when its log was read), apart from any earlier run's. */
+  currentLogLines?: string[];
+  /** The pod the alert named, gone since (replaced by its workload). */
+  replacedPod?: string;
   /** A DaemonSet's pod template and every node: where it should run and where it does. */
   daemonSet?: { template: PodTemplateData; nodes: NodeSummaryData[] };
   /** A StatefulSet's or DaemonSet's rollout history (a Deployment's comes with `deployment`). */
@@ -256,7 +260,17 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
   const owner = job.jobs[0]?.owner;
   const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
-  return followWorstPod({ ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events }, job.details.pods.pods, query);
+  const known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
+  // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
+  if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
+    const newer = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0]?.recentJobs.find((candidate) => candidate.name !== jobName && candidate.state !== 'Complete');
+    query.barrier();
+    const next = newer ? query.data('list_jobs', { namespace, name: newer.name }) : undefined;
+    query.barrier();
+    const failing = next?.details?.pods.pods.filter((pod) => !pod.healthy) ?? [];
+    if (next?.details && failing.length > 0) return followWorstPod({ ...known, workloadPods: next.details.pods.pods, workloadEvents: [...job.details.events, ...next.details.events] }, next.details.pods.pods, query);
+  }
+  return followWorstPod(known, job.details.pods.pods, query);
 }
 
 /** The running pod whose workload's name the words mention best (some of its words at least). */
@@ -325,6 +339,7 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
     workload,
     pod,
     ...(log ? { logs: log } : {}),
+    ...(current ? { currentLogLines: current.lines } : logs && !logs.previous ? { currentLogLines: logs.lines } : {}),
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
     ...(history ? { history } : {}),
@@ -357,7 +372,7 @@ function podGone(target: { namespace: string; name: string }, query: Query, know
   const sibling = (pods?.pods ?? []).find((pod) => prefix !== undefined && pod.name.startsWith(`${prefix}-`));
   const workload = sibling ? workloadOfPod(sibling) : undefined;
   if (!workload) return { ...known, notFound: `pod ${target.namespace}/${target.name}` };
-  return gatherForWorkload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: target.namespace, name: workload.name }, query);
+  return { ...gatherForWorkload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: target.namespace, name: workload.name }, query), replacedPod: target.name };
 }
 
 function gatherForNode(name: string, query: Query, focus: Focus): Gathered {

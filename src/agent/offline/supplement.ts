@@ -60,6 +60,7 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
  */
 export function surroundingEvidence(gathered: Case): string[] {
   const lines: string[] = [];
+  if (gathered.replacedPod) lines.push(`pod ${gathered.replacedPod}, which the alert names, no longer exists: its workload replaced it`);
   const job = gathered.job?.jobs[0];
   const failed = job?.conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
   if (job && failed) {

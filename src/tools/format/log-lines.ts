@@ -144,7 +144,8 @@ export function digestLog(input: { text: string; tailLines: number; grep?: RegEx
   const all = input.text.split(/\r?\n/);
   if (all.at(-1) === '') all.pop();
   const lines = input.grep ? all.filter((line) => input.grep?.test(line)) : all;
-  const folded = foldFrames(lines.map((line) => cutLine(compactLogLine(line), lineLimit)));
+  // A structured record whose message spans lines (a validation report, a stack trace) reads as the lines it holds.
+  const folded = foldFrames(lines.flatMap((line) => compactLogLine(line).split('\n')).map((line) => cutLine(line, lineLimit)));
   // The window starts on a line of its own, never inside a stack trace.
   let tailStart = Math.max(0, folded.length - input.tailLines);
   while (tailStart > 0 && FRAME_PATTERN.test(folded[tailStart] ?? '')) tailStart -= 1;

@@ -109,6 +109,7 @@ export function probeFinding(view: CaseView): Finding {
   const spec = containers.flatMap((container) => container.probes.map((item) => `${container.name} ${item.kind} probe: ${item.summary}`));
   const ports = containers.flatMap((container) => container.ports.map((port) => `${container.name} port ${port.containerPort}`));
   const slowStart = slowStartEvidence(view);
+  const slowHealth = /context deadline exceeded|Client\.Timeout|timed? ?out/i.test(probe.message) ? slowHealthEvidence(view) : [];
   return {
     category: 'probe-failure',
     cause: slowStart ? `the liveness probe kills the app before it has started: ${slowStart.sentence}` : describeProbeFailure(probe.message),
@@ -116,11 +117,22 @@ export function probeFinding(view: CaseView): Finding {
       eventLine(probe),
       ...(view.pod?.events ?? []).filter((event) => event !== probe && PROBE_FAILURE.test(event.message)).slice(0, 1).map(eventLine),
       ...(slowStart ? [slowStart.evidence] : []),
+      ...slowHealth,
       ...spec.slice(0, 3),
       ...(ports.length ? [`declared ports: ${ports.join(', ')}`] : []),
     ],
     confidence: 'high',
   };
+}
+
+/** A health check reporting how long it took: "Health contributor fxRates took 2759ms to respond", "readiness check took 3.2s". */
+const SLOW_HEALTH = /\b(health|readiness|liveness|probe)\b[^\n]*?\b(took|in|after|exceeded)\s+\d+(\.\d+)?\s?(ms|milliseconds|s|sec|seconds)\b/i;
+
+/** A probe that times out against an endpoint that says, in the log, how long its checks take: the slow check is the fact. */
+function slowHealthEvidence(view: CaseView): string[] {
+  const lines = [...(view.gathered.logs?.errorLines ?? []), ...(view.gathered.logs?.lines ?? [])].filter((line) => SLOW_HEALTH.test(line));
+  const timeouts = (view.pod?.spec.containers ?? []).flatMap((container) => container.probes.map((probe) => `${container.name} ${probe.kind} timeoutSeconds=${probe.timeoutSeconds ?? 1}`));
+  return lines.length ? [`the probed endpoint's own checks are slower than the probe waits (${timeouts.slice(0, 2).join(', ')}): log: ${[...new Set(lines)].slice(-2).join(' | ').slice(0, 400)}`] : [];
 }
 
 /** "Started Application in 47.3 seconds", "Server startup in 52000 ms", "ready in 61s": how long the app needs to start. */

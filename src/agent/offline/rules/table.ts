@@ -80,7 +80,7 @@ export const RULES: readonly Rule[] = [
     category: 'from-the-facts',
     priority: 720,
     outranks: 'a pod can be running and ready while every request it serves fails on a dependency: its log saying so, last, outranks looking healthy',
-    applies: ({ container, pod, gathered }) => pod?.phase === 'Running' && container?.state.state === 'running' && !container.init && saysLastThatDependencyFails(gathered.logs?.lines ?? []),
+    applies: ({ container, pod, gathered }) => pod?.phase === 'Running' && container?.state.state === 'running' && !container.init && saysLastThatDependencyFails(gathered.currentLogLines ?? []),
     explain: failingProcessFinding,
     examples: { decides: ['coredns-oomkilled-memory-limit', 'orders-service-postgres-init-chown'], doesNotDecide: ['catalog-recovered', 'grafana-healthy-false-alarm'] },
   },

@@ -75,4 +75,13 @@ export const CRASH_SIGNALS: readonly LogSignal[] = [
     source: 'EADDRINUSE: Go (bind: address already in use), Node (listen EADDRINUSE), Spring Boot (Web server failed to start. Port 8080 was already in use.)',
     examples: { match: ['Error: listen EADDRINUSE: address already in use :::3000', 'listen tcp :8080: bind: address already in use'], noMatch: ['listening on :8080'] },
   },
+  {
+    id: 'startup-check-failed', verdict: 'app-crash', pattern: /bootstrap checks? fail(ed|ure)|node validation exception|is too low, increase to at least|preflight check(s)? failed/i,
+    means: 'The process checked its environment at start (kernel settings, file limits) and refused to run: the node or the pod spec must change, not the code.',
+    source: 'Elasticsearch/OpenSearch bootstrap checks (max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]), kubeadm-style preflight checks',
+    examples: {
+      match: ['bootstrap check failure [1] of [1]: max virtual memory areas vm.max_map_count [65530] is too low, increase to at least [262144]', 'ERROR: [1] bootstrap checks failed'],
+      noMatch: ['bound or publishing to a non-loopback address, enforcing bootstrap checks'],
+    },
+  },
 ];

@@ -134,4 +134,13 @@ export const CREDENTIAL_SIGNALS: readonly LogSignal[] = [
     source: 'NATS clients (nats.go, nats.js): nats: Authorization Violation',
     examples: { match: ['nats: Authorization Violation'], noMatch: ['nats: connected to nats://nats.messaging:4222'] },
   },
+  {
+    id: 'redis-acl-refused', verdict: 'bad-credentials', pattern: /invalid username-password pair|AuthenticationError: (invalid|Authentication required)/i,
+    means: 'Redis (6+ ACL) refused the username and password the client sent.',
+    source: 'Redis server: WRONGPASS invalid username-password pair or user is disabled; redis-py: redis.exceptions.AuthenticationError',
+    examples: {
+      match: ['redis.exceptions.AuthenticationError: invalid username-password pair or user is disabled.', 'AuthenticationError: Authentication required.'],
+      noMatch: ['redis.exceptions.ConnectionError: Error 111 connecting to redis:6379. Connection refused.'],
+    },
+  },
 ];
