@@ -5,13 +5,12 @@
  * targets carry their own labels (a `cluster` label tells the alerts of one target from
  * another's). Its HTTP API is read to learn what it scraped, evaluated and fired.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { stringify } from 'yaml';
 import { findFreePort } from './ports.ts';
-import { pollUntil } from './service-process.ts';
+import { pollUntil, spawnDaemon } from './service-process.ts';
 
 export const PROMETHEUS_BINARY = '/usr/bin/prometheus';
 
@@ -105,18 +104,7 @@ export async function startPrometheus(input: {
     }),
   );
   const port = await findFreePort();
-  const child: ChildProcess = spawn(
-    PROMETHEUS_BINARY,
-    [`--config.file=${configPath}`, `--storage.tsdb.path=${join(input.directory, 'prometheus-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = once(child, 'exit');
-  // Should the test process end without stop() (a crash, process.exit), Prometheus ends with it.
-  const killOnExit = (): void => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  const { child, output, stop } = spawnDaemon(PROMETHEUS_BINARY, [`--config.file=${configPath}`, `--storage.tsdb.path=${join(input.directory, 'prometheus-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
   const url = `http://127.0.0.1:${port}`;
 
   const api = async <T>(path: string): Promise<T> => {
@@ -137,18 +125,13 @@ export async function startPrometheus(input: {
       }
       return times;
     },
-    output: () => output,
-    async stop() {
-      process.off('exit', killOnExit);
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await exited;
-    },
+    output,
+    stop,
   };
   try {
     await pollUntil(
       async () => {
-        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output}`);
+        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}:\n${output()}`);
         const ready = await fetch(`${url}/-/ready`).catch(() => undefined);
         if (!ready?.ok) return undefined;
         const groups = await prometheus.ruleGroups();

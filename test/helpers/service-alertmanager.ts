@@ -4,11 +4,10 @@
  * file, no clustering, loopback only, and short intervals so repeats and resolved
  * notifications arrive within a test.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pollUntil } from './service-process.ts';
+import { pollUntil, spawnDaemon } from './service-process.ts';
 import { findFreePort } from './ports.ts';
 
 export const ALERTMANAGER_BINARY = '/usr/bin/prometheus-alertmanager';
@@ -57,28 +56,13 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
  */
 export async function runAlertmanager(input: { directory: string; configPath: string }): Promise<Alertmanager> {
   const port = await findFreePort();
-  const child: ChildProcess = spawn(
-    ALERTMANAGER_BINARY,
-    [`--config.file=${input.configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = once(child, 'exit');
-  const killOnExit = (): void => void child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  const daemon = spawnDaemon(ALERTMANAGER_BINARY, [`--config.file=${input.configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn']);
+  const { child, output, stop } = daemon;
   const url = `http://127.0.0.1:${port}`;
-  const stop = async (): Promise<void> => {
-    process.off('exit', killOnExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    await exited;
-  };
   try {
     await pollUntil(
       async () => {
-        if (child.exitCode !== null) throw new Error(`alertmanager exited with ${child.exitCode}:\n${output}`);
+        if (child.exitCode !== null) throw new Error(`alertmanager exited with ${child.exitCode}:\n${output()}`);
         const response = await fetch(`${url}/-/ready`).catch(() => undefined);
         return response?.ok ? true : undefined;
       },
@@ -94,7 +78,7 @@ export async function runAlertmanager(input: { directory: string; configPath: st
       const response = await fetch(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
       if (!response.ok) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
     },
-    output: () => output,
+    output,
     stop,
   };
 }

@@ -91,3 +91,35 @@ export async function pollUntil<T>(probe: () => Promise<T | undefined>, options:
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }
+
+export interface Daemon {
+  child: ChildProcess;
+  /** Everything it printed on stdout and stderr so far. */
+  output(): string;
+  /** SIGTERM, then wait for it to exit; a no-op once it has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a long-running binary (Prometheus, Alertmanager) with its output captured. Should
+ * the test process end without stop() (a crash, process.exit), the daemon ends with it.
+ */
+export function spawnDaemon(binary: string, args: string[]): Daemon {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = once(child, 'exit');
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  return {
+    child,
+    output: () => output,
+    async stop() {
+      process.off('exit', killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
