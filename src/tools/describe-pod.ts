@@ -132,6 +132,9 @@ export const describePodTool: Tool<typeof input, PodDetailsData, 'describe_pod'>
       if (containerSpec) for (const line of formatContainerSpec(containerSpec, { volumes: spec.volumes })) text.addIfRoom(line);
     }
     for (const line of formatPodLevel(spec)) text.addIfRoom(line);
+    // A pull that fails: whether the pod presents registry credentials at all is the first thing to know.
+    const pulling = containers.some((container) => container.state.state === 'waiting' && /ImagePull|ErrImage/.test(container.state.reason ?? ''));
+    if (pulling && spec.imagePullSecrets.length === 0) text.addIfRoom('imagePullSecrets: none (the pod presents no registry credentials)');
     if (!eventList.ok) text.addIfRoom(`events: could not be read (${eventList.error.kind}: ${eventList.error.message})`);
     else if (events.length === 0) text.addIfRoom('events: none recorded for this pod (events expire after about an hour)');
     else {

@@ -7,12 +7,13 @@
  * that alerted becomes evidence.
  */
 import type { ServiceDetailsData } from '../../tools/describe-service.ts';
+import type { PodSummaryData } from '../../tools/format/pod-status.ts';
 import type { WorkloadSummaryData } from '../../tools/format/workloads.ts';
 import { classifyCase, type Finding } from './classify.ts';
 import { serviceFinding } from './findings.ts';
 import { gatherForPod, gatherForWorkload, type Case } from './gather.ts';
 import type { WorkloadKind } from './locate.ts';
-import { pickWorstPod } from './locate.ts';
+import { mentionScore, pickWorstPod, workloadOfPod } from './locate.ts';
 import type { Query } from './query.ts';
 import { isClusterDnsFailure, readDependencyTarget } from './signals/targets.ts';
 
@@ -62,6 +63,31 @@ function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops:
   if (podFinding?.rule !== 'ready-but-failing-dependency') return { gathered, finding };
   return followChain(podCase, podFinding, query, hops);
 }
+
+/**
+ * A namespace reported as failing where no pod, workload or Service visibly fails: one
+ * running pod per workload (the ones the words name first) has its current log read, and
+ * the first whose log says its dependency fails now is followed. At most MAX_PODS_READ.
+ */
+export function lookAcrossNamespace(gathered: Case, query: Query): Conclusion | undefined {
+  const focus = gathered.focus;
+  if (focus.kind !== 'namespace') return undefined;
+  const pods = query.data('list_pods', { namespace: focus.namespace })?.pods ?? [];
+  const byWorkload = new Map<string, PodSummaryData>();
+  for (const pod of pods) {
+    const workload = workloadOfPod(pod)?.name ?? pod.name;
+    if (pod.phase === 'Running' && !byWorkload.has(workload)) byWorkload.set(workload, pod);
+  }
+  const ranked = [...byWorkload.entries()].sort(([left], [right]) => mentionScore(right, focus.hint ?? '') - mentionScore(left, focus.hint ?? '')).slice(0, MAX_PODS_READ);
+  for (const [, pod] of ranked) {
+    const podCase: Case = { clusterNow: gathered.clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, { focus }, { readHealthyLogs: true }) };
+    const podFinding = classifyCase(podCase);
+    if (podFinding?.rule === 'ready-but-failing-dependency') return followChain(podCase, podFinding, query, 1);
+  }
+  return undefined;
+}
+
+const MAX_PODS_READ = 4;
 
 /** Resolution itself fails: the cluster DNS Service and its CoreDNS pods are the next hop. */
 function followClusterDns(input: { gathered: Case; finding: Finding; query: Query; hops: number; line: string }): Conclusion {

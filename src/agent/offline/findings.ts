@@ -40,8 +40,33 @@ export function nodeFinding(gathered: Case): Finding {
   };
 }
 
+/** A Service whose selector matches pods but whose targetPort names a port none of them declares: no endpoint can form. */
+export function hasUnmatchedTargetPort(gathered: Case): boolean {
+  const service = gathered.service;
+  return service !== undefined && service.pods.total > 0 && service.endpoints.ready.length === 0 && service.unmatchedTargetPorts.length > 0;
+}
+
+/** The ports the pod behind the Service declares, by name: what its targetPort should say. */
+function declaredPorts(gathered: Case): string[] {
+  const pod = gathered.pod;
+  const ports = pod?.spec.containers.filter((container) => !container.init).flatMap((container) => container.ports.map((port) => `${container.name} ${port.name ? `"${port.name}" = ` : ''}${port.containerPort}`)) ?? [];
+  return pod && ports.length ? [`pod ${pod.name} declares: ${ports.join(', ')}`] : [];
+}
+
 export function serviceFinding(gathered: Case): Finding {
   const service = gathered.service!;
+  if (hasUnmatchedTargetPort(gathered)) {
+    return {
+      category: 'service-no-endpoints',
+      cause: `the targetPort of Service ${service.namespace}/${service.name} (${service.unmatchedTargetPorts.join(', ')}) names a port that none of the ${service.pods.total} pod(s) its selector matches declares, so it has no endpoints`,
+      evidence: [
+        `Service ${service.namespace}/${service.name} ports: ${service.ports.map((port) => `${port.port} -> targetPort ${port.targetPort}`).join(', ')}; targetPort ${service.unmatchedTargetPorts.join(', ')} is declared by no matched pod`,
+        `its selector matches ${service.pods.total} pod(s) (${Object.entries(service.pods.countsByStatus).map(([status, count]) => `${status} ${count}`).join(', ')}); ready endpoints: none`,
+        ...declaredPorts(gathered),
+      ],
+      confidence: 'high',
+    };
+  }
   const selector = Object.entries(service.selector).map(([key, value]) => `${key}=${value}`).join(',');
   const labelHints = Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|')}`);
   if (service.pods.total === 0) {
@@ -84,12 +109,20 @@ export function healthyWorkloadFinding(gathered: Case): Finding | undefined {
     cause: `${gathered.workload.kind} ${gathered.workload.namespace}/${gathered.workload.name} is healthy now: every pod is running and ready, or completed`,
     evidence: [
       `all ${pods.length} pod(s) are healthy: ${pods.slice(0, 5).map((pod) => `${pod.name} ${pod.status}`).join(', ')}`,
-      ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)`) : []),
+      ...(gathered.job ? gathered.job.jobs.slice(0, 1).map((job) => `Job ${job.namespace}/${job.name} is ${job.state} (${job.succeeded} succeeded, ${job.failed} failed)${job.durationSeconds !== undefined ? `; it ran ${formatDuration(job.durationSeconds)}` : ''}`) : []),
       ...revisionEvidence(gathered),
       ...restarted.slice(0, 3),
     ],
     confidence: 'medium',
   };
+}
+
+/** `13h 41m`, `7m`, `45s`: how long a run took, the way a person says it. */
+export function formatDuration(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  if (hours > 0) return `${hours}h ${minutes}m`;
+  return minutes > 0 ? `${minutes}m` : `${Math.round(seconds)}s`;
 }
 
 /** Which revision runs now, and when it replaced the one before: a fix already rolled out is why the alert no longer holds. */

@@ -311,7 +311,9 @@ export function gatherForPod(target: { namespace: string; name: string }, query:
   query.barrier();
   if (!pod) return podGone(target, query, known);
   // The top of the pod's owner chain names the workload, a CronJob above a Job included.
-  const workload = pod.owners.length > 0 || !known.workload ? { kind: pod.workload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: pod.workload.name } : known.workload;
+  // An operator's custom resource above the StatefulSet (a Prometheus, a Kafka) is not a workload kubectl can roll: the highest workload is.
+  const topWorkload = [...pod.owners].reverse().find((owner) => WORKLOAD_KINDS.includes(owner.kind as WorkloadKind)) ?? pod.workload;
+  const workload = pod.owners.length > 0 || !known.workload ? { kind: topWorkload.kind as WorkloadKind | 'Pod', namespace: target.namespace, name: topWorkload.name } : known.workload;
   const deployment =
     known.deployment ?? (workload.kind === 'Deployment' ? query.data('describe_deployment', { namespace: target.namespace, name: workload.name }) : undefined);
   // The Job above the pod says whether it failed for good (backoff limit, deadline).
@@ -390,6 +392,8 @@ function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Que
   // Pods match but some are not ready: the pods' own trouble is the cause, not the Service.
   const worst = pickWorstPod(service.pods.pods);
   if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
+  // Healthy pods but no endpoint, and a targetPort no pod declares: one pod's ports show what it should name.
+  if (worst && service.endpoints.ready.length === 0 && service.unmatchedTargetPorts.length > 0) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
   // Every pod ready, yet the Service is alerted on (errors, latency): what its pods log says why.
   if (worst && service.endpoints.ready.length > 0) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service }, { readHealthyLogs: true });
   return { focus, service };

@@ -18,3 +18,10 @@ test('names the cluster has, their pods and their short forms, versions, tickets
   assert.equal(unknownName('broken since deployment v2.3 and ticket API-2207', KNOWN), undefined);
   assert.equal(unknownName('the job failed and the service is down', KNOWN), undefined);
 });
+
+test('words match names by their stem, not their spelling', async () => {
+  const { mentionScore } = await import('./locate.ts');
+  assert.ok(mentionScore('pricing-api', 'prices endpoint returning 503') > 0);
+  assert.ok(mentionScore('payment-gateway', 'payments are failing') > 0);
+  assert.equal(mentionScore('checkout-api', 'the cart page is slow'), 0);
+});

@@ -117,9 +117,19 @@ export function mentionScore(name: string, text: string): number {
   if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;
   const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));
   if (parts.length === 0) return 0;
-  const matched = parts.filter((part) => words.has(part) || words.has(`${part}s`) || (part.endsWith('s') && words.has(part.slice(0, -1)))).length;
+  // Words match by their stem: "prices" names pricing-api, "payments" names payment-gateway.
+  const stems = new Set([...words].map(stem));
+  const matched = parts.filter((part) => words.has(part) || stems.has(stem(part))).length;
   if (matched === parts.length) return 50 + matched * 5;
   return matched > 0 ? (20 * matched) / parts.length : 0;
+}
+
+/** A word's stem for matching: the common English endings removed (pricing, prices, price -> pric). */
+export function stem(word: string): string {
+  for (const ending of ['ing', 'ers', 'er', 'ed', 'es', 's', 'e']) {
+    if (word.length - ending.length >= 4 && word.endsWith(ending)) return word.slice(0, -ending.length);
+  }
+  return word;
 }
 
 /** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
@@ -134,6 +144,8 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
     // A partial match (some words of the name) counts only outside the namespace words.
     let score = whole >= 90 ? whole : mentionScore(candidate.name, withoutNamespaces);
     if (score === 0) continue;
+    // A namespace named outright narrows the search: a partial namesake elsewhere is not what was meant.
+    if (score < 50 && namedNamespaces.length > 0 && candidate.namespace && !namedNamespaces.includes(candidate.namespace)) continue;
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
     if (candidate.unhealthy) score += 8;
     if (!best || score > best.score) best = { candidate, score };

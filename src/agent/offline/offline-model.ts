@@ -9,7 +9,7 @@ import { formatDiffEntry } from '../../tools/format/template-diff.ts';
 import type { DiagnosisInput } from '../diagnosis.ts';
 import type { Model, ModelRequest, ModelTurn, ToolCall } from '../model.ts';
 import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
-import { followChain } from './chain.ts';
+import { followChain, lookAcrossNamespace } from './chain.ts';
 import { classifyCase, type Finding } from './classify.ts';
 import { gatherCase, type Case } from './gather.ts';
 import { callKey, readInvestigation } from './investigation.ts';
@@ -34,6 +34,8 @@ export function createOfflineModel(): Model {
         gathered = gatherCase(request.trigger, query);
         finding = classifyCase(gathered);
         if (finding) ({ gathered, finding } = followChain(gathered, finding, query));
+        // Nothing visibly fails in a namespace someone reported: what its pods log now may say why.
+        if (gathered.focus.kind === 'namespace' && (finding ? finding.category === 'no-issue' : gathered.notFound)) ({ gathered, finding } = lookAcrossNamespace(gathered, query) ?? { gathered, finding });
         if (finding) extra = supplementEvidence(finding, gathered, query);
       } catch (error) {
         if (!(error instanceof NeedsAnswers)) throw error;

@@ -43,6 +43,16 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
         .filter((policy) => policy.policyTypes.includes('Egress'))
         .map((policy) => `NetworkPolicy ${namespace}/${policy.name} restricts egress of ${policy.podSelector}: ${policy.egress.length ? policy.egress.join('; ') : 'deny all'}`);
     }
+    case 'unschedulable-placement': {
+      // A claim bound to a volume pinned to a zone (or node) no schedulable node is in: name the volume.
+      if (!/volume node affinity conflict/i.test(finding.evidence.join(' '))) return [];
+      const claims = query.data('list_persistent_volume_claims', { namespace });
+      query.barrier();
+      const used = new Set(gathered.pod?.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
+      return (claims?.claims ?? [])
+        .filter((claim) => used.has(claim.name) && claim.volumeName)
+        .map((claim) => `PersistentVolumeClaim ${namespace}/${claim.name} is bound to PersistentVolume ${claim.volumeName}, whose node affinity (its zone or node) no schedulable node satisfies: the pod can run only where its volume is`);
+    }
     case 'unschedulable-resources': {
       const pods = query.data('list_pods', { namespace, fieldSelector: 'status.phase=Pending' });
       const nodes = query.data('list_nodes', {});

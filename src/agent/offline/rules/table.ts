@@ -5,7 +5,7 @@
  * events, an unexplained state). Priorities are spaced so a new rule fits between two.
  */
 import { isRecovered, podSuffersFromNode } from '../evidence.ts';
-import { evictionFinding, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, quotaFinding, recoveredFinding, serviceFinding } from '../findings.ts';
+import { evictionFinding, hasUnmatchedTargetPort, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, quotaFinding, recoveredFinding, serviceFinding } from '../findings.ts';
 import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
 import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
 import type { Rule } from './rule.ts';
@@ -43,8 +43,8 @@ export const RULES: readonly Rule[] = [
     id: 'service-selects-no-pod',
     category: 'from-the-facts',
     priority: 950,
-    outranks: 'a Service whose selector matches no pod is broken whatever the pods do; with no pod to look at, the Service is all there is',
-    applies: ({ gathered, pod }) => gathered.service !== undefined && (!pod || gathered.service.pods.total === 0),
+    outranks: 'a Service whose selector matches no pod, or whose targetPort names a port its pods do not declare, is broken whatever the pods do; with no pod to look at, the Service is all there is',
+    applies: ({ gathered, pod }) => gathered.service !== undefined && (!pod || gathered.service.pods.total === 0 || hasUnmatchedTargetPort(gathered)),
     explain: ({ gathered }) => serviceFinding(gathered),
     examples: { decides: ['payments-gateway-selector', 'webhook-svc-port-name', 'api-service-version-label', 'fulfillment-grpc-inventory-selector'], doesNotDecide: ['search-api-liveness-port', 'cart-redis-dns'] },
   },
