@@ -27,6 +27,7 @@ export interface Conclusion {
 /** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
 export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
   if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0) return lookBehindHealthy(gathered, finding, query, hops);
+  if (finding.category === 'pvc-unbound' && gathered.pod && hops < MAX_HOPS) return followProvisioner(gathered, finding, query, hops);
   const pod = gathered.pod;
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);
@@ -88,6 +89,35 @@ export function lookAcrossNamespace(gathered: Case, query: Query): Conclusion | 
 }
 
 const MAX_PODS_READ = 4;
+
+/**
+ * A claim the provisioner fails to provision (its ProvisioningFailed warning says so): the
+ * StorageClass names the provisioner, and its pods (a CSI driver's controller) failing is
+ * why. Otherwise the claim's own finding stands.
+ */
+function followProvisioner(gathered: Case, finding: Finding, query: Query, hops: number): Conclusion {
+  const pod = gathered.pod!;
+  const claims = query.data('list_persistent_volume_claims', { namespace: pod.namespace });
+  const classes = query.data('list_storage_classes', {});
+  query.barrier();
+  const used = new Set(pod.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
+  const failing = (claims?.claims ?? []).find((claim) => used.has(claim.name) && claim.phase !== 'Bound' && claim.warnings.some((warning) => /failed to provision|ProvisioningFailed|rpc error/i.test(warning)));
+  const provisioner = classes?.storageClasses.find((storageClass) => storageClass.name === failing?.storageClassName)?.provisioner;
+  if (!failing || !provisioner) return { gathered, finding };
+  // ebs.csi.aws.com -> ebs; a driver's pods carry its short name and "csi" or "provisioner".
+  const tokens = provisioner.split(/[./-]/).filter((token) => token.length >= 3 && !PROVISIONER_NOISE.has(token));
+  const candidates = query.data('list_pods', {})?.pods.filter((candidate) => !candidate.healthy && /csi|provisioner/.test(candidate.name) && tokens.some((token) => candidate.name.includes(token))) ?? [];
+  query.barrier();
+  const broken = pickWorstPod(candidates);
+  if (!broken) return { gathered, finding };
+  const backendCase: Case = { clusterNow: gathered.clusterNow, ...gatherForPod({ namespace: broken.namespace, name: broken.name }, query, { focus: { kind: 'pod', namespace: broken.namespace, name: broken.name } }) };
+  const backendFinding = classifyCase(backendCase);
+  if (!backendFinding || backendFinding.category === 'no-issue') return { gathered, finding };
+  const trail = `claim ${pod.namespace}/${failing.name} is not provisioned (${failing.warnings[0]?.slice(0, 200) ?? 'ProvisioningFailed'}); StorageClass ${failing.storageClassName} is provisioned by ${provisioner}, whose pod ${broken.namespace}/${broken.name} is ${broken.status}`;
+  return { gathered: backendCase, finding: merge(backendFinding, trail, clientEvidence(gathered, finding)) };
+}
+
+const PROVISIONER_NOISE = new Set(['csi', 'com', 'aws', 'azure', 'gke', 'k8s', 'kubernetes', 'io', 'net', 'org', 'driver', 'storage']);
 
 /** Resolution itself fails: the cluster DNS Service and its CoreDNS pods are the next hop. */
 function followClusterDns(input: { gathered: Case; finding: Finding; query: Query; hops: number; line: string }): Conclusion {

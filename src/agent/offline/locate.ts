@@ -144,8 +144,8 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
     // A partial match (some words of the name) counts only outside the namespace words.
     let score = whole >= 90 ? whole : mentionScore(candidate.name, withoutNamespaces);
     if (score === 0) continue;
-    // A namespace named outright narrows the search: a partial namesake elsewhere is not what was meant.
-    if (score < 50 && namedNamespaces.length > 0 && candidate.namespace && !namedNamespaces.includes(candidate.namespace)) continue;
+    // A namespace named outright narrows the search: a healthy partial namesake elsewhere is not what was meant.
+    if (score < 50 && !candidate.unhealthy && namedNamespaces.length > 0 && candidate.namespace && !namedNamespaces.includes(candidate.namespace)) continue;
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
     if (candidate.unhealthy) score += 8;
     if (!best || score > best.score) best = { candidate, score };

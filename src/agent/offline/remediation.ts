@@ -25,7 +25,8 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'quota-exceeded': /^resources /,
   'unschedulable-resources': /^resources requests\./,
   'unschedulable-placement': /^(nodeSelector|affinity|tolerations)/,
-  'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|dnsPolicy|dnsConfig)/i,
+  // A mounted configuration (a proxy's upstreams) names where to connect as much as an env var does.
+  'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|volume |dnsPolicy|dnsConfig)/i,
 };
 
 /** A workload's rollout history, whatever keeps it (a Deployment's ReplicaSets, a StatefulSet's or DaemonSet's ControllerRevisions). */

@@ -36,9 +36,13 @@ export function schedulingOf(view: CaseView): { verdict: SchedulingVerdict; mess
   const pod = view.pod;
   if (pod?.phase !== 'Pending') return undefined;
   const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False');
-  const message = scheduling?.message ?? pod.events.find((event) => event.reason === 'FailedScheduling')?.message;
-  const verdict = message ? readSchedulingMessage(message).verdict : undefined;
-  return message && verdict ? { verdict, message } : undefined;
+  // The condition holds the latest word; when it names no reason (a PreBind timeout), an event may.
+  const messages = [scheduling?.message, ...pod.events.filter((event) => event.reason === 'FailedScheduling').map((event) => event.message)].filter((message): message is string => Boolean(message));
+  for (const message of messages) {
+    const verdict = readSchedulingMessage(message).verdict;
+    if (verdict) return { verdict, message };
+  }
+  return undefined;
 }
 
 export function schedulingFinding(view: CaseView): Finding {

@@ -78,4 +78,10 @@ export const NAME_RESOLUTION_SIGNALS: readonly LogSignal[] = [
     source: 'BIND tools: ** server can\'t find x: NXDOMAIN; ;; connection timed out; no servers could be reached',
     examples: { match: ["** server can't find orders-db: NXDOMAIN", ';; connection timed out; no servers could be reached'], noMatch: ['Name:\torders-db.data.svc.cluster.local'] },
   },
+  {
+    id: 'proxy-upstream-not-found', verdict: 'dependency-unreachable', pattern: /host not found in (upstream|resolver)|no live upstreams|could not resolve (upstream|backend)/i,
+    means: 'A reverse proxy could not resolve an upstream its configuration names: nginx refuses to start on it.',
+    source: 'nginx: [emerg] host not found in upstream "backend:8080" in /etc/nginx/conf.d/default.conf:14; HAProxy: could not resolve address',
+    examples: { match: ['nginx: [emerg] host not found in upstream "backend-v2:8080" in /etc/nginx/conf.d/default.conf:14'], noMatch: ['upstream response time 0.012'] },
+  },
 ];

@@ -13,10 +13,10 @@ export interface SchedulingReason extends Row {
 
 export const SCHEDULING_REASONS: readonly SchedulingReason[] = [
   {
-    id: 'scheduling-pvc-unbound', verdict: 'pvc-unbound', pattern: /unbound (immediate )?PersistentVolumeClaim|persistentvolumeclaim ".*" not found|node\(s\) didn't find available persistent volumes|waiting for first consumer/i,
+    id: 'scheduling-pvc-unbound', verdict: 'pvc-unbound', pattern: /unbound (immediate )?PersistentVolumeClaim|persistentvolumeclaim ".*" not found|node\(s\) didn't find available persistent volumes|waiting for first consumer|running PreBind plugin "VolumeBinding": binding volumes/i,
     means: 'A volume claim of the pod is not bound (or missing), so no node can take it yet.',
     source: 'kube-scheduler VolumeBinding plugin: pod has unbound immediate PersistentVolumeClaims; node(s) didn\'t find available persistent volumes to bind',
-    examples: { match: ['pod has unbound immediate PersistentVolumeClaims', '3 node(s) didn\'t find available persistent volumes to bind'], noMatch: ['3 node(s) had volume node affinity conflict'] },
+    examples: { match: ['pod has unbound immediate PersistentVolumeClaims', '3 node(s) didn\'t find available persistent volumes to bind', 'running PreBind plugin "VolumeBinding": binding volumes: context deadline exceeded'], noMatch: ['3 node(s) had volume node affinity conflict'] },
   },
   {
     id: 'scheduling-insufficient-resources', verdict: 'unschedulable-resources', pattern: /Insufficient [\w./-]+|Too many pods|didn't have free ports|exceed(s|ed)? .*(allocatable|capacity)/i,

@@ -152,4 +152,11 @@ export const TARGET_FORMS: readonly TargetForm[] = [
     examples: { match: ['pymongo.errors.ServerSelectionTimeoutError: mongo-0.mongo:27017: [Errno 111] Connection refused, Timeout: 30s'], noMatch: ['[Errno 111] Connection refused'] },
     targets: [{ host: 'mongo-0.mongo', port: 27017 }],
   },
+  {
+    id: 'target-proxy-upstream', pattern: form`host not found in upstream "(?<host>HOST)(?::(?<port>\d+))?"`,
+    means: 'The upstream a reverse proxy could not resolve, as its configuration names it.',
+    source: 'nginx: [emerg] host not found in upstream "backend-v2:8080" in /etc/nginx/conf.d/default.conf:14',
+    examples: { match: ['nginx: [emerg] host not found in upstream "backend-v2:8080" in /etc/nginx/conf.d/default.conf:14'], noMatch: ['upstream response time 0.012 request time 0.015'] },
+    targets: [{ host: 'backend-v2', port: 8080 }],
+  },
 ];
