@@ -27,7 +27,7 @@ export interface Conclusion {
 /** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
 export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
   if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0) return lookBehindHealthy(gathered, finding, query, hops);
-  if (finding.category === 'pvc-unbound' && gathered.pod && hops < MAX_HOPS) return followProvisioner(gathered, finding, query, hops);
+  if (finding.category === 'pvc-unbound' && gathered.pod && hops < MAX_HOPS) return followProvisioner(gathered, finding, query);
   const pod = gathered.pod;
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);
@@ -95,7 +95,7 @@ const MAX_PODS_READ = 4;
  * StorageClass names the provisioner, and its pods (a CSI driver's controller) failing is
  * why. Otherwise the claim's own finding stands.
  */
-function followProvisioner(gathered: Case, finding: Finding, query: Query, hops: number): Conclusion {
+function followProvisioner(gathered: Case, finding: Finding, query: Query): Conclusion {
   const pod = gathered.pod!;
   const claims = query.data('list_persistent_volume_claims', { namespace: pod.namespace });
   const classes = query.data('list_storage_classes', {});
