@@ -27,15 +27,21 @@ export type Focus =
  * labels, the object's own come as exported_*; and labels that name the exporter itself
  * (kube-state-metrics' pod, container and Service) say nothing about the incident.
  */
+/** Alerts whose subject is the scrape target itself. */
+const SCRAPE_ALERTS = /^(TargetDown|PrometheusTargetMissing|ScrapeTargetDown)$/;
+
 export function subjectLabels(labels: Record<string, string>): Record<string, string> {
   const subject: Record<string, string> = { ...labels };
   for (const key of ['namespace', 'pod', 'container', 'service', 'node']) {
     const exported = labels[`exported_${key}`];
     if (exported) subject[key] = exported;
   }
+  // An alert about scraping itself (TargetDown) is about the target: its labels are the subject.
+  if (SCRAPE_ALERTS.test(labels.alertname ?? '')) return subject;
   // The scrape target's own labels: kube-state-metrics, any *-exporter, the operator.
   const exporter = /kube-state-metrics|exporter|prometheus-operator/;
-  if (exporter.test(subject.pod ?? '') || exporter.test(subject.container ?? '')) {
+  // A pod label that came from exported_pod is the object's own, whatever the container label says.
+  if (exporter.test(subject.pod ?? '') || (exporter.test(subject.container ?? '') && !labels.exported_pod)) {
     delete subject.pod;
     delete subject.container;
   }
