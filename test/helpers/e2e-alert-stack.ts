@@ -149,7 +149,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
       const mock = await startMockCluster({ scenario, port: port.port, kubeconfigPath: join(input.directory, cluster, 'kubeconfig') });
       try {
         lane.proxy.pointAt(port.port);
-        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), timeoutMs: remaining() });
+        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), evaluationIntervalMs: input.evaluationIntervalMs, timeoutMs: remaining() });
         const runs = await pollUntil(
           async () => {
             const byLabels = newestRunByLabels(await listRuns(lane.service));
@@ -236,7 +236,7 @@ function newestRunByLabels(newestFirst: AlertRun[]): Map<string, AlertRun> {
  * still pending. The metrics of a scenario do not change, so neither do its alerts after
  * that.
  */
-async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; timeoutMs: number }): Promise<PrometheusAlert[]> {
+async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; evaluationIntervalMs: number; timeoutMs: number }): Promise<PrometheusAlert[]> {
   const { prometheus, pollMs } = input;
   const deadline = Date.now() + input.timeoutMs;
   const [up] = await pollUntil(
@@ -256,7 +256,10 @@ async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: st
       const evaluatedAt = await prometheus.ruleGroupEvaluationTimes();
       if (evaluatedAt.size === 0) throw new Error('prometheus exports no prometheus_rule_group_last_evaluation_timestamp_seconds: the alerts cannot be known to be settled');
       const groups = await prometheus.ruleGroups();
-      if (!groups.every((group) => (evaluatedAt.get(group.name) ?? 0) >= scrapedAt)) return undefined;
+      // An evaluation a whole interval after the sample was stored: one that started as the scrape was still being
+      // appended (a loaded machine) may not have seen it.
+      const settledFrom = Math.max(scrapedAt, storedBy) + input.evaluationIntervalMs;
+      if (!groups.every((group) => (evaluatedAt.get(group.name) ?? 0) >= settledFrom)) return undefined;
       const alerts = groups.flatMap((group) => group.rules.flatMap((rule) => rule.alerts ?? [])).filter((alert) => alert.labels['cluster'] === input.cluster);
       return alerts.every((alert) => alert.state === 'firing') ? alerts : undefined;
     },
