@@ -58,11 +58,8 @@ function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops:
   const pod = [...running].sort((left, right) => right.restarts - left.restarts)[0];
   if (!pod) return { gathered, finding };
   const { clusterNow, ...known } = gathered;
-  const podCase: Case = { clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, known, { readHealthyLogs: true }) };
-  const podFinding = classifyCase(podCase);
-  // Only what the pod goes through now counts here; an old restart of a ready pod is history.
-  if (podFinding?.rule !== 'ready-but-failing-dependency') return { gathered, finding };
-  return followChain(podCase, podFinding, query, hops);
+  const failing = readPodThatLooksHealthy({ pod, known, clusterNow, query });
+  return failing ? followChain(failing.gathered, failing.finding, query, hops) : { gathered, finding };
 }
 
 /**
@@ -81,14 +78,24 @@ export function lookAcrossNamespace(gathered: Case, query: Query): Conclusion | 
   }
   const ranked = [...byWorkload.entries()].sort(([left], [right]) => mentionScore(right, focus.hint ?? '') - mentionScore(left, focus.hint ?? '')).slice(0, MAX_PODS_READ);
   for (const [, pod] of ranked) {
-    const podCase: Case = { clusterNow: gathered.clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, { focus }, { readHealthyLogs: true }) };
-    const podFinding = classifyCase(podCase);
-    if (podFinding?.rule === 'ready-but-failing-dependency') return followChain(podCase, podFinding, query, 1);
+    const failing = readPodThatLooksHealthy({ pod, known: { focus }, clusterNow: gathered.clusterNow, query });
+    if (failing) return followChain(failing.gathered, failing.finding, query, 1);
   }
   return undefined;
 }
 
 const MAX_PODS_READ = 4;
+
+/**
+ * A running pod that looks healthy, with its current log read: its case and finding when
+ * that log says a dependency fails now. An old restart of a ready pod is history, not this.
+ */
+function readPodThatLooksHealthy(input: { pod: PodSummaryData; known: Omit<Case, 'clusterNow'>; clusterNow: Date; query: Query }): Conclusion | undefined {
+  const { pod, query } = input;
+  const podCase: Case = { clusterNow: input.clusterNow, ...gatherForPod({ namespace: pod.namespace, name: pod.name }, query, input.known, { readHealthyLogs: true }) };
+  const podFinding = classifyCase(podCase);
+  return podFinding?.rule === 'ready-but-failing-dependency' ? { gathered: podCase, finding: podFinding } : undefined;
+}
 
 /**
  * A claim the provisioner fails to provision (its ProvisioningFailed warning says so): the

@@ -20,10 +20,9 @@ import type { Query } from './query.ts';
 import type { ToolInputMap } from '../../tools/registry.ts';
 import { rolesReported } from './roles.ts';
 import { isMisscheduled } from './rules/placement.ts';
-import { isNodeExhaustion } from './signals/index.ts';
 import type { WorkloadHistory } from './remediation.ts';
 import type { RolloutHistoryData } from '../../tools/rollout-history.ts';
-import { isQuotaRefusal } from './signals/index.ts';
+import { isNodeExhaustion, isQuotaRefusal } from './signals/index.ts';
 
 /** Everything gathered about the incident, for the rules to judge. */
 export interface Case {
@@ -194,10 +193,9 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   const scope = focus.kind === 'namespace' ? { namespace: focus.namespace } : {};
   const deployments = query.data('list_deployments', scope);
   const services = query.data('list_services', scope);
-  if (focus.kind === 'namespace') {
-    query.data('list_events', { namespace: focus.namespace, type: 'Warning' });
-    query.data('list_daemon_sets', { namespace: focus.namespace });
-  }
+  // Asked for now so they arrive in the same turn; read below when the checks before them find nothing.
+  const daemonSets = focus.kind === 'namespace' ? query.data('list_daemon_sets', { namespace: focus.namespace }) : undefined;
+  if (focus.kind === 'namespace') query.data('list_events', { namespace: focus.namespace, type: 'Warning' });
   query.barrier();
   const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
   if (failing) return gatherForWorkload({ kind: 'workload', workloadKind: 'Deployment', namespace: failing.namespace, name: failing.name }, query);
@@ -209,8 +207,6 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   if (refused && focus.kind === 'namespace') return gatherForWorkload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name }, query);
   // A DaemonSet whose pods all run ready can still be kept off the nodes it belongs on.
   if (focus.kind === 'namespace') {
-    const daemonSets = query.data('list_daemon_sets', { namespace: focus.namespace });
-    query.barrier();
     for (const daemonSet of (daemonSets?.items ?? []).slice(0, MAX_DAEMON_SETS_CHECKED)) {
       const checked = gatherForWorkload({ kind: 'workload', workloadKind: 'DaemonSet', namespace: focus.namespace, name: daemonSet.name }, query);
       if (isMisscheduled({ ...checked, clusterNow: query.clusterNow() })) return checked;
