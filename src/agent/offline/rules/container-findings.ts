@@ -76,7 +76,7 @@ export function oomFinding(view: CaseView): Finding {
 }
 
 /** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */
-const MEMORY_SETTING = /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
+export const MEMORY_SETTING = /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
 
 function memorySettingEvidence(view: CaseView): string[] {
   const spec = view.pod?.spec.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);

@@ -130,7 +130,7 @@ export function probeFinding(view: CaseView): Finding {
 }
 
 /** A health check reporting how long it took: "Health contributor fxRates took 2759ms to respond", "readiness check took 3.2s". */
-const SLOW_HEALTH = /\b(health|readiness|liveness|probe)\b[^\n]*?\b(took|in|after|exceeded)\s+\d+(\.\d+)?\s?(ms|milliseconds|s|sec|seconds)\b/i;
+export const SLOW_HEALTH = /\b(health|readiness|liveness|probe)\b[^\n]*?\b(took|in|after|exceeded)\s+\d+(\.\d+)?\s?(ms|milliseconds|s|sec|seconds)\b/i;
 
 /** A probe that times out against an endpoint that says, in the log, how long its checks take: the slow check is the fact. */
 function slowHealthEvidence(view: CaseView): string[] {
@@ -140,7 +140,7 @@ function slowHealthEvidence(view: CaseView): string[] {
 }
 
 /** "Started Application in 47.3 seconds", "Server startup in 52000 ms", "ready in 61s": how long the app needs to start. */
-const STARTUP_TIME = /\b(?:started|startup|start(?:ed)? up|ready|initiali[sz]ed|listening)\b[^\n]*?\bin (\d+(?:\.\d+)?) ?(ms|milliseconds|s|sec|secs|seconds)\b/i;
+export const STARTUP_TIME = /\b(?:started|startup|start(?:ed)? up|ready|initiali[sz]ed|listening)\b[^\n]*?\bin (\d+(?:\.\d+)?) ?(ms|milliseconds|s|sec|secs|seconds)\b/i;
 
 /**
  * The start time the log shows against the time the liveness probe allows
