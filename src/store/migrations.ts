@@ -1,0 +1,119 @@
+/**
+ * The database schema as numbered steps. `PRAGMA user_version` holds the number of the
+ * last step applied; opening a database applies the steps after it, each in its own
+ * transaction, in order, so a database written by any earlier version is brought up to
+ * date and a step never runs twice. A database newer than this build (a downgrade) is
+ * refused rather than written with a schema it does not know.
+ *
+ * Step 1 is the schema of version 0.1.0, which created its tables with `IF NOT EXISTS`
+ * and left `user_version` at 0: applying step 1 to such a database changes nothing.
+ * A step, once released, is never edited: a change is a new step.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface Migration {
+  version: number;
+  /** What the step changes, for the log and the error when it fails. */
+  description: string;
+  up(database: DatabaseSync): void;
+}
+
+const SCHEMA_0_1_0 = `
+CREATE TABLE IF NOT EXISTS audit_events (
+  run_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  time TEXT NOT NULL,
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  PRIMARY KEY (run_id, seq)
+);
+CREATE TABLE IF NOT EXISTS audit_heads (
+  run_id TEXT PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  trigger_kind TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  source TEXT NOT NULL,
+  fingerprint TEXT,
+  starts_at TEXT,
+  status TEXT NOT NULL,
+  rung TEXT NOT NULL,
+  namespace TEXT,
+  created_at TEXT NOT NULL,
+  started_at TEXT,
+  finished_at TEXT,
+  diagnosis TEXT,
+  reason TEXT,
+  usage TEXT,
+  steps INTEGER,
+  actions TEXT NOT NULL DEFAULT '[]',
+  resolved_at TEXT,
+  repeats INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS runs_by_alert ON runs (fingerprint, starts_at, seq);
+CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
+`;
+
+/** Every step, in order. New steps go at the end with the next number. */
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, description: 'runs and the audit chain (the schema of 0.1.0)', up: (database) => database.exec(SCHEMA_0_1_0) },
+];
+
+export class SchemaError extends Error {
+  override name = 'SchemaError';
+}
+
+/** The schema version this build writes. */
+export function latestSchemaVersion(migrations: readonly Migration[] = MIGRATIONS): number {
+  return migrations.at(-1)?.version ?? 0;
+}
+
+export function schemaVersion(database: DatabaseSync): number {
+  const row = database.prepare('PRAGMA user_version').get() as { user_version: number };
+  return row.user_version;
+}
+
+/** Applies the steps after the database's version; returns the versions applied. */
+export function migrate(database: DatabaseSync, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  checkOrder(migrations);
+  const current = schemaVersion(database);
+  const latest = latestSchemaVersion(migrations);
+  if (current > latest) {
+    throw new SchemaError(`the database is at schema version ${current}, newer than this kubewhy knows (${latest}): run the newer kubewhy, or restore a backup taken before the upgrade`);
+  }
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    database.exec('BEGIN IMMEDIATE');
+    try {
+      // Another process may have applied it between our read and our lock.
+      if (schemaVersion(database) >= migration.version) {
+        database.exec('COMMIT');
+        continue;
+      }
+      migration.up(database);
+      // PRAGMA takes no bound parameters; the version is an integer from the list above.
+      database.exec(`PRAGMA user_version = ${migration.version}`);
+      database.exec('COMMIT');
+    } catch (error) {
+      database.exec('ROLLBACK');
+      const message = error instanceof Error ? error.message : String(error);
+      throw new SchemaError(`schema step ${migration.version} (${migration.description}) failed: ${message}`, { cause: error });
+    }
+    applied.push(migration.version);
+  }
+  return applied;
+}
+
+function checkOrder(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) throw new SchemaError(`schema steps must be numbered 1, 2, 3...: step ${index + 1} says ${migration.version}`);
+  });
+}
