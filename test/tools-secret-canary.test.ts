@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { startMockCluster, type MockCluster } from '../mock-cluster/index.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import type { RolloutHistoryData } from '../src/tools/rollout-history.ts';
-import { createToolRegistry, defaultTools, dryRunTool, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry, defaultTools } from '../src/tools/registry.ts';
+import { callThroughGate, dryRunThroughGate } from './helpers/gated-calls.ts';
 import type { ToolContext, ToolResult } from '../src/tools/tool.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'secret-canary');
@@ -100,8 +101,8 @@ describe('no canary reaches any tool output', () => {
 
   for (const [name, input] of CALLS) {
     it(`${name} ${JSON.stringify(input)}`, async () => {
-      const rehearsal = registry.get(name)?.risk === 'read' ? undefined : await dryRunTool({ registry, name, input, context });
-      const result = await runTool({ registry, name, input, context });
+      const rehearsal = registry.get(name)?.risk === 'read' ? undefined : await dryRunThroughGate({ registry, name, input, context });
+      const result = await callThroughGate({ registry, name, input, context });
       for (const output of [rehearsal, result]) {
         if (!output) continue;
         assert.deepEqual(leaks(output), [], output.content);
@@ -112,13 +113,13 @@ describe('no canary reaches any tool output', () => {
 
 describe('redaction keeps what a diagnosis needs', () => {
   it('the previous log still says why the app failed, with the credentials masked', async () => {
-    const result = await runTool({ registry, name: 'get_pod_logs', input: { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true }, context });
+    const result = await callThroughGate({ registry, name: 'get_pod_logs', input: { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true }, context });
     assert.match(result.content, /password authentication failed for user "billing"/);
     assert.match(result.content, /postgres:\/\/billing:\[REDACTED\]@db\.vault:5432/);
   });
 
   it('a changed password value shows as a change between revisions, by fingerprint only', async () => {
-    const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'vault', name: 'billing' }, context });
+    const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'vault', name: 'billing' }, context });
     assert.ok(result.ok);
     const entry = (result.data as RolloutHistoryData).changes.flatMap((change) => change.changes).find((change) => change.field === 'env DB_PASSWORD');
     assert.match(entry?.from ?? '', /^value "\[REDACTED\] #[0-9a-f]{6}"$/);
@@ -127,7 +128,7 @@ describe('redaction keeps what a diagnosis needs', () => {
   });
 
   it('a Secret is listed with its keys, never its values', async () => {
-    const result = await runTool({ registry, name: 'list_secrets', input: { namespace: 'vault', name: 'billing-db' }, context });
+    const result = await callThroughGate({ registry, name: 'list_secrets', input: { namespace: 'vault', name: 'billing-db' }, context });
     assert.match(result.content, /billing-db: type Opaque, age \S+, keys api-key, password, token/);
   });
 });

@@ -3,10 +3,13 @@
  * details?}`: a short code, a message that says what is wrong, and for invalid input the
  * list of problems. Client mistakes get their 4xx; a failing store gets 503 with
  * Retry-After (Alertmanager retries 5xx); anything else is a defect, logged whole with
- * the request id and answered with a short 500.
+ * the request id and answered with a short 500. Messages and details can quote the input
+ * (a validation error names an unknown key, a 404 its path), so they pass the redactor
+ * before they leave.
  */
 import type { FastifyError, FastifyReply } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { redactText, redactValue } from '../redact/redactor.ts';
 import type { ZodApp } from './route-context.ts';
 
 export interface ErrorBody {
@@ -15,9 +18,10 @@ export interface ErrorBody {
   details?: unknown;
 }
 
-/** Sends an error answer in the API's shape. */
+/** Sends an error answer in the API's shape, with anything credential-like in it masked. */
 export function sendError(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send(body);
+  const safe: ErrorBody = { error: body.error, message: redactText(body.message), ...(body.details !== undefined ? { details: redactValue(body.details) } : {}) };
+  return reply.code(status).type('application/json; charset=utf-8').send(safe);
 }
 
 const CODES_BY_STATUS: Record<number, string> = {
@@ -59,7 +63,7 @@ export function installErrorHandlers(app: ZodApp, options: { bodyLimitBytes: num
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const describe = error.code ? MESSAGES_BY_CODE[error.code] : undefined;
-      return sendError(reply, status, { error: CODES_BY_STATUS[status] ?? 'bad-request', message: describe ? describe(error, options.bodyLimitBytes) : error.message });
+      return sendError(reply, status, { error: CODES_BY_STATUS[status] ?? 'bad-request', message: describe ? describe(error, request.routeOptions.bodyLimit ?? options.bodyLimitBytes) : error.message });
     }
     if (isStoreError(error)) {
       request.log.error({ err: error }, 'store unavailable');
