@@ -11,12 +11,13 @@ import { promisify } from 'node:util';
 import { listScenarioDirs, loadScenario, parseCulprit, startMockCluster, type LoadedScenario, type MockCluster } from '../mock-cluster/index.ts';
 import { ensureKubectl } from '../scripts/binaries.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
-import type { Cluster } from '../src/cluster/cluster.ts';
+import type { ReadCluster } from '../src/cluster/cluster.ts';
+import { decideToolCall } from '../src/gate/gate.ts';
 import type { PodDetailsData } from '../src/tools/describe-pod.ts';
 import type { PodSummaryData } from '../src/tools/format/pod-status.ts';
 import type { ListPodsData } from '../src/tools/list-pods.ts';
 import type { PodLogsData } from '../src/tools/pod-logs.ts';
-import { createToolRegistry, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry, runReadTool } from '../src/tools/registry.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
 
 export const name = 'tools: output size, latency, and bytes against kubectl';
@@ -28,8 +29,13 @@ const SCENARIOS = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios');
 const registry = createToolRegistry();
 const run = promisify(execFile);
 
-function call(cluster: Cluster, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
-  return runTool({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(120_000), outputBudgetBytes: BUDGET_BYTES } });
+/** A read as the agent makes it: validated by the gate, then run with a read-only cluster. */
+async function call(cluster: ReadCluster, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
+  const knownTools = registry.list().map((known) => known.name);
+  const decision = decideToolCall({ tool: registry.get(tool), toolName: tool, rawInput: input, runRung: 'OBSERVE', policy: { actNamespaces: [] }, knownTools });
+  if (decision.decision === 'refuse') return { ok: false, error: decision.error, content: decision.reason };
+  if (decision.decision !== 'execute') return { ok: false, error: 'internal', content: `${tool} is not a read: the gate decided "${decision.decision}"` };
+  return runReadTool({ registry, name: tool, input: decision.input, context: { cluster, signal: AbortSignal.timeout(120_000), outputBudgetBytes: BUDGET_BYTES } });
 }
 
 function median(values: number[]): number {

@@ -122,3 +122,25 @@ test('a namespace outside the allowlist is refused before the cluster is asked',
   assert.equal(outcome.toolCalls[0]?.error, 'namespace-not-allowed');
   assert.ok(!mock.requestLog.some((request) => request.path.includes('kube-system')));
 });
+
+test('a namespace or name no object could have is refused as invalid input: nothing is proposed, held or sent', async () => {
+  const approvals = createInMemoryApprovalBroker({ onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' })) });
+  const { outcome, writes, mock } = await runScripted({
+    scenario: DEMO,
+    turns: [
+      [
+        { id: 'traverse', name: 'scale', input: { namespace: '../kube-system', name: 'coredns', replicas: 0 } },
+        { id: 'uppercase', name: 'delete_pod', input: { namespace: 'Kube-System', name: 'etcd-0' } },
+        { id: 'slash', name: 'rollout_restart', input: { namespace: 'staging', name: 'checkout-api/../coredns' } },
+        { id: 'read', name: 'list_pods', input: { namespace: 'a/b' } },
+      ],
+    ],
+    rung: 'ACT',
+    policy: { actNamespaces: ['*'] },
+    approvals,
+  });
+  assert.deepEqual(outcome.toolCalls.map((call) => [call.id, call.error]), [['traverse', 'invalid-input'], ['uppercase', 'invalid-input'], ['slash', 'invalid-input'], ['read', 'invalid-input']]);
+  assert.deepEqual(outcome.actions, []);
+  assert.deepEqual(writes, []);
+  assert.ok(!mock.requestLog.some((request) => /kube-system|coredns/i.test(request.path)), 'no request named what the model asked for');
+});

@@ -5,6 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { formatApiCall } from '../src/cluster/write-api-calls.ts';
+import { WRITE_TOOL_API_CALLS } from '../src/tools/write-api-calls.ts';
 import { renderChart } from './fixtures/helm-support/helm.ts';
 import {
   describeObject,
@@ -43,19 +45,8 @@ const EXPECTED_READ_GRANTS = [
   ].flatMap((resource) => ['get', 'list', 'watch'].map((verb) => `${resource}:${verb}`)),
 ].sort();
 
-/** What the write tools call in an ACT namespace. */
-const EXPECTED_ACT_GRANTS = [
-  'apps/deployments:patch',
-  'apps/statefulsets:patch',
-  'apps/daemonsets:patch',
-  'apps/deployments/scale:get',
-  'apps/deployments/scale:patch',
-  'apps/deployments/scale:update',
-  'apps/statefulsets/scale:get',
-  'apps/statefulsets/scale:patch',
-  'apps/statefulsets/scale:update',
-  'core/pods:delete',
-].sort();
+/** What the write tools call in an ACT namespace: their table, which is built from the tools themselves. */
+const EXPECTED_ACT_GRANTS = [...new Set(Object.values(WRITE_TOOL_API_CALLS).flat().map(formatApiCall))].sort();
 
 function grantsOf(roles: RoleObject[]): string[] {
   return [...new Set(roles.flatMap((role) => (role.rules ?? []).flatMap(listGrants)))].sort();
@@ -157,6 +148,17 @@ describe('with ACT enabled for two namespaces', () => {
       );
     }
     assertBindingsTargetOnlyTheServiceAccount(objects);
+  });
+
+  test('the ACT Role grants every API call of every write tool, and no verb no write tool sends', async () => {
+    const roles = findRoles(await renderChart({ values })).filter((role) => role.kind === 'Role' && role.metadata.namespace === 'staging');
+    const granted = new Set(grantsOf(roles));
+    for (const [tool, calls] of Object.entries(WRITE_TOOL_API_CALLS)) {
+      const missing = calls.map(formatApiCall).filter((call) => !granted.has(call));
+      assert.deepEqual(missing, [], `${tool} would be forbidden: the ACT Role lacks ${missing.join(', ')}`);
+    }
+    const unused = [...granted].filter((grant) => !EXPECTED_ACT_GRANTS.includes(grant));
+    assert.deepEqual(unused, [], `the ACT Role grants what no write tool calls: ${unused.join(', ')}`);
   });
 
   test('the cluster-wide roles stay read-only and the same as without ACT', async () => {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { startMockCluster, type FaultRule, type MockCluster } from '../mock-cluster/index.ts';
 import { createKubeCluster, type KubeClusterOptions } from '../src/cluster/kube-adapter.ts';
 import { computeDelayMs } from '../src/cluster/retry.ts';
-import { createToolRegistry, defaultTools, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry, defaultTools } from '../src/tools/registry.ts';
+import { callThroughGate } from './helpers/gated-calls.ts';
 import type { ToolContext, ToolResult } from '../src/tools/tool.ts';
 
 const SCENARIO = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios', 'checkout-secret-rotation');
@@ -62,7 +63,7 @@ function call(name: string, input: Record<string, unknown>, options: KubeCluster
   const { signal, ...clusterOptions } = options;
   const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 2, retryBaseDelayMs: 5, retryMaxDelayMs: 50, ...clusterOptions });
   const context: ToolContext = { cluster, signal: signal ?? AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 };
-  return runTool({ registry, name, input, context });
+  return callThroughGate({ registry, name, input, context });
 }
 
 function requestsTo(pattern: RegExp, method = 'GET'): number {

@@ -13,7 +13,8 @@ import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import type { ServiceDetailsData } from '../src/tools/describe-service.ts';
 import { OUTSIDE_SUFFIXES, parseHost } from '../src/tools/format/host-names.ts';
 import type { AutoscalersData } from '../src/tools/list-horizontal-pod-autoscalers.ts';
-import { createToolRegistry, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import { callThroughGate } from './helpers/gated-calls.ts';
 import type { ResolvedHostData } from '../src/tools/resolve-host.ts';
 import type { ToolContext, ToolResult } from '../src/tools/tool.ts';
 
@@ -30,7 +31,7 @@ async function startFixture(name: string): Promise<Harness> {
   const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
   return {
     mock,
-    call: (tool, input, extra = {}) => runTool({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384, ...extra } }),
+    call: (tool, input, extra = {}) => callThroughGate({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384, ...extra } }),
   };
 }
 

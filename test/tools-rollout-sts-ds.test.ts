@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { startMockCluster, type MockCluster } from '../mock-cluster/index.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
-import { createToolRegistry, dryRunTool, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import { callThroughGate, dryRunThroughGate } from './helpers/gated-calls.ts';
 import type { RolloutHistoryData } from '../src/tools/rollout-history.ts';
 import type { RolloutUndoData } from '../src/tools/rollout-undo.ts';
 import type { ToolContext, ToolResult } from '../src/tools/tool.ts';
@@ -53,7 +54,7 @@ describe('the cluster adapter', () => {
 describe('rollout_history of a StatefulSet or DaemonSet', () => {
   it('lists a StatefulSet\'s ControllerRevisions oldest first with what changed between them', () =>
     withMock(async (_mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
       assertOk(result);
       const data = result.data as RolloutHistoryData;
       assert.equal(data.kind, 'StatefulSet');
@@ -77,7 +78,7 @@ describe('rollout_history of a StatefulSet or DaemonSet', () => {
 
   it('lists a DaemonSet\'s revisions, the newest current, with image and env changes', () =>
     withMock(async (_mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'log-agent', kind: 'DaemonSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'log-agent', kind: 'DaemonSet' }, context });
       assertOk(result);
       const data = result.data as RolloutHistoryData;
       assert.deepEqual([data.kind, data.currentRevision], ['DaemonSet', 2]);
@@ -90,7 +91,7 @@ describe('rollout_history of a StatefulSet or DaemonSet', () => {
 
   it('shows one revision for a workload the snapshot lists without ControllerRevisions', () =>
     withMock(async (_mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'cache', kind: 'StatefulSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'cache', kind: 'StatefulSet' }, context });
       assertOk(result);
       const data = result.data as RolloutHistoryData;
       assert.deepEqual(data.revisions.map((revision) => [revision.revision, revision.controllerRevision, revision.current]), [[1, 'cache-5f6d7c8b9', true]]);
@@ -99,17 +100,17 @@ describe('rollout_history of a StatefulSet or DaemonSet', () => {
 
   it('answers a name of another kind with not-found that names the kind to ask for', () =>
     withMock(async (_mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'web', kind: 'StatefulSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'web', kind: 'StatefulSet' }, context });
       assert.equal(result.ok ? 'ok' : result.error, 'not-found');
       assert.match(result.content, /data\/web is a Deployment, not a StatefulSet: call rollout_history again with kind "Deployment"/);
-      const deployment = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'web' }, context });
+      const deployment = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'web' }, context });
       assertOk(deployment);
       assert.equal((deployment.data as RolloutHistoryData).kind, 'Deployment', 'kind defaults to Deployment');
     }));
 
   it('answers an unknown name with not-found that points to the list tool', () =>
     withMock(async (_mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'nothing', kind: 'DaemonSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'nothing', kind: 'DaemonSet' }, context });
       assert.equal(result.ok ? 'ok' : result.error, 'not-found');
       assert.match(result.content, /Use list_daemon_sets in "data"/);
     }));
@@ -118,7 +119,7 @@ describe('rollout_history of a StatefulSet or DaemonSet', () => {
 describe('rollout_undo of a StatefulSet or DaemonSet', () => {
   it('dry run: validated by the server, the StatefulSet unchanged', () =>
     withMock(async (mock, context) => {
-      const result = await dryRunTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
+      const result = await dryRunThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
       assertOk(result);
       const data = result.data as RolloutUndoData;
       assert.deepEqual([data.kind, data.dryRun, data.fromRevision, data.toRevision], ['StatefulSet', true, 3, 2]);
@@ -129,14 +130,14 @@ describe('rollout_undo of a StatefulSet or DaemonSet', () => {
 
   it('puts the previous StatefulSet template back after a dry run, and the history shows it as a new revision', () =>
     withMock(async (mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
       assertOk(result);
       const data = result.data as RolloutUndoData;
       assert.deepEqual([data.dryRun, data.fromRevision, data.toRevision], [false, 3, 2]);
       assert.deepEqual(data.changes, [{ container: 'postgres', field: 'env POSTGRES_MAX_CONNECTIONS', from: 'value "5000"' }]);
       assert.deepEqual(patches(mock), [true, false], 'a dry run first, then the real call');
       assert.deepEqual(firstContainer(mock, 'StatefulSet', 'orders-db').env, [{ name: 'POSTGRES_DB', value: 'orders' }]);
-      const history = await runTool({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
+      const history = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet' }, context });
       assertOk(history);
       const after = history.data as RolloutHistoryData;
       assert.equal(after.currentRevision, 4);
@@ -145,7 +146,7 @@ describe('rollout_undo of a StatefulSet or DaemonSet', () => {
 
   it('puts a given DaemonSet revision back', () =>
     withMock(async (mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'log-agent', kind: 'DaemonSet', toRevision: 1 }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'log-agent', kind: 'DaemonSet', toRevision: 1 }, context });
       assertOk(result);
       assert.deepEqual(patches(mock), [true, false]);
       const container = firstContainer(mock, 'DaemonSet', 'log-agent');
@@ -155,7 +156,7 @@ describe('rollout_undo of a StatefulSet or DaemonSet', () => {
 
   it('refuses a revision that is not kept, changing nothing', () =>
     withMock(async (mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet', toRevision: 9 }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'orders-db', kind: 'StatefulSet', toRevision: 9 }, context });
       assert.equal(result.ok ? 'ok' : result.error, 'invalid-input');
       assert.match(result.content, /cannot undo StatefulSet data\/orders-db: revision 9 is not kept \(kept: 1, 2, 3\)/);
       assert.deepEqual(patches(mock), []);
@@ -163,7 +164,7 @@ describe('rollout_undo of a StatefulSet or DaemonSet', () => {
 
   it('refuses a workload with one revision: there is nothing to go back to', () =>
     withMock(async (mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'node-probe', kind: 'DaemonSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'node-probe', kind: 'DaemonSet' }, context });
       assert.equal(result.ok ? 'ok' : result.error, 'invalid-input');
       assert.match(result.content, /there is no revision before the current one \(kept: 1\)/);
       assert.deepEqual(patches(mock), []);
@@ -171,7 +172,7 @@ describe('rollout_undo of a StatefulSet or DaemonSet', () => {
 
   it('answers a Deployment asked as a DaemonSet with not-found that names the kind, changing nothing', () =>
     withMock(async (mock, context) => {
-      const result = await runTool({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'web', kind: 'DaemonSet' }, context });
+      const result = await callThroughGate({ registry, name: 'rollout_undo', input: { namespace: 'data', name: 'web', kind: 'DaemonSet' }, context });
       assert.equal(result.ok ? 'ok' : result.error, 'not-found');
       assert.match(result.content, /data\/web is a Deployment, not a DaemonSet: call rollout_undo again with kind "Deployment"/);
       assert.deepEqual(patches(mock), []);

@@ -5,7 +5,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { listScenarioDirs, parseCulprit, startMockCluster, type MockCluster } from '../mock-cluster/index.ts';
+import type { z } from 'zod';
+import { listScenarioDirs, parseCulprit, startMockCluster, type LoadedScenario, type MockCluster } from '../mock-cluster/index.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import type { DeploymentDetailsData } from '../src/tools/describe-deployment.ts';
 import type { ServiceDetailsData } from '../src/tools/describe-service.ts';
@@ -13,8 +14,10 @@ import type { PodDetailsData } from '../src/tools/describe-pod.ts';
 import type { EventsData } from '../src/tools/list-events.ts';
 import type { NodesData } from '../src/tools/list-nodes.ts';
 import type { ListPodsData } from '../src/tools/list-pods.ts';
+import { containerName, namespaceName, objectName } from '../src/tools/names.ts';
 import type { PodLogsData } from '../src/tools/pod-logs.ts';
-import { createToolRegistry, runTool } from '../src/tools/registry.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import { callThroughGate } from './helpers/gated-calls.ts';
 import type { RolloutHistoryData } from '../src/tools/rollout-history.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
 
@@ -31,7 +34,7 @@ async function startScenario(name: string): Promise<Harness> {
   const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
   return {
     mock,
-    call: (tool, input) => runTool({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } }),
+    call: (tool, input) => callThroughGate({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } }),
   };
 }
 
@@ -93,11 +96,29 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
 
 const scenarioNames = (await listScenarioDirs(SCENARIOS)).map((dir) => dir.split('/').at(-1) ?? dir);
 
+/** Every namespace, object and container name the scenario holds that the tools' schemas would refuse. */
+function refusedNames(scenario: LoadedScenario): string[] {
+  const refused: string[] = [];
+  const check = (schema: z.ZodString, value: string | undefined, where: string): void => {
+    if (value !== undefined && !schema.safeParse(value).success) refused.push(`${where}: ${JSON.stringify(value)}`);
+  };
+  for (const object of scenario.objects) {
+    const where = `${object.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+    check(namespaceName(), object.metadata.namespace, `${where} namespace`);
+    check(object.kind === 'Namespace' ? namespaceName() : objectName(), object.metadata.name, `${where} name`);
+    const spec = object['spec'] as { containers?: { name: string }[]; initContainers?: { name: string }[] } | undefined;
+    for (const container of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) check(containerName(), container.name, `${where} container`);
+  }
+  for (const log of scenario.logs) check(containerName(), log.container, `log of ${log.namespace}/${log.pod}`);
+  return refused;
+}
+
 describe('the tools surface every mustMention of every public scenario', () => {
   for (const name of scenarioNames) {
     it(name, async () => {
       const harness = await startScenario(name);
       try {
+        assert.deepEqual(refusedNames(harness.mock.scenario), [], 'every name in the scenario is one the tools accept');
         const evidence = (await gatherEvidence(harness)).join('\n');
         for (const pattern of harness.mock.scenario.meta.expect.mustMention) {
           assert.match(evidence, new RegExp(pattern, 'i'), `"${pattern}" is in no tool output of ${name}`);
@@ -234,3 +255,4 @@ describe('one assertion per failure mode', () => {
     }
   });
 });
+

@@ -153,7 +153,11 @@ export interface DeletePodRequest extends CallOptions {
   dryRun: boolean;
 }
 
-export interface Cluster {
+/**
+ * What observing the cluster takes: reads only. A read tool's context holds this and nothing
+ * more, so a read tool that tries to change the cluster does not compile.
+ */
+export interface ReadCluster {
   /** The cluster's clock: the last API answer's `Date`, carried forward; the local clock before any answer. */
   now(): Date;
   get<K extends ReadableKind>(kind: K, reference: ObjectReference, options?: CallOptions): Promise<ClusterResult<KindMap[K]>>;
@@ -162,10 +166,31 @@ export interface Cluster {
   readPodLog(request: PodLogRequest): Promise<ClusterResult<string>>;
   /** Secrets by name, type and keys. With `name`: that one secret, or `not-found`. */
   listSecrets(options: CallOptions & { namespace: string; name?: string }): Promise<ClusterResult<SecretSummary[]>>;
+}
+
+/** The calls that change the cluster: only write tools reach them, and only with an approved action. */
+export interface WriteCluster {
   patch<K extends PatchableKind>(request: PatchRequest<K>): Promise<ClusterResult<KindMap[K]>>;
   /** Sets `spec.replicas` through the scale subresource; answers the replicas before and after. */
   scale(request: ScaleRequest): Promise<ClusterResult<{ previousReplicas: number; replicas: number }>>;
   deletePod(request: DeletePodRequest): Promise<ClusterResult<void>>;
+}
+
+/** The whole interface, as the adapter implements it. */
+export interface Cluster extends ReadCluster, WriteCluster {}
+
+/**
+ * A view of a cluster that holds only the read calls, each passed through to `cluster` at
+ * call time. What a read tool is handed, so that even a cast cannot reach a write.
+ */
+export function readOnlyView(cluster: ReadCluster): ReadCluster {
+  return {
+    now: () => cluster.now(),
+    get: (kind, reference, options) => cluster.get(kind, reference, options),
+    list: (kind, options) => cluster.list(kind, options),
+    readPodLog: (request) => cluster.readPodLog(request),
+    listSecrets: (options) => cluster.listSecrets(options),
+  };
 }
 
 /** Reads an API timestamp whichever form the client gave it. */

@@ -3,10 +3,11 @@
  * DaemonSet, Job) creates a replacement; a bare pod is gone for good, and the result says which.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatOwnerChain, resolveOwnerChain, type OwnerData } from './format/owners.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { ToolContext, ToolResult } from './tool.ts';
-import { runWithDryRunFirst, type WriteActionData, type WriteTool } from './write-tool.ts';
+import type { ToolContext, ToolResult, WriteTool } from './tool.ts';
+import { runWithDryRunFirst, type WriteActionData } from './write-tool.ts';
 
 export interface DeletePodData extends WriteActionData {
   action: 'delete_pod';
@@ -16,8 +17,8 @@ export interface DeletePodData extends WriteActionData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the pod'),
-  name: z.string().min(1).describe('Pod name'),
+  namespace: namespaceName().describe('Namespace of the pod'),
+  name: objectName().describe('Pod name'),
 });
 
 type Input = z.infer<typeof input>;
@@ -44,6 +45,6 @@ export const deletePodTool: WriteTool<typeof input, DeletePodData, 'delete_pod'>
     'Use it for a single stuck pod (e.g. on a failed node). Destructive: it needs approval.',
   input,
   risk: 'destructive',
-  run: (args, context) => runWithDryRunFirst((dryRun) => deletePod(args, context, dryRun)),
+  run: (approved, context) => runWithDryRunFirst((dryRun) => deletePod(approved.input, context, dryRun)),
   dryRun: (args, context) => deletePod(args, context, true),
 };

@@ -3,6 +3,7 @@
  * its pods by status, the latest revisions with the newest change, and its events.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent, type EventData } from './format/events.ts';
@@ -14,7 +15,7 @@ import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
 import { formatChangeLines, formatRevisionLine } from './rollout-history.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface DeploymentDetailsData {
   summary: WorkloadSummaryData;
@@ -30,11 +31,11 @@ export interface DeploymentDetailsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the Deployment'),
-  name: z.string().min(1).describe('Deployment name'),
+  namespace: namespaceName().describe('Namespace of the Deployment'),
+  name: objectName().describe('Deployment name'),
 });
 
-export const describeDeploymentTool: Tool<typeof input, DeploymentDetailsData, 'describe_deployment'> = {
+export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsData, 'describe_deployment'> = {
   name: 'describe_deployment',
   description:
     'Shows one Deployment: desired/ready/updated/available replicas, conditions with their messages (ProgressDeadlineExceeded, ' +

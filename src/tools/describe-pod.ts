@@ -4,6 +4,7 @@
  * state, last state, exit code and spec, volumes, placement, and the pod's events.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
@@ -13,7 +14,7 @@ import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts
 import { formatContainerState, oneLine, readContainerStatuses, summarizePod, type ContainerStatusData } from './format/pod-status.ts';
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface PodConditionData {
   type: string;
@@ -51,8 +52,8 @@ export interface PodDetailsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the pod'),
-  name: z.string().min(1).describe('Pod name, e.g. "checkout-api-7d9f8c6b5-x2k4q" (from list_pods)'),
+  namespace: namespaceName().describe('Namespace of the pod'),
+  name: objectName().describe('Pod name, e.g. "checkout-api-7d9f8c6b5-x2k4q" (from list_pods)'),
 });
 
 function readConditions(pod: V1Pod): PodConditionData[] {
@@ -64,7 +65,7 @@ function readConditions(pod: V1Pod): PodConditionData[] {
   }));
 }
 
-export const describePodTool: Tool<typeof input, PodDetailsData, 'describe_pod'> = {
+export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_pod'> = {
   name: 'describe_pod',
   description:
     'Shows one pod in detail, like a compact `kubectl describe pod`: status, failing conditions (e.g. Unschedulable with the scheduler message), ' +

@@ -4,19 +4,20 @@
  * label values the namespace's pods carry for the same keys, so a mistyped selector shows at once.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { BudgetedText } from './format/budget.ts';
 import { formatServiceDetails, readServiceDetails, type ServiceDetailsData } from './format/service-details.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export type { ServiceDetailsData };
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the Service'),
-  name: z.string().min(1).describe('Service name'),
+  namespace: namespaceName().describe('Namespace of the Service'),
+  name: objectName().describe('Service name'),
 });
 
-export const describeServiceTool: Tool<typeof input, ServiceDetailsData, 'describe_service'> = {
+export const describeServiceTool: ReadTool<typeof input, ServiceDetailsData, 'describe_service'> = {
   name: 'describe_service',
   description:
     'Shows one Service: type, selector, ports (port -> targetPort), ready and not-ready endpoints with their pods, the pods its selector ' +

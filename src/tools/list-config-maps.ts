@@ -3,11 +3,12 @@
  * each cut short and passed through the redactor (a ConfigMap may hold a password anyway).
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { redactNamedValue } from '../redact/redactor.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface ConfigMapSummaryData {
   namespace: string;
@@ -24,13 +25,13 @@ export interface ConfigMapsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace'),
-  name: z.string().min(1).optional().describe('One ConfigMap: adds its values (redacted)'),
+  namespace: namespaceName().describe('Namespace'),
+  name: objectName().optional().describe('One ConfigMap: adds its values (redacted)'),
   key: z.string().min(1).optional().describe('With name: only this key'),
   valueLimit: z.number().int().min(40).max(20_000).default(2000).describe('Characters shown per value'),
 });
 
-export const listConfigMapsTool: Tool<typeof input, ConfigMapsData, 'list_config_maps'> = {
+export const listConfigMapsTool: ReadTool<typeof input, ConfigMapsData, 'list_config_maps'> = {
   name: 'list_config_maps',
   description:
     'Lists the ConfigMaps of a namespace with their keys, or with name one ConfigMap\'s values (credential-like values masked). ' +

@@ -1,9 +1,10 @@
 /** `list_cron_jobs`: CronJobs with schedule, suspension, last schedule and success, and their recent Jobs. */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge, toIso } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface CronJobSummaryData {
   namespace: string;
@@ -25,11 +26,11 @@ export interface CronJobsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: z.string().min(1).optional().describe('One CronJob by name'),
+  namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
+  name: objectName().optional().describe('One CronJob by name'),
 });
 
-export const listCronJobsTool: Tool<typeof input, CronJobsData, 'list_cron_jobs'> = {
+export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_jobs'> = {
   name: 'list_cron_jobs',
   description:
     'Lists CronJobs with schedule, whether suspended, active Jobs, when they last ran and last succeeded, and the state of their recent Jobs. ' +

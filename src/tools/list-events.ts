@@ -4,10 +4,11 @@
  * warnings before normal events.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent, formatRoutineEvents, isRoutineEvent, type EventData } from './format/events.ts';
 import { describeIncomplete, failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface EventsData {
   namespace: string;
@@ -20,8 +21,8 @@ export interface EventsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace to read events from'),
-  name: z.string().min(1).optional().describe('Only events about this object, e.g. a pod, a Deployment, a Service or a PVC name'),
+  namespace: namespaceName().describe('Namespace to read events from'),
+  name: objectName().optional().describe('Only events about this object, e.g. a pod, a Deployment, a Service or a PVC name'),
   kind: z.string().min(1).optional().describe('Only events about objects of this kind, e.g. "Pod", "Deployment", "PersistentVolumeClaim"'),
   includeRelated: z
     .boolean()
@@ -30,7 +31,7 @@ const input = z.object({
   type: z.enum(['Warning', 'Normal']).optional().describe('Only Warning or only Normal events'),
 });
 
-export const listEventsTool: Tool<typeof input, EventsData, 'list_events'> = {
+export const listEventsTool: ReadTool<typeof input, EventsData, 'list_events'> = {
   name: 'list_events',
   description:
     'Lists Kubernetes events newest first, with repeats folded into one line with a count (x42 over 20m): scheduling failures, ' +

@@ -5,15 +5,16 @@
  * follow, so "why do the extra replicas not come up" needs no second call.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import type { V1LabelSelector, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { ReadCluster } from '../cluster/cluster.ts';
 import { formatAutoscalerMetrics } from './format/autoscaler-metrics.ts';
 import { BudgetedText } from './format/budget.ts';
 import { formatPodGroup, readPodGroup } from './format/pod-group.ts';
 import { oneLine } from './format/pod-status.ts';
 import { formatLabelSelector } from './format/selectors.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface AutoscalersData {
   autoscalers: AutoscalerData[];
@@ -35,8 +36,8 @@ export interface AutoscalerData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: z.string().min(1).optional().describe('One HorizontalPodAutoscaler by name (usually the name of the workload it scales)'),
+  namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
+  name: objectName().optional().describe('One HorizontalPodAutoscaler by name (usually the name of the workload it scales)'),
 });
 
 /** Targets whose workload is read and shown with the autoscaler, at most. */
@@ -93,7 +94,7 @@ interface ScaledWorkload {
 }
 
 /** The target workload's replicas and its unhealthy pods (a Pending pod carries the scheduler's message). */
-async function describeTarget(input: { cluster: Cluster; autoscaler: AutoscalerData; signal: AbortSignal; now: Date }): Promise<string[]> {
+async function describeTarget(input: { cluster: ReadCluster; autoscaler: AutoscalerData; signal: AbortSignal; now: Date }): Promise<string[]> {
   const { kind, name } = input.autoscaler.target;
   const reference = { namespace: input.autoscaler.namespace, name };
   const options = { signal: input.signal };
@@ -116,7 +117,7 @@ async function describeTarget(input: { cluster: Cluster; autoscaler: AutoscalerD
   return lines;
 }
 
-export const listHorizontalPodAutoscalersTool: Tool<typeof input, AutoscalersData, 'list_horizontal_pod_autoscalers'> = {
+export const listHorizontalPodAutoscalersTool: ReadTool<typeof input, AutoscalersData, 'list_horizontal_pod_autoscalers'> = {
   name: 'list_horizontal_pod_autoscalers',
   description:
     'Lists HorizontalPodAutoscalers (autoscaling/v2): target workload, min/max/current/desired replicas, each metric against its target ' +

@@ -1,5 +1,6 @@
 /** `list_jobs`: Jobs with completions, failures and failure conditions; with name, template, pods and events. */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import type { V1Job } from '@kubernetes/client-node';
 import { ageSeconds, formatAge, formatDuration } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
@@ -7,7 +8,7 @@ import { oneLine } from './format/pod-status.ts';
 import { formatLabelSelector } from './format/selectors.ts';
 import { readWorkloadDetails, writeWorkloadDetails, type WorkloadDetailsData } from './format/workload-details.ts';
 import { failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface JobSummaryData {
   namespace: string;
@@ -35,8 +36,8 @@ export interface JobsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: z.string().min(1).optional().describe('One Job by name: adds its pod template, its pods and its events (needs namespace)'),
+  namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
+  name: objectName().optional().describe('One Job by name: adds its pod template, its pods and its events (needs namespace)'),
   labelSelector: z.string().optional().describe('Label selector on the Jobs'),
 });
 
@@ -83,7 +84,7 @@ export function formatJobLine(job: JobSummaryData, now: Date, withNamespace: boo
   return `${withNamespace ? `${job.namespace}/` : ''}${job.name}: ${job.state}, succeeded ${job.succeeded}/${job.completions}, failed ${job.failed} (backoffLimit ${job.backoffLimit}), active ${job.active}, age ${age}${duration}${owner}, image ${job.images.join(' ')}${why}`;
 }
 
-export const listJobsTool: Tool<typeof input, JobsData, 'list_jobs'> = {
+export const listJobsTool: ReadTool<typeof input, JobsData, 'list_jobs'> = {
   name: 'list_jobs',
   description:
     'Lists Jobs with their state (Failed, Running, Complete), succeeded/completions, failed pods against backoffLimit, the CronJob that ' +

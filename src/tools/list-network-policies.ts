@@ -3,11 +3,12 @@
  * directions it isolates, and the peers and ports it lets in or out.
  */
 import { z } from 'zod';
+import { namespaceName } from './names.ts';
 import type { V1NetworkPolicyPeer, V1NetworkPolicyPort } from '@kubernetes/client-node';
 import { BudgetedText } from './format/budget.ts';
 import { formatLabelSelector } from './format/selectors.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface NetworkPolicyData {
   name: string;
@@ -24,7 +25,7 @@ export interface NetworkPoliciesData {
   policies: NetworkPolicyData[];
 }
 
-const input = z.object({ namespace: z.string().min(1).describe('Namespace') });
+const input = z.object({ namespace: namespaceName().describe('Namespace') });
 
 function formatPeer(peer: V1NetworkPolicyPeer): string {
   if (peer.ipBlock) return `ipBlock ${peer.ipBlock.cidr}${peer.ipBlock.except?.length ? ` except ${peer.ipBlock.except.join(',')}` : ''}`;
@@ -40,7 +41,7 @@ function formatRule(peers: V1NetworkPolicyPeer[] | undefined, ports: V1NetworkPo
   return `${who} on ${where}`;
 }
 
-export const listNetworkPoliciesTool: Tool<typeof input, NetworkPoliciesData, 'list_network_policies'> = {
+export const listNetworkPoliciesTool: ReadTool<typeof input, NetworkPoliciesData, 'list_network_policies'> = {
   name: 'list_network_policies',
   description:
     'Lists a namespace\'s NetworkPolicies: which pods each selects, whether it isolates ingress and/or egress, and the peers and ports it allows ' +

@@ -3,13 +3,14 @@
  * of their allocatable cpu, memory and pods the scheduled pods already request.
  */
 import { z } from 'zod';
+import { objectName } from './names.ts';
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { ageSeconds, formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { oneLine } from './format/pod-status.ts';
 import { formatQuantity, parseQuantity } from './format/quantity.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface NodeSummaryData {
   name: string;
@@ -48,7 +49,7 @@ function isProblemCondition(type: string): boolean {
 }
 
 const input = z.object({
-  name: z.string().min(1).optional().describe('One node by name'),
+  name: objectName().optional().describe('One node by name'),
   labelSelector: z.string().optional().describe('Label selector on nodes, e.g. "node-role.kubernetes.io/worker" or "gpu=true"'),
 });
 
@@ -124,7 +125,7 @@ function formatNode(node: NodeSummaryData, now: Date): string {
   return parts.join(', ');
 }
 
-export const listNodesTool: Tool<typeof input, NodesData, 'list_nodes'> = {
+export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
   name: 'list_nodes',
   description:
     'Lists nodes: Ready or NotReady (with the kubelet\'s reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), ' +

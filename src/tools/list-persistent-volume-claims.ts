@@ -3,11 +3,12 @@
  * requested size and bound volume; Pending ones first with the provisioner's latest event.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent } from './format/events.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface PersistentVolumeClaimData {
   namespace: string;
@@ -34,11 +35,11 @@ export interface PersistentVolumeClaimsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace'),
-  name: z.string().min(1).optional().describe('One claim by name'),
+  namespace: namespaceName().describe('Namespace'),
+  name: objectName().optional().describe('One claim by name'),
 });
 
-export const listPersistentVolumeClaimsTool: Tool<typeof input, PersistentVolumeClaimsData, 'list_persistent_volume_claims'> = {
+export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVolumeClaimsData, 'list_persistent_volume_claims'> = {
   name: 'list_persistent_volume_claims',
   description:
     'Lists PersistentVolumeClaims with phase (Pending, Bound, Lost), storage class and whether that class exists, requested size, access modes ' +

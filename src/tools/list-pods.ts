@@ -1,11 +1,12 @@
 /** `list_pods`: the pods of a namespace (or the allowed ones), trouble first, with counts by status. */
 import { z } from 'zod';
+import { namespaceName } from './names.ts';
 import type { V1Pod } from '@kubernetes/client-node';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { formatContainerState, summarizePod, type PodSummaryData } from './format/pod-status.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 /** Pods kept in `data` beyond which only counts remain (trouble first, so no unhealthy pod is dropped before a healthy one). */
 const DATA_POD_LIMIT = 300;
@@ -25,7 +26,7 @@ export interface ListPodsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace to list; omitted: every namespace this run may read'),
+  namespace: namespaceName().optional().describe('Namespace to list; omitted: every namespace this run may read'),
   labelSelector: z.string().optional().describe('Label selector, e.g. "app=checkout-api" or "tier in (web,api)"'),
   fieldSelector: z.string().optional().describe('Field selector, e.g. "status.phase!=Running" or "spec.nodeName=node-2"'),
   onlyUnhealthy: z.boolean().default(false).describe('List only pods that are not running and ready (counts still cover all)'),
@@ -45,7 +46,7 @@ function formatPodLine(pod: PodSummaryData, now: Date, withNamespace: boolean): 
   return parts.join('  ');
 }
 
-export const listPodsTool: Tool<typeof input, ListPodsData, 'list_pods'> = {
+export const listPodsTool: ReadTool<typeof input, ListPodsData, 'list_pods'> = {
   name: 'list_pods',
   description:
     'Lists pods with STATUS (as kubectl prints it), ready containers, restarts, age, node and the telling container state ' +

@@ -3,10 +3,11 @@
  * flagged) and LimitRanges (defaults, minimums and maximums pods must fit).
  */
 import { z } from 'zod';
+import { namespaceName } from './names.ts';
 import { BudgetedText } from './format/budget.ts';
 import { parseQuantity } from './format/quantity.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface QuotaResourceData {
   resource: string;
@@ -23,13 +24,13 @@ export interface ResourceQuotasData {
   limitRanges: Array<{ name: string; limits: Array<{ type: string; min?: Record<string, string>; max?: Record<string, string>; default?: Record<string, string>; defaultRequest?: Record<string, string> }> }>;
 }
 
-const input = z.object({ namespace: z.string().min(1).describe('Namespace') });
+const input = z.object({ namespace: namespaceName().describe('Namespace') });
 
 function stringify(values: Record<string, unknown> | undefined): Record<string, string> | undefined {
   return values && Object.keys(values).length ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)])) : undefined;
 }
 
-export const listResourceQuotasTool: Tool<typeof input, ResourceQuotasData, 'list_resource_quotas'> = {
+export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 'list_resource_quotas'> = {
   name: 'list_resource_quotas',
   description:
     'Shows a namespace\'s ResourceQuotas (used against hard for cpu, memory, pods, PVCs..., exhausted ones flagged) and LimitRanges ' +

@@ -3,11 +3,12 @@
  * the `Cluster` interface itself hands out names and keys only.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import type { SecretSummary } from '../cluster/cluster.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface SecretsData {
   namespace: string;
@@ -15,11 +16,11 @@ export interface SecretsData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace'),
-  name: z.string().min(1).optional().describe('One Secret by name, to check it exists and which keys it has'),
+  namespace: namespaceName().describe('Namespace'),
+  name: objectName().optional().describe('One Secret by name, to check it exists and which keys it has'),
 });
 
-export const listSecretsTool: Tool<typeof input, SecretsData, 'list_secrets'> = {
+export const listSecretsTool: ReadTool<typeof input, SecretsData, 'list_secrets'> = {
   name: 'list_secrets',
   description:
     'Lists Secrets with their type and key names (never values). Use it to check that a Secret, or a key of it, that a pod references ' +

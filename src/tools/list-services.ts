@@ -1,11 +1,12 @@
 /** `list_services`: Services with type, selector, ports and ready/not-ready endpoint counts; those without ready endpoints first. */
 import { z } from 'zod';
+import { namespaceName } from './names.ts';
 import type { V1Endpoints, V1Service } from '@kubernetes/client-node';
 import { BudgetedText } from './format/budget.ts';
 import { readEndpoints } from './format/service-endpoints.ts';
 import { formatLabelMap } from './format/selectors.ts';
 import { failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface ServiceSummaryData {
   namespace: string;
@@ -26,14 +27,14 @@ export interface ServicesData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
+  namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
 });
 
 export function formatServicePorts(service: V1Service): string[] {
   return (service.spec?.ports ?? []).map((port) => `${port.name ? `${port.name}:` : ''}${port.port}->${port.targetPort ?? port.port}/${port.protocol ?? 'TCP'}`);
 }
 
-export const listServicesTool: Tool<typeof input, ServicesData, 'list_services'> = {
+export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_services'> = {
   name: 'list_services',
   description:
     'Lists Services with type, selector, ports and how many ready and not-ready endpoints each has; Services whose selector yields no ready ' +

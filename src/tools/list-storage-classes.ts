@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { BudgetedText } from './format/budget.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface StorageClassData {
   name: string;
@@ -20,7 +20,7 @@ export interface StorageClassesData {
 
 const input = z.object({});
 
-export const listStorageClassesTool: Tool<typeof input, StorageClassesData, 'list_storage_classes'> = {
+export const listStorageClassesTool: ReadTool<typeof input, StorageClassesData, 'list_storage_classes'> = {
   name: 'list_storage_classes',
   description:
     'Lists StorageClasses with provisioner, volume binding mode, reclaim policy and which is the default. Use it when a claim names a class ' +

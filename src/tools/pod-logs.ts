@@ -4,12 +4,13 @@
  * bytes and the output budget.
  */
 import { z } from 'zod';
+import { containerName, namespaceName, objectName } from './names.ts';
 import { redactText } from '../redact/redactor.ts';
 import { BudgetedText } from './format/budget.ts';
 import { compileGrep, digestLog } from './format/log-lines.ts';
 import { formatContainerState, readContainerStatuses, type ContainerStatusData } from './format/pod-status.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool, ToolContext } from './tool.ts';
+import type { ReadTool, ReadToolContext } from './tool.ts';
 
 export interface PodLogsData {
   namespace: string;
@@ -34,9 +35,9 @@ export interface PodLogsData {
 const FETCH_LINES = 5000;
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the pod'),
-  name: z.string().min(1).describe('Pod name'),
-  container: z.string().min(1).optional().describe('Container name; omitted: the pod\'s only container, or the one in trouble'),
+  namespace: namespaceName().describe('Namespace of the pod'),
+  name: objectName().describe('Pod name'),
+  container: containerName().optional().describe('Container name; omitted: the pod\'s only container, or the one in trouble'),
   previous: z.boolean().optional().describe('true: the last terminated run (what crashed); omitted: the current run, falling back to the previous one when it is empty'),
   tailLines: z.number().int().min(1).max(2000).default(20).describe('Lines to show from the end; before them only error and warning lines are shown. Raise it to read more context'),
   grep: z.string().min(1).max(200).optional().describe('Only lines matching this case-insensitive regular expression, e.g. "error|refused"'),
@@ -55,7 +56,7 @@ function pickContainer(containers: ContainerStatusData[], requested: string | un
   return failingInit ?? regular.find(trouble) ?? regular[0] ?? containers[0] ?? 'the pod has no containers';
 }
 
-async function readLog(args: z.infer<typeof input>, context: ToolContext, container: string, previous: boolean) {
+async function readLog(args: z.infer<typeof input>, context: ReadToolContext, container: string, previous: boolean) {
   return context.cluster.readPodLog({
     namespace: args.namespace,
     name: args.name,
@@ -68,7 +69,7 @@ async function readLog(args: z.infer<typeof input>, context: ToolContext, contai
   });
 }
 
-export const podLogsTool: Tool<typeof input, PodLogsData, 'get_pod_logs'> = {
+export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = {
   name: 'get_pod_logs',
   description:
     'Reads a container\'s log: the current run, or with previous=true the last terminated run (what a crash-looping container printed before it died). ' +

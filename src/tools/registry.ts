@@ -1,8 +1,10 @@
 /**
- * The tool registry and the one way to run a tool: `runTool` validates the input with the
- * tool's zod schema, enforces the namespace allowlist before any cluster call, answers an
- * unknown name with the tools that exist, turns anything thrown into an `internal` result,
- * and passes every result through the redactor and the output budget. It never throws.
+ * The tool registry and the ways to run a tool, after the gate has validated the call:
+ * `runReadTool` (a read, with a read-only cluster), `runApprovedWrite` (a write, only with
+ * the gate's `ApprovedAction`) and `dryRunWrite` (a write's server-side dry run). Each
+ * answers an unknown name with the tools that exist, turns anything thrown into an
+ * `internal` result, and passes every result through the redactor and the output budget.
+ * None throws. Validation and the namespace allowlist are the gate's (src/gate/gate.ts), once.
  */
 import { z } from 'zod';
 import { redactText, redactValue } from '../redact/redactor.ts';
@@ -34,8 +36,9 @@ import { rolloutHistoryTool } from './rollout-history.ts';
 import { rolloutRestartTool } from './rollout-restart.ts';
 import { rolloutUndoTool } from './rollout-undo.ts';
 import { scaleTool } from './scale.ts';
-import type { AnyZodObject, Tool, ToolContext, ToolResult, ToolSpec } from './tool.ts';
-import { isWriteTool } from './write-tool.ts';
+import { readOnlyView } from '../cluster/cluster.ts';
+import { isApprovedAction, type ApprovedAction } from '../gate/gate.ts';
+import { isWriteTool, type AnyZodObject, type ReadTool, type ReadToolContext, type Tool, type ToolContext, type ToolResult, type ToolSpec, type WriteTool } from './tool.ts';
 
 export interface ToolRegistry {
   list(): Tool[];
@@ -85,6 +88,9 @@ type ShippedTool = (typeof SHIPPED_TOOLS)[number];
 /** The name of every tool kubewhy ships. */
 export type ToolName = ShippedTool['name'];
 
+/** The name of every shipped tool that changes the cluster. */
+export type WriteToolName = Extract<ShippedTool, { risk: 'write' | 'destructive' }>['name'];
+
 /** What a successful call of each tool returns as `data`, by name: derived from the tools themselves. */
 export type ToolDataMap = { [T in ShippedTool as T['name']]: T extends Tool<AnyZodObject, infer Data, string> ? Data : never };
 
@@ -120,44 +126,59 @@ export function createToolRegistry(tools: readonly Tool[] = defaultTools()): Too
   };
 }
 
-export interface RunToolRequest {
+export interface RunReadToolRequest {
   registry: ToolRegistry;
   name: string;
-  input: unknown;
+  /** The input as the gate validated it (an `execute` decision's `input`): it is not parsed again here. */
+  input: Record<string, unknown>;
+  /** A read tool is handed only the read side of `context.cluster`, whatever that holds. */
+  context: ReadToolContext;
+}
+
+export interface RunApprovedWriteRequest {
+  registry: ToolRegistry;
+  /** Made by the gate (`approve`) from a held call and a person's approval: names the tool and carries its validated input. */
+  approved: ApprovedAction;
   context: ToolContext;
 }
 
-type Prepared = { ok: true; tool: Tool; input: Record<string, unknown> } | { ok: false; result: ToolResult };
+export interface DryRunWriteRequest {
+  registry: ToolRegistry;
+  name: string;
+  /** The input as the gate validated it (a `hold` or `propose` decision's `input`). */
+  input: Record<string, unknown>;
+  context: ToolContext;
+}
 
-/** Looks the tool up, validates the input and checks the namespace: everything that happens before a cluster call. */
-function prepare(request: RunToolRequest): Prepared {
-  const tool = request.registry.get(request.name);
-  if (!tool) {
-    const names = request.registry.list().map((known) => known.name).join(', ');
-    return { ok: false, result: { ok: false, error: 'unknown-tool', content: `unknown-tool: there is no tool named "${request.name}". Tools that exist: ${names}.` } };
+type Lookup<T extends Tool> = { ok: true; tool: T } | { ok: false; result: ToolResult };
+
+function unknownTool(registry: ToolRegistry, name: string): ToolResult {
+  const names = registry.list().map((known) => known.name).join(', ');
+  return { ok: false, error: 'unknown-tool', content: `unknown-tool: there is no tool named "${name}". Tools that exist: ${names}.` };
+}
+
+function stopped(): ToolResult {
+  return { ok: false, error: 'timeout', content: 'timeout: the run was stopped before this call (deadline or cancellation).' };
+}
+
+function findReadTool(registry: ToolRegistry, name: string): Lookup<ReadTool> {
+  const tool = registry.get(name);
+  if (!tool) return { ok: false, result: unknownTool(registry, name) };
+  if (tool.risk !== 'read') {
+    return { ok: false, result: { ok: false, error: 'invalid-input', content: `invalid-input: ${name} changes the cluster (${tool.risk}); it runs only as an action a person approved, never as a read.` } };
   }
-  const parsed = tool.input.safeParse(request.input ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
-    const fields = Object.keys(tool.input.shape).join(', ');
-    return { ok: false, result: { ok: false, error: 'invalid-input', content: `invalid-input: bad arguments for ${tool.name}: ${problems}. It takes: ${fields}.` } };
-  }
-  const input = parsed.data as Record<string, unknown>;
-  const allowed = request.context.allowedNamespaces;
-  if (allowed && typeof input.namespace === 'string' && !allowed.includes(input.namespace)) {
-    return {
-      ok: false,
-      result: { ok: false, error: 'namespace-not-allowed', content: `namespace-not-allowed: namespace "${input.namespace}" is outside this run's allowlist (${allowed.join(', ') || 'none'}).` },
-    };
-  }
-  if (request.context.signal.aborted) {
-    return { ok: false, result: { ok: false, error: 'timeout', content: 'timeout: the run was stopped before this call (deadline or cancellation).' } };
-  }
-  return { ok: true, tool, input };
+  return { ok: true, tool };
+}
+
+function findWriteTool(registry: ToolRegistry, name: string): Lookup<WriteTool> {
+  const tool = registry.get(name);
+  if (!tool) return { ok: false, result: unknownTool(registry, name) };
+  if (!isWriteTool(tool)) return { ok: false, result: { ok: false, error: 'invalid-input', content: `invalid-input: ${name} is a read tool; only write tools have a dry run or an approval.` } };
+  return { ok: true, tool };
 }
 
 /** Redaction first, so the budget measures what the model will read. */
-function finish(result: ToolResult, context: ToolContext): ToolResult {
+function finish(result: ToolResult, context: ReadToolContext): ToolResult {
   const content = redactText(result.content);
   if (!result.ok) return { ok: false, error: result.error, content: enforceBudget(content, context.outputBudgetBytes, '').content };
   const fitted = enforceBudget(content, context.outputBudgetBytes, 'Narrow the request: a selector, a name, a container, a grep or a smaller tail.');
@@ -170,30 +191,46 @@ function finish(result: ToolResult, context: ToolContext): ToolResult {
   };
 }
 
-async function execute(request: RunToolRequest, invoke: (tool: Tool, input: Record<string, unknown>) => Promise<ToolResult>): Promise<ToolResult> {
-  const prepared = prepare(request);
-  if (!prepared.ok) return finish(prepared.result, request.context);
+/** Runs the call unless the run was stopped, turns anything thrown into `internal`, and finishes the result. */
+async function execute<T extends Tool>(input: { lookup: Lookup<T>; name: string; context: ReadToolContext; invoke: (tool: T) => Promise<ToolResult> }): Promise<ToolResult> {
+  const { lookup, context } = input;
+  if (!lookup.ok) return finish(lookup.result, context);
+  if (context.signal.aborted) return finish(stopped(), context);
   try {
-    return finish(await invoke(prepared.tool, prepared.input), request.context);
+    return finish(await input.invoke(lookup.tool), context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return finish({ ok: false, error: 'internal', content: `internal: ${request.name} failed unexpectedly (${message}). Try another tool or other arguments.` }, request.context);
+    return finish({ ok: false, error: 'internal', content: `internal: ${input.name} failed unexpectedly (${message}). Try another tool or other arguments.` }, context);
   }
 }
 
-/** Runs one tool call end to end; never throws. */
-export function runTool(request: RunToolRequest): Promise<ToolResult> {
-  return execute(request, (tool, input) => tool.run(input, request.context));
+/**
+ * Runs a read tool on the input the gate validated, with a read-only view of the cluster;
+ * a write tool's name is refused. Never throws.
+ */
+export function runReadTool(request: RunReadToolRequest): Promise<ToolResult> {
+  const context: ReadToolContext = { ...request.context, cluster: readOnlyView(request.context.cluster) };
+  return execute({ lookup: findReadTool(request.registry, request.name), name: request.name, context, invoke: (tool) => tool.run(request.input, context) });
+}
+
+/**
+ * Runs the write a person approved: the tool the approval names, on the input the gate
+ * validated (server-side dry run first, then the real call). A value the gate did not make
+ * is refused. Never throws.
+ */
+export function runApprovedWrite(request: RunApprovedWriteRequest): Promise<ToolResult> {
+  const { approved, context } = request;
+  if (!isApprovedAction(approved)) {
+    return Promise.resolve(finish({ ok: false, error: 'internal', content: 'internal: this write carries no approval made by the gate; it was not executed.' }, context));
+  }
+  return execute({ lookup: findWriteTool(request.registry, approved.toolName), name: approved.toolName, context, invoke: (tool) => tool.run(approved, context) });
 }
 
 /**
  * Runs only the server-side dry run of a write tool (`dryRun=All`: validated, never
- * persisted), under the same validation, allowlist, redaction and budget as `runTool`.
- * A read tool has nothing to rehearse: it answers `invalid-input`.
+ * persisted), on the input the gate validated, with the same redaction and budget.
+ * A read tool has nothing to rehearse: it answers `invalid-input`. Never throws.
  */
-export function dryRunTool(request: RunToolRequest): Promise<ToolResult> {
-  return execute(request, async (tool, input) => {
-    if (!isWriteTool(tool)) return { ok: false, error: 'invalid-input', content: `invalid-input: ${tool.name} is a read tool; only write tools have a dry run.` };
-    return tool.dryRun(input, request.context);
-  });
+export function dryRunWrite(request: DryRunWriteRequest): Promise<ToolResult> {
+  return execute({ lookup: findWriteTool(request.registry, request.name), name: request.name, context: request.context, invoke: (tool) => tool.dryRun(request.input, request.context) });
 }

@@ -6,6 +6,7 @@
  * Services that do exist there. A public domain is named as outside the cluster, nothing more.
  */
 import { z } from 'zod';
+import { namespaceName } from './names.ts';
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import { BudgetedText } from './format/budget.ts';
 import { findNodeByAddress, findPodsByIp, findServiceByClusterIp, findServicesSelecting } from './format/host-lookups.ts';
@@ -13,7 +14,7 @@ import { findSimilarNames, parseHost, type ServiceCandidate } from './format/hos
 import { formatContainerState, summarizePod } from './format/pod-status.ts';
 import { formatServiceDetailPorts, formatServiceDetails, readServiceDetails, type ServiceDetailsData } from './format/service-details.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { Tool, ToolContext, ToolFailure, ToolResult } from './tool.ts';
+import type { ReadTool, ReadToolContext, ToolFailure, ToolResult } from './tool.ts';
 
 export interface ResolvedHostData {
   /** The host name or IP alone: no scheme, credentials, port or path. */
@@ -36,10 +37,10 @@ const input = z.object({
     .trim()
     .min(1, 'the host is empty: pass it as the log names it, e.g. "redis:6379"')
     .describe('The host as the log line names it: redis, redis:6379, orders-db.data, name.namespace.svc.cluster.local, 10.96.12.7:6379 or a URL'),
-  namespace: z.string().min(1).describe('Namespace of the pod whose log names the host (short names resolve there)'),
+  namespace: namespaceName().describe('Namespace of the pod whose log names the host (short names resolve there)'),
 });
 
-function isAllowed(namespace: string, context: ToolContext): boolean {
+function isAllowed(namespace: string, context: ReadToolContext): boolean {
   return !context.allowedNamespaces || context.allowedNamespaces.includes(namespace);
 }
 
@@ -61,7 +62,7 @@ function describeBackends(service: ServiceDetailsData, port: number | undefined)
 }
 
 async function answerWithService(input: {
-  context: ToolContext;
+  context: ReadToolContext;
   text: BudgetedText;
   service: V1Service;
   base: Omit<ResolvedHostData, 'resolvedBy' | 'similar'>;
@@ -83,7 +84,7 @@ async function answerWithService(input: {
   return success(input.text.finish('call describe_service or list_pods on the backend.'), data, input.text.truncated);
 }
 
-async function resolveName(input: { context: ToolContext; host: string; port?: number; candidates: ServiceCandidate[] }): Promise<ToolResult<ResolvedHostData>> {
+async function resolveName(input: { context: ReadToolContext; host: string; port?: number; candidates: ServiceCandidate[] }): Promise<ToolResult<ResolvedHostData>> {
   const { context, host } = input;
   const portPart = input.port !== undefined ? { port: input.port } : {};
   const text = new BudgetedText(context.outputBudgetBytes);
@@ -148,7 +149,7 @@ async function resolveName(input: { context: ToolContext; host: string; port?: n
   return success(text.finish('call list_services in that namespace.'), data, text.truncated);
 }
 
-function describePod(pod: V1Pod, context: ToolContext): string {
+function describePod(pod: V1Pod, context: ReadToolContext): string {
   const now = context.cluster.now();
   const summary = summarizePod(pod, now);
   const problem = summary.problem ? `, ${summary.problem.last ? 'last ' : ''}${summary.problem.container} ${formatContainerState(summary.problem.state, now, { messageLimit: 160 })}` : '';
@@ -156,7 +157,7 @@ function describePod(pod: V1Pod, context: ToolContext): string {
   return `pod ${summary.namespace}/${summary.name}: ${summary.status}, ready ${summary.ready}, restarts ${summary.restarts}${summary.node ? `, node ${summary.node}` : ''}${problem}${previous}`;
 }
 
-async function resolveIp(input: { context: ToolContext; host: string; ip: string; port?: number }): Promise<ToolResult<ResolvedHostData>> {
+async function resolveIp(input: { context: ReadToolContext; host: string; ip: string; port?: number }): Promise<ToolResult<ResolvedHostData>> {
   const { context, ip } = input;
   const portPart = input.port !== undefined ? { port: input.port } : {};
   const base = { host: input.host, ...portPart };
@@ -190,7 +191,7 @@ async function resolveIp(input: { context: ToolContext; host: string; ip: string
   return success(text.finish('call list_services or list_pods.'), { ...base, resolvedBy: 'none', similar: [] } satisfies ResolvedHostData, text.truncated);
 }
 
-export const resolveHostTool: Tool<typeof input, ResolvedHostData, 'resolve_host'> = {
+export const resolveHostTool: ReadTool<typeof input, ResolvedHostData, 'resolve_host'> = {
   name: 'resolve_host',
   description:
     'Resolves a host a client\'s log names (redis, redis:6379, orders-db.data, x.y.svc.cluster.local, a ClusterIP or pod IP, a URL) the way ' +

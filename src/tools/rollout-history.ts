@@ -5,6 +5,7 @@
  * its ReplicaSets; a StatefulSet's or DaemonSet's, its ControllerRevisions.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import type { RevisionChangeData, RevisionData } from './format/rollout.ts';
@@ -12,7 +13,7 @@ import { formatDiffEntry } from './format/template-diff.ts';
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { readRolloutTarget, rolloutKindInput, type RolloutKind } from './rollout-target.ts';
 import { success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface RolloutHistoryData {
   kind: RolloutKind;
@@ -26,8 +27,8 @@ export interface RolloutHistoryData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the workload'),
-  name: z.string().min(1).describe('Name of the Deployment, StatefulSet or DaemonSet'),
+  namespace: namespaceName().describe('Namespace of the workload'),
+  name: objectName().describe('Name of the Deployment, StatefulSet or DaemonSet'),
   kind: rolloutKindInput,
   revision: z.number().int().min(1).optional().describe('Also show the full pod template of this revision'),
 });
@@ -49,7 +50,7 @@ export function formatChangeLines(change: RevisionChangeData): string[] {
   return [header, ...change.changes.map((entry) => `  ${formatDiffEntry(entry)}`)];
 }
 
-export const rolloutHistoryTool: Tool<typeof input, RolloutHistoryData, 'rollout_history'> = {
+export const rolloutHistoryTool: ReadTool<typeof input, RolloutHistoryData, 'rollout_history'> = {
   name: 'rollout_history',
   description:
     'Shows the rollout history of a Deployment, StatefulSet or DaemonSet (set kind; Deployment by default): every revision kept (its ReplicaSet ' +

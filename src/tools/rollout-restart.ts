@@ -3,10 +3,11 @@
  * template with `kubectl.kubernetes.io/restartedAt`, so the controller replaces every pod.
  */
 import { z } from 'zod';
-import type { PatchableKind } from '../cluster/cluster.ts';
+import { namespaceName, objectName } from './names.ts';
+import { ROLLOUT_KINDS } from './rollout-target.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { ToolContext, ToolResult } from './tool.ts';
-import { runWithDryRunFirst, type WriteActionData, type WriteTool } from './write-tool.ts';
+import type { ToolContext, ToolResult, WriteTool } from './tool.ts';
+import { runWithDryRunFirst, type WriteActionData } from './write-tool.ts';
 
 export interface RolloutRestartData extends WriteActionData {
   action: 'rollout_restart';
@@ -14,9 +15,9 @@ export interface RolloutRestartData extends WriteActionData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the workload'),
-  name: z.string().min(1).describe('Workload name'),
-  kind: z.enum(['Deployment', 'StatefulSet', 'DaemonSet']).default('Deployment').describe('Workload kind'),
+  namespace: namespaceName().describe('Namespace of the workload'),
+  name: objectName().describe('Workload name'),
+  kind: z.enum(ROLLOUT_KINDS).default('Deployment').describe('Workload kind'),
 });
 
 type Input = z.infer<typeof input>;
@@ -24,7 +25,7 @@ type Input = z.infer<typeof input>;
 async function restart(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<RolloutRestartData>> {
   const restartedAt = context.cluster.now().toISOString();
   const result = await context.cluster.patch({
-    kind: args.kind as PatchableKind,
+    kind: args.kind,
     namespace: args.namespace,
     name: args.name,
     patchType: 'strategic',
@@ -48,6 +49,6 @@ export const rolloutRestartTool: WriteTool<typeof input, RolloutRestartData, 'ro
     'a changed Secret or ConfigMap, or to clear a stuck state. Changes the cluster: it needs approval.',
   input,
   risk: 'write',
-  run: (args, context) => runWithDryRunFirst((dryRun) => restart(args, context, dryRun)),
+  run: (approved, context) => runWithDryRunFirst((dryRun) => restart(approved.input, context, dryRun)),
   dryRun: (args, context) => restart(args, context, true),
 };

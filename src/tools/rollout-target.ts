@@ -5,13 +5,13 @@
  * that name, when one does, or which list tool shows what exists.
  */
 import { z } from 'zod';
-import type { ClusterResult } from '../cluster/cluster.ts';
+import type { ClusterResult, PatchableKind } from '../cluster/cluster.ts';
 import { readControllerRevisionHistory, type RevisionedWorkload } from './format/controller-revisions.ts';
 import { readRolloutHistory, type RolloutHistory } from './format/rollout.ts';
 import { failureFrom } from './tool-results.ts';
-import type { ToolContext, ToolFailure } from './tool.ts';
+import type { ReadToolContext, ToolFailure } from './tool.ts';
 
-export const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const;
+export const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const satisfies readonly PatchableKind[];
 export type RolloutKind = (typeof ROLLOUT_KINDS)[number];
 
 /** The `kind` input both rollout tools take; omitted means Deployment. */
@@ -30,7 +30,7 @@ export interface RolloutTargetRequest {
 export type RolloutTargetResult = { ok: true; history: RolloutHistory } | { ok: false; failure: ToolFailure };
 
 /** Which other rollout kind, if any, has an object of this name. */
-async function findOtherKind(request: RolloutTargetRequest, context: ToolContext): Promise<RolloutKind | undefined> {
+async function findOtherKind(request: RolloutTargetRequest, context: ReadToolContext): Promise<RolloutKind | undefined> {
   for (const kind of ROLLOUT_KINDS) {
     if (kind === request.kind) continue;
     const found = await context.cluster.get(kind, { namespace: request.namespace, name: request.name }, { signal: context.signal });
@@ -39,13 +39,13 @@ async function findOtherKind(request: RolloutTargetRequest, context: ToolContext
   return undefined;
 }
 
-async function notFoundHint(request: RolloutTargetRequest, context: ToolContext): Promise<string> {
+async function notFoundHint(request: RolloutTargetRequest, context: ReadToolContext): Promise<string> {
   const other = await findOtherKind(request, context);
   if (other) return `${request.namespace}/${request.name} is a ${other}, not a ${request.kind}: call ${request.tool} again with kind "${other}".`;
   return `Use ${LIST_TOOLS[request.kind]} in "${request.namespace}" to see which exist; for a StatefulSet or DaemonSet, set kind.`;
 }
 
-async function readRevisionedWorkload(kind: RevisionedWorkload['kind'], reference: { namespace: string; name: string }, context: ToolContext): Promise<ClusterResult<RevisionedWorkload>> {
+async function readRevisionedWorkload(kind: RevisionedWorkload['kind'], reference: { namespace: string; name: string }, context: ReadToolContext): Promise<ClusterResult<RevisionedWorkload>> {
   const options = { signal: context.signal };
   if (kind === 'StatefulSet') {
     const read = await context.cluster.get('StatefulSet', reference, options);
@@ -56,7 +56,7 @@ async function readRevisionedWorkload(kind: RevisionedWorkload['kind'], referenc
 }
 
 /** Reads the workload and its rollout history. */
-export async function readRolloutTarget(request: RolloutTargetRequest, context: ToolContext): Promise<RolloutTargetResult> {
+export async function readRolloutTarget(request: RolloutTargetRequest, context: ReadToolContext): Promise<RolloutTargetResult> {
   const reference = { namespace: request.namespace, name: request.name };
   const options = { signal: context.signal };
   let history;

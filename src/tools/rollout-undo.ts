@@ -6,14 +6,15 @@
  * `data`, the strategic merge patch kubectl sends.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import type { ClusterResult } from '../cluster/cluster.ts';
 import type { RevisionData } from './format/rollout.ts';
 import { diffPodTemplates, formatDiffEntry, type TemplateDiffEntry } from './format/template-diff.ts';
 import { revisionSource } from './rollout-history.ts';
 import { readRolloutTarget, rolloutKindInput, type RolloutKind } from './rollout-target.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { ToolContext, ToolResult } from './tool.ts';
-import { runWithDryRunFirst, type WriteActionData, type WriteTool } from './write-tool.ts';
+import type { ToolContext, ToolResult, WriteTool } from './tool.ts';
+import { runWithDryRunFirst, type WriteActionData } from './write-tool.ts';
 
 export interface RolloutUndoData extends WriteActionData {
   action: 'rollout_undo';
@@ -24,8 +25,8 @@ export interface RolloutUndoData extends WriteActionData {
 }
 
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the workload'),
-  name: z.string().min(1).describe('Name of the Deployment, StatefulSet or DaemonSet'),
+  namespace: namespaceName().describe('Namespace of the workload'),
+  name: objectName().describe('Name of the Deployment, StatefulSet or DaemonSet'),
   kind: rolloutKindInput,
   toRevision: z.number().int().min(1).optional().describe('Revision to return to (see rollout_history); omitted: the one before the current'),
 });
@@ -95,6 +96,6 @@ export const rolloutUndoTool: WriteTool<typeof input, RolloutUndoData, 'rollout_
     'Use it when rollout_history shows the latest revision introduced the failure. Changes the cluster: it needs approval.',
   input,
   risk: 'write',
-  run: (args, context) => runWithDryRunFirst((dryRun) => undo(args, context, dryRun)),
+  run: (approved, context) => runWithDryRunFirst((dryRun) => undo(approved.input, context, dryRun)),
   dryRun: (args, context) => undo(args, context, true),
 };

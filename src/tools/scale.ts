@@ -1,8 +1,10 @@
 /** `scale` (risk write): sets a Deployment's, StatefulSet's or ReplicaSet's replicas through the scale subresource. */
 import { z } from 'zod';
+import type { ScalableKind } from '../cluster/cluster.ts';
+import { namespaceName, objectName } from './names.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { ToolContext, ToolResult } from './tool.ts';
-import { runWithDryRunFirst, type WriteActionData, type WriteTool } from './write-tool.ts';
+import type { ToolContext, ToolResult, WriteTool } from './tool.ts';
+import { runWithDryRunFirst, type WriteActionData } from './write-tool.ts';
 
 export interface ScaleData extends WriteActionData {
   action: 'scale';
@@ -10,10 +12,13 @@ export interface ScaleData extends WriteActionData {
   replicas: number;
 }
 
+/** The kinds `scale` takes: those with a scale subresource that kubewhy may set. */
+export const SCALE_KINDS = ['Deployment', 'StatefulSet', 'ReplicaSet'] as const satisfies readonly ScalableKind[];
+
 const input = z.object({
-  namespace: z.string().min(1).describe('Namespace of the workload'),
-  name: z.string().min(1).describe('Workload name'),
-  kind: z.enum(['Deployment', 'StatefulSet', 'ReplicaSet']).default('Deployment').describe('Workload kind'),
+  namespace: namespaceName().describe('Namespace of the workload'),
+  name: objectName().describe('Workload name'),
+  kind: z.enum(SCALE_KINDS).default('Deployment').describe('Workload kind'),
   replicas: z.number().int().min(0).max(1000).describe('Desired number of replicas'),
 });
 
@@ -37,6 +42,6 @@ export const scaleTool: WriteTool<typeof input, ScaleData, 'scale'> = {
     'others (replicas=0). An autoscaler may override it. Changes the cluster: it needs approval.',
   input,
   risk: 'write',
-  run: (args, context) => runWithDryRunFirst((dryRun) => scale(args, context, dryRun)),
+  run: (approved, context) => runWithDryRunFirst((dryRun) => scale(approved.input, context, dryRun)),
   dryRun: (args, context) => scale(args, context, true),
 };

@@ -3,7 +3,7 @@
  * successes whose content fits the budget. Shared by every tool file.
  */
 import type { ClusterError } from '../cluster/cluster.ts';
-import type { ToolContext, ToolFailure, ToolResult, ToolSuccess } from './tool.ts';
+import type { ReadToolContext, ToolFailure, ToolResult, ToolSuccess } from './tool.ts';
 
 const NEXT_STEPS: Record<ClusterError['kind'], string> = {
   'not-found': 'Check the name and namespace (list the kind first to see what exists).',
@@ -27,7 +27,7 @@ export function success<Data>(content: string, data: Data, truncated = false): T
  * The namespaces a call without `namespace` may read: every namespace (`undefined`) when the
  * run has no allowlist, the allowlist otherwise.
  */
-export function resolveNamespaces(namespace: string | undefined, context: ToolContext): Array<string | undefined> {
+export function resolveNamespaces(namespace: string | undefined, context: ReadToolContext): Array<string | undefined> {
   if (namespace !== undefined) return [namespace];
   return context.allowedNamespaces ? [...context.allowedNamespaces] : [undefined];
 }

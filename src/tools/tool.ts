@@ -4,9 +4,12 @@
  * A tool is one object. The model sees only `spec()` (name, description, JSON schema);
  * `risk` and `run` never leave the process. `run` never throws for a failure the model
  * can act on (not found, forbidden, timeout, bad arguments): it returns an error result.
+ * The types carry the risk ladder: a read tool is handed a cluster that can only read, and
+ * a write tool runs only with an `ApprovedAction`, which only the gate can make.
  */
 import type { z } from 'zod';
-import type { Cluster } from '../cluster/cluster.ts';
+import type { Cluster, ReadCluster } from '../cluster/cluster.ts';
+import type { ApprovedAction } from '../gate/gate.ts';
 
 /** read: observe only. write: changes the cluster reversibly. destructive: deletes or cannot be undone. */
 export type RiskClass = 'read' | 'write' | 'destructive';
@@ -48,9 +51,9 @@ export interface ToolFailure {
 
 export type ToolResult<Data = unknown> = ToolSuccess<Data> | ToolFailure;
 
-/** Everything a tool may use. One AbortSignal reaches every cluster call. */
-export interface ToolContext {
-  cluster: Cluster;
+/** Everything a read tool may use: reads only. One AbortSignal reaches every cluster call. */
+export interface ReadToolContext {
+  cluster: ReadCluster;
   signal: AbortSignal;
   /** Namespaces the run may touch; `undefined` means every namespace. */
   allowedNamespaces?: readonly string[];
@@ -58,21 +61,50 @@ export interface ToolContext {
   outputBudgetBytes: number;
 }
 
+/** Everything a write tool may use: the whole cluster, writes included. The loop holds one of these. */
+export interface ToolContext extends ReadToolContext {
+  cluster: Cluster;
+}
+
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyZodObject = z.ZodObject<any>;
 
-/**
- * `Data` is what a successful call's `data` holds and `Name` the literal name, so the
- * registry can derive a name-to-data map (tool-data.ts) that the offline engine reads with.
- */
-export interface Tool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> {
+interface ToolDefinition<Input extends AnyZodObject, Name extends string> {
   name: Name;
   /** What it returns and when to use it: the only text the model reads about the tool. */
   description: string;
   /** Every field `.describe()`d. */
   input: Input;
-  risk: RiskClass;
-  run(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
+}
+
+/** A tool that only observes: it is handed a read-only cluster and runs whenever the gate lets the call through. */
+export interface ReadTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends ToolDefinition<Input, Name> {
+  risk: 'read';
+  /** `input` is what the gate validated. */
+  run(input: z.infer<Input>, context: ReadToolContext): Promise<ToolResult<Data>>;
+}
+
+/**
+ * A tool that changes the cluster (risk `write` or `destructive`). `run` takes an
+ * `ApprovedAction`, which only the gate makes from a held call a person approved; it
+ * performs the server-side dry run first and stops if it fails. `dryRun` sends the same
+ * request with `dryRun=All` (validated and admitted, never persisted), to show a person
+ * what an approval would do: it takes the validated input alone.
+ */
+export interface WriteTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends ToolDefinition<Input, Name> {
+  risk: Exclude<RiskClass, 'read'>;
+  run(approved: ApprovedAction<z.infer<Input>>, context: ToolContext): Promise<ToolResult<Data>>;
+  dryRun(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
+}
+
+/**
+ * `Data` is what a successful call's `data` holds and `Name` the literal name, so the
+ * registry can derive a name-to-data map (tool-data.ts) that the offline engine reads with.
+ */
+export type Tool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> = ReadTool<Input, Data, Name> | WriteTool<Input, Data, Name>;
+
+export function isWriteTool(tool: Tool): tool is WriteTool {
+  return tool.risk !== 'read';
 }
 
 /** The shape the Anthropic Messages API takes in `tools`. */

@@ -4,12 +4,13 @@
  * with `name`, that workload's template, pods and events as well.
  */
 import { z } from 'zod';
+import { namespaceName, objectName } from './names.ts';
 import type { V1DaemonSet, V1Deployment, V1ReplicaSet, V1StatefulSet } from '@kubernetes/client-node';
 import { BudgetedText } from './format/budget.ts';
 import { readWorkloadDetails, writeWorkloadDetails, type WorkloadDetailsData } from './format/workload-details.ts';
 import { formatWorkloadLine, summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
-import type { Tool } from './tool.ts';
+import type { ReadTool } from './tool.ts';
 
 export interface WorkloadListData {
   kind: WorkloadSummaryData['kind'];
@@ -22,15 +23,15 @@ export interface WorkloadListData {
 }
 
 const workloadInput = z.object({
-  namespace: z.string().min(1).optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: z.string().min(1).optional().describe('One workload by name: adds its pod template, its pods and its events (needs namespace)'),
+  namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
+  name: objectName().optional().describe('One workload by name: adds its pod template, its pods and its events (needs namespace)'),
   labelSelector: z.string().optional().describe('Label selector on the workloads, e.g. "app=web"'),
 });
 
 type WorkloadInput = typeof workloadInput;
 type Workload = V1Deployment | V1StatefulSet | V1DaemonSet | V1ReplicaSet;
 
-export function createWorkloadListTool<Name extends string>(definition: { kind: WorkloadSummaryData['kind']; name: Name; description: string }): Tool<WorkloadInput, WorkloadListData, Name> {
+export function createWorkloadListTool<Name extends string>(definition: { kind: WorkloadSummaryData['kind']; name: Name; description: string }): ReadTool<WorkloadInput, WorkloadListData, Name> {
   const { kind } = definition;
   return {
     name: definition.name,

@@ -1,19 +1,10 @@
 /**
- * Write tools (risk `write` or `destructive`) carry a second entry point, `dryRun`, that
- * sends the same request with `dryRun=All`: the API server validates and admits it and
- * persists nothing. `run` always performs that dry run first and stops if it fails.
- * The gate may call `dryRunTool` (registry.ts) to show a person what an approval would do.
+ * What write tools (risk `write` or `destructive`, see `WriteTool` in tool.ts) share: the
+ * data every one returns, and the two-step run: `dryRun=All` first (the API server
+ * validates and admits the request and persists nothing), the real call only when it passed.
+ * `dryRunWrite` (registry.ts) runs the first step alone, to show a person what an approval would do.
  */
-import type { z } from 'zod';
-import type { AnyZodObject, Tool, ToolContext, ToolResult } from './tool.ts';
-
-export interface WriteTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends Tool<Input, Data, Name> {
-  dryRun(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
-}
-
-export function isWriteTool(tool: Tool): tool is WriteTool {
-  return tool.risk !== 'read' && typeof (tool as Partial<WriteTool>).dryRun === 'function';
-}
+import type { ToolResult } from './tool.ts';
 
 /** What every write tool's data holds: what it did (or would do), to what. */
 export interface WriteActionData {

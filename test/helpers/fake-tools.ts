@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Model, ModelRequest, ModelTurn, ToolCall } from '../../src/agent/model.ts';
-import type { Tool, ToolResult } from '../../src/tools/tool.ts';
+import type { ReadTool, Tool, ToolResult, WriteTool } from '../../src/tools/tool.ts';
 import type { Cluster } from '../../src/cluster/cluster.ts';
 
 export interface RecordingTools {
@@ -20,21 +20,34 @@ const target = z.object({
 
 export function createRecordingTools(): RecordingTools {
   const executed: string[] = [];
-  const make = (name: string, risk: Tool['risk'], answer: (input: z.infer<typeof target>) => ToolResult): Tool<typeof target> => ({
+  type Answer = (input: z.infer<typeof target>) => ToolResult;
+  const makeRead = (name: string, answer: Answer): ReadTool<typeof target> => ({
     name,
     description: `${name} (test double)`,
     input: target,
-    risk,
+    risk: 'read',
     run: async (input) => {
       executed.push(`${name} ${input.namespace}/${input.name}`);
       return answer(input);
     },
   });
+  // A write double runs only with the gate's approval, as a real write tool does.
+  const makeWrite = (name: string, risk: WriteTool['risk'], answer: Answer): WriteTool<typeof target> => ({
+    name,
+    description: `${name} (test double)`,
+    input: target,
+    risk,
+    run: async (approved) => {
+      executed.push(`${name} ${approved.input.namespace}/${approved.input.name}`);
+      return answer(approved.input);
+    },
+    dryRun: async (input) => ({ ok: true, truncated: false, content: `dry run of ${name} ${input.namespace}/${input.name} passed` }),
+  });
   const tools = [
-    make('describe_pod', 'read', (input) => ({ ok: true, truncated: false, content: `pod ${input.name}: CrashLoopBackOff`, data: { name: input.name } })),
-    make('get_pod_logs', 'read', () => ({ ok: true, truncated: false, content: 'FATAL: password authentication failed for user "checkout"' })),
-    make('rollout_undo', 'write', (input) => ({ ok: true, truncated: false, content: `rolled back deployment ${input.namespace}/${input.name}` })),
-    make('delete_pod', 'destructive', (input) => ({ ok: true, truncated: false, content: `deleted pod ${input.namespace}/${input.name}` })),
+    makeRead('describe_pod', (input) => ({ ok: true, truncated: false, content: `pod ${input.name}: CrashLoopBackOff`, data: { name: input.name } })),
+    makeRead('get_pod_logs', () => ({ ok: true, truncated: false, content: 'FATAL: password authentication failed for user "checkout"' })),
+    makeWrite('rollout_undo', 'write', (input) => ({ ok: true, truncated: false, content: `rolled back deployment ${input.namespace}/${input.name}` })),
+    makeWrite('delete_pod', 'destructive', (input) => ({ ok: true, truncated: false, content: `deleted pod ${input.namespace}/${input.name}` })),
   ] as Tool[];
   return { tools, executed };
 }

@@ -5,7 +5,7 @@
  * the same shape as a Deployment's history (rollout.ts).
  */
 import type { V1ControllerRevision, V1DaemonSet, V1PodTemplateSpec, V1StatefulSet } from '@kubernetes/client-node';
-import type { Cluster, ClusterResult } from '../../cluster/cluster.ts';
+import type { ReadCluster, ClusterResult } from '../../cluster/cluster.ts';
 import { ageSeconds, toIso } from './age.ts';
 import { summarizePodSpec, templateAnnotations } from './pod-template.ts';
 import { consecutiveChanges, type RevisionData, type RolloutHistory } from './rollout.ts';
@@ -85,7 +85,7 @@ export function buildControllerRevisionHistory(workload: RevisionedWorkload, con
 }
 
 /** Reads the ControllerRevisions a StatefulSet or DaemonSet keeps (by its selector) and builds the history. */
-export async function readControllerRevisionHistory(input: { cluster: Cluster; workload: RevisionedWorkload; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
+export async function readControllerRevisionHistory(input: { cluster: ReadCluster; workload: RevisionedWorkload; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
   const { metadata, spec } = input.workload.object;
   const selector = formatLabelSelector(spec?.selector);
   const listed = await input.cluster.list('ControllerRevision', {

@@ -5,13 +5,13 @@
  */
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ClusterError, ClusterResult } from '../../cluster/cluster.ts';
-import type { ToolContext } from '../tool.ts';
+import type { ReadToolContext } from '../tool.ts';
 import { resolveNamespaces } from '../tool-results.ts';
 import { matchesLabelMap } from './selectors.ts';
 
 type Lookup<T> = { ok: true; value: T } | { ok: false; error: ClusterError };
 
-async function listEach<T>(context: ToolContext, read: (namespace: string | undefined) => Promise<ClusterResult<{ items: T[] }>>): Promise<Lookup<T[]>> {
+async function listEach<T>(context: ReadToolContext, read: (namespace: string | undefined) => Promise<ClusterResult<{ items: T[] }>>): Promise<Lookup<T[]>> {
   const items: T[] = [];
   for (const namespace of resolveNamespaces(undefined, context)) {
     const listed = await read(namespace);
@@ -21,7 +21,7 @@ async function listEach<T>(context: ToolContext, read: (namespace: string | unde
   return { ok: true, value: items };
 }
 
-export async function findServiceByClusterIp(ip: string, context: ToolContext): Promise<Lookup<V1Service | undefined>> {
+export async function findServiceByClusterIp(ip: string, context: ReadToolContext): Promise<Lookup<V1Service | undefined>> {
   const services = await listEach(context, (namespace) => context.cluster.list('Service', { ...(namespace !== undefined ? { namespace } : {}), maxItems: 5000, signal: context.signal }));
   if (!services.ok) return services;
   return { ok: true, value: services.value.find((service) => service.spec?.clusterIP === ip || (service.spec?.clusterIPs ?? []).includes(ip)) };
@@ -32,7 +32,7 @@ export async function findServiceByClusterIp(ip: string, context: ToolContext): 
  * share their node's address), a running pod before a finished one (finished pods keep a
  * released IP).
  */
-export async function findPodsByIp(ip: string, context: ToolContext): Promise<Lookup<V1Pod[]>> {
+export async function findPodsByIp(ip: string, context: ReadToolContext): Promise<Lookup<V1Pod[]>> {
   const pods = await listEach(context, (namespace) =>
     context.cluster.list('Pod', { ...(namespace !== undefined ? { namespace } : {}), fieldSelector: `status.podIP=${ip}`, maxItems: 500, signal: context.signal }),
   );
@@ -43,7 +43,7 @@ export async function findPodsByIp(ip: string, context: ToolContext): Promise<Lo
 }
 
 /** Services in the pod's namespace whose selector matches its labels. */
-export async function findServicesSelecting(pod: V1Pod, context: ToolContext): Promise<Lookup<V1Service[]>> {
+export async function findServicesSelecting(pod: V1Pod, context: ReadToolContext): Promise<Lookup<V1Service[]>> {
   const namespace = pod.metadata?.namespace ?? '';
   const services = await context.cluster.list('Service', { namespace, maxItems: 2000, signal: context.signal });
   if (!services.ok) return services;
@@ -51,7 +51,7 @@ export async function findServicesSelecting(pod: V1Pod, context: ToolContext): P
 }
 
 /** The node one of whose addresses `ip` is; undefined when none is, or nodes cannot be read. */
-export async function findNodeByAddress(ip: string, context: ToolContext): Promise<string | undefined> {
+export async function findNodeByAddress(ip: string, context: ReadToolContext): Promise<string | undefined> {
   const nodes = await context.cluster.list('Node', { maxItems: 5000, signal: context.signal });
   if (!nodes.ok) return undefined;
   return nodes.value.items.find((node) => (node.status?.addresses ?? []).some((address) => address.address === ip))?.metadata?.name;

@@ -4,7 +4,7 @@
  * The top of the chain is the workload a diagnosis names as culprit.
  */
 import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
-import type { Cluster, ReadableKind } from '../../cluster/cluster.ts';
+import type { ReadCluster, ReadableKind } from '../../cluster/cluster.ts';
 
 export interface OwnerData {
   kind: string;
@@ -28,7 +28,7 @@ export function readRevision(metadata: V1ObjectMeta | undefined): number | undef
 }
 
 /** Follows controller references upward, at most four steps; never fails, unresolved links are marked. */
-export async function resolveOwnerChain(input: { cluster: Cluster; namespace: string; metadata: V1ObjectMeta | undefined; signal: AbortSignal }): Promise<OwnerData[]> {
+export async function resolveOwnerChain(input: { cluster: ReadCluster; namespace: string; metadata: V1ObjectMeta | undefined; signal: AbortSignal }): Promise<OwnerData[]> {
   const chain: OwnerData[] = [];
   let reference = controllerOf(input.metadata);
   for (let depth = 0; reference && depth < 4; depth += 1) {

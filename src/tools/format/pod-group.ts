@@ -3,7 +3,7 @@
  * status and the unhealthy ones named, so one call says whether the workload's pods run.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import type { Cluster, ClusterError } from '../../cluster/cluster.ts';
+import type { ReadCluster, ClusterError } from '../../cluster/cluster.ts';
 import { formatAge } from './age.ts';
 import { formatContainerState, oneLine, summarizePod, type PodSummaryData } from './pod-status.ts';
 
@@ -15,7 +15,7 @@ export interface PodGroupData {
   error?: ClusterError;
 }
 
-export async function readPodGroup(input: { cluster: Cluster; namespace: string; labelSelector: string; signal: AbortSignal; filter?: (pod: V1Pod) => boolean }): Promise<PodGroupData & { items: V1Pod[] }> {
+export async function readPodGroup(input: { cluster: ReadCluster; namespace: string; labelSelector: string; signal: AbortSignal; filter?: (pod: V1Pod) => boolean }): Promise<PodGroupData & { items: V1Pod[] }> {
   if (!input.labelSelector) return { total: 0, countsByStatus: {}, pods: [], items: [] };
   const listed = await input.cluster.list('Pod', { namespace: input.namespace, labelSelector: input.labelSelector, maxItems: 2000, signal: input.signal });
   if (!listed.ok) return { total: 0, countsByStatus: {}, pods: [], items: [], error: listed.error };

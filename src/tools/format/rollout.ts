@@ -4,7 +4,7 @@
  * each revision to the next.
  */
 import type { V1Deployment, V1ReplicaSet } from '@kubernetes/client-node';
-import type { Cluster, ClusterResult } from '../../cluster/cluster.ts';
+import type { ReadCluster, ClusterResult } from '../../cluster/cluster.ts';
 import { ageSeconds, toIso } from './age.ts';
 import { readRevision } from './owners.ts';
 import { summarizePodSpec, templateAnnotations, type PodTemplateData } from './pod-template.ts';
@@ -93,7 +93,7 @@ export function consecutiveChanges(revisions: readonly RevisionData[]): Revision
 }
 
 /** Reads the Deployment's ReplicaSets (by its selector) and builds the history. */
-export async function readRolloutHistory(input: { cluster: Cluster; deployment: V1Deployment; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
+export async function readRolloutHistory(input: { cluster: ReadCluster; deployment: V1Deployment; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
   const selector = formatLabelSelector(input.deployment.spec?.selector);
   const listed = await input.cluster.list('ReplicaSet', {
     namespace: input.deployment.metadata?.namespace ?? 'default',

@@ -4,7 +4,7 @@
  * the selector matches nothing, the label values the namespace's pods carry for its keys.
  */
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
-import type { Cluster, ClusterError } from '../../cluster/cluster.ts';
+import type { ReadCluster, ClusterError } from '../../cluster/cluster.ts';
 import { formatPodGroup, readPodGroup, type PodGroupData } from './pod-group.ts';
 import { readEndpoints, type ServiceEndpointsData } from './service-endpoints.ts';
 import { formatLabelMap, matchesLabelMap } from './selectors.ts';
@@ -46,7 +46,7 @@ function declaredPorts(pods: readonly V1Pod[]): Set<string> {
   return ports;
 }
 
-async function readLabelValues(input: { cluster: Cluster; namespace: string; selector: Record<string, string>; signal: AbortSignal }): Promise<Record<string, string[]> | undefined> {
+async function readLabelValues(input: { cluster: ReadCluster; namespace: string; selector: Record<string, string>; signal: AbortSignal }): Promise<Record<string, string[]> | undefined> {
   const all = await input.cluster.list('Pod', { namespace: input.namespace, maxItems: 5000, signal: input.signal });
   if (!all.ok) return undefined;
   return Object.fromEntries(
@@ -58,7 +58,7 @@ async function readLabelValues(input: { cluster: Cluster; namespace: string; sel
 }
 
 /** Reads a Service's endpoints and the pods behind it; the Service itself was read by the caller. */
-export async function readServiceDetails(input: { cluster: Cluster; service: V1Service; signal: AbortSignal }): Promise<ServiceDetails> {
+export async function readServiceDetails(input: { cluster: ReadCluster; service: V1Service; signal: AbortSignal }): Promise<ServiceDetails> {
   const namespace = input.service.metadata?.namespace ?? '';
   const name = input.service.metadata?.name ?? '';
   const selector = input.service.spec?.selector ?? {};

@@ -3,7 +3,7 @@
  * template, the pods its selector matches, and its own events, read together.
  */
 import type { V1PodSpec } from '@kubernetes/client-node';
-import type { Cluster } from '../../cluster/cluster.ts';
+import type { ReadCluster } from '../../cluster/cluster.ts';
 import type { BudgetedText } from './budget.ts';
 import { foldEvents, formatEvent, type EventData } from './events.ts';
 import { formatPodGroup, readPodGroup, type PodGroupData } from './pod-group.ts';
@@ -17,7 +17,7 @@ export interface WorkloadDetailsData {
 }
 
 export async function readWorkloadDetails(input: {
-  cluster: Cluster;
+  cluster: ReadCluster;
   namespace: string;
   name: string;
   podSpec: V1PodSpec | undefined;
