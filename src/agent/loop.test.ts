@@ -5,9 +5,9 @@ import type { LadderPolicy, Rung } from '../gate/rung.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import { createRecordingTools, createScriptedModel, demoDiagnosis, unusedCluster } from '../../test/helpers/fake-tools.ts';
 import { runAgent } from './loop.ts';
-import type { ToolCall } from './model.ts';
+import type { Model, ModelRequest, ModelTurn, TokenUsage, ToolCall } from './model.ts';
 import { createMemoryRunAudit } from './run-audit.ts';
-import { isLastStep, stepCapReached, tokenBudgetExceeded, deadlinePassed } from './stop-conditions.ts';
+import { isLastStep, stepCapReached, tokenBudgetExceeded, tokenBudgetNearlyUsed, deadlinePassed, weighUsage } from './stop-conditions.ts';
 
 const submit = (input: unknown = demoDiagnosis): ToolCall => ({ id: 'call-submit', name: 'submit_diagnosis', input });
 const undo: ToolCall = { id: 'call-undo', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } };
@@ -146,7 +146,7 @@ test('an identical call repeated in one run does not reach the tool twice', asyn
   assert.match(repeat?.role === 'tool-results' ? repeat.results[0]!.result.content : '', /already answered/);
 });
 
-test('the token budget stops a run that keeps asking', async () => {
+test('the token budget stops a run whose first turn alone uses it up', async () => {
   const read = (id: string, name: string): ToolCall[] => [{ id, name: 'describe_pod', input: { namespace: 'staging', name } }];
   const { run } = setup({ turns: [read('c1', 'a'), read('c2', 'b'), read('c3', 'c')], tokenBudget: 100, maxSteps: 10 });
   const outcome = await run();
@@ -168,4 +168,76 @@ test('stop checks are small named functions', () => {
   assert.equal(isLastStep(3, limits), true);
   assert.match(tokenBudgetExceeded({ input: 900, output: 100, cacheRead: 0, cacheWrite: 0 }, limits) ?? '', /token budget/);
   assert.match(deadlinePassed(new Date(Date.now() + 120_000), limits) ?? '', /deadline/);
+});
+
+/** Reads a new pod each turn (submitting when told to), every turn costing `usageOf(step)`. */
+function createMeteredModel(usageOf: (step: number) => TokenUsage): Model & { requests: ModelRequest[] } {
+  const requests: ModelRequest[] = [];
+  return {
+    name: 'metered',
+    requests,
+    async createTurn(request): Promise<ModelTurn> {
+      requests.push(request);
+      const step = requests.length;
+      const usage = usageOf(step);
+      if (request.toolChoice.type === 'tool') return { text: '', calls: [submit()], stopReason: 'tool_use', usage };
+      return { text: '', calls: [{ id: `call-${step}`, name: 'describe_pod', input: { namespace: 'staging', name: `pod-${step}` } }], stopReason: 'tool_use', usage };
+    },
+  };
+}
+
+function runMetered(model: Model, limits: { maxSteps: number; tokenBudget: number }) {
+  return runAgent({
+    runId: 'run-metered',
+    trigger: { kind: 'incident', text: 'checkout-api in staging keeps restarting' },
+    rung: 'OBSERVE',
+    model,
+    registry: createToolRegistry(createRecordingTools().tools),
+    cluster: unusedCluster,
+    policy: { actNamespaces: [] },
+    audit: createMemoryRunAudit(),
+    limits: { ...limits, timeoutMs: 10_000, approvalTtlMs: 10_000, toolOutputBytes: 8192 },
+  });
+}
+
+test('a run nearing its token budget is made to submit its diagnosis instead of stopping without one', async () => {
+  // 8k tokens a turn against a budget of 72k: the budget ran out after step 9 of 12, with no diagnosis.
+  const model = createMeteredModel(() => ({ input: 8000, output: 0, cacheRead: 0, cacheWrite: 0 }));
+  const outcome = await runMetered(model, { maxSteps: 12, tokenBudget: 72_000 });
+  assert.equal(outcome.status, 'completed');
+  assert.equal(outcome.diagnosis?.category, 'bad-credentials');
+  assert.equal(outcome.steps, 9);
+  assert.deepEqual(model.requests.map((request) => request.toolChoice.type), [...Array<string>(8).fill('auto'), 'tool']);
+  assert.equal(weighUsage(outcome.usage), 72_000, 'the forced turn fits the budget');
+});
+
+test('cache reads weigh a tenth of an input token, so a cached transcript does not use the budget up', async () => {
+  // Each turn reads the transcript so far from the cache and writes 8k new tokens to it.
+  const model = createMeteredModel((step) => ({ input: 2000, output: 300, cacheRead: 8000 * (step - 1), cacheWrite: 8000 }));
+  const outcome = await runMetered(model, { maxSteps: 12, tokenBudget: 400_000 });
+  assert.equal(outcome.status, 'completed');
+  assert.equal(outcome.steps, 12, 'it investigated until the last step');
+  const raw = outcome.usage.input + outcome.usage.output + outcome.usage.cacheRead + outcome.usage.cacheWrite;
+  assert.ok(raw > 400_000, `counted at full weight, ${raw} tokens would have gone past the budget`);
+  assert.equal(weighUsage(outcome.usage), 2000 * 12 + 300 * 12 * 5 + Math.ceil(8000 * 66 * 0.1) + 8000 * 12 * 1.25);
+});
+
+test('usage is weighed by price: cache writes 1.25× (5 minutes) or 2× (1 hour), cache reads 0.1×, output 5×', () => {
+  assert.equal(weighUsage({ input: 1000, output: 0, cacheRead: 0, cacheWrite: 0 }), 1000);
+  assert.equal(weighUsage({ input: 0, output: 1000, cacheRead: 0, cacheWrite: 0 }), 5000);
+  assert.equal(weighUsage({ input: 0, output: 0, cacheRead: 1000, cacheWrite: 0 }), 100);
+  assert.equal(weighUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 1000 }), 1250);
+  assert.equal(weighUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 1000, cacheWrite1h: 1000 }), 2000);
+  assert.equal(weighUsage({ input: 0, output: 0, cacheRead: 0, cacheWrite: 1000, cacheWrite1h: 400 }), 600 * 1.25 + 400 * 2);
+});
+
+test('the budget check estimates the next turn from the last one and its growth', () => {
+  const limits = { maxSteps: 12, tokenBudget: 100_000, deadline: new Date(Date.now() + 60_000) };
+  const turn = (input: number): TokenUsage => ({ input, output: 0, cacheRead: 0, cacheWrite: 0 });
+  assert.equal(tokenBudgetNearlyUsed({ usage: turn(0), turns: [], limits }), undefined, 'no turn yet, nothing to estimate from');
+  assert.equal(tokenBudgetNearlyUsed({ usage: turn(60_000), turns: [turn(30_000)], limits }), undefined);
+  assert.match(tokenBudgetNearlyUsed({ usage: turn(70_000), turns: [turn(30_000)], limits }) ?? '', /nearly used \(70000 used; the next turn is estimated at 30000\)/);
+  // 20k then 30k: the next is estimated at 40k.
+  assert.equal(tokenBudgetNearlyUsed({ usage: turn(50_000), turns: [turn(20_000), turn(30_000)], limits }), undefined);
+  assert.match(tokenBudgetNearlyUsed({ usage: turn(60_000), turns: [turn(20_000), turn(30_000)], limits }) ?? '', /estimated at 40000/);
 });

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { loadConfig } from '../config.ts';
 import { createModel } from '../agent/create-model.ts';
 import { runAgent, type RunOutcome } from '../agent/loop.ts';
@@ -16,6 +17,7 @@ import { createAuditStore } from '../audit/audit-store.ts';
 import { createKubeCluster } from '../cluster/kube-adapter.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
+import { createLogger } from '../server/logger.ts';
 import { openDatabase } from '../store/database.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';
 import { loadScenario } from '../../mock-cluster/index.ts';
@@ -95,7 +97,8 @@ export async function run(argv: string[]): Promise<number> {
   const auditStore = createAuditStore(database);
   const audit = auditFor(auditStore, runId);
   audit.record('run-created', { trigger, rung, source: 'cli', ...(scenario ? { scenario: scenario.name } : {}) });
-  const model = createModel(config.model);
+  // stdout holds the diagnosis: the SDK's warnings go to stderr, as JSON log lines.
+  const model = createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
   const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
   const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
 
