@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decideAuth, isLoopback } from '../src/server/listen-policy.ts';
 import { loadConfig } from '../src/config.ts';
 import { createAuthenticator } from '../src/server/auth.ts';
-import { readTokens, TokenFileError } from '../src/server/tokens.ts';
+import { readTokens, TokenFileError, watchTokens, type TokenSet } from '../src/server/tokens.ts';
 import { firingAlert, notification, startTestApp, TOKENS } from './helpers/service-app.ts';
+import { pollUntil, startServiceProcess } from './helpers/service-process.ts';
+
+const ACT_TOKEN = 'act-token-0123456789abcdef';
 
 const routes = [
   { method: 'POST', url: '/v1/alerts/alertmanager', scope: 'ingest', body: notification([firingAlert()]) },
@@ -70,15 +73,16 @@ test('tokens come from the environment and from one file per scope, one per line
   t.after(() => rm(directory, { recursive: true, force: true }));
   await writeFile(join(directory, 'ingest'), `# Alertmanager\n${TOKENS.ingest}\n\nsecond-ingest-token-0123456789\n`);
   await writeFile(join(directory, 'approve'), `${TOKENS.approve}\n`);
-  const tokens = await readTokens({ mode: 'tokens', tokensDir: directory, tokens: { read: TOKENS.read } });
-  assert.deepEqual(tokens, { ingest: [TOKENS.ingest, 'second-ingest-token-0123456789'], read: [TOKENS.read], approve: [TOKENS.approve] });
+  await writeFile(join(directory, 'act'), `${ACT_TOKEN}\n`);
+  const tokens = await readTokens({ tokensDir: directory, tokens: { read: TOKENS.read } });
+  assert.deepEqual(tokens, { ingest: [TOKENS.ingest, 'second-ingest-token-0123456789'], read: [TOKENS.read], approve: [TOKENS.approve], act: [ACT_TOKEN] });
 
   await writeFile(join(directory, 'read'), 'short\n');
-  await assert.rejects(readTokens({ mode: 'tokens', tokensDir: directory, tokens: {} }), TokenFileError);
+  await assert.rejects(readTokens({ tokensDir: directory, tokens: {} }), TokenFileError);
 });
 
 test('without tokens the service serves loopback only, unauthenticated, and says so; elsewhere it refuses unless auth is off', () => {
-  const none = { ingest: [], read: [], approve: [] };
+  const none = { ingest: [], read: [], approve: [], act: [] };
   const loopback = decideAuth(loadConfig({ KUBEWHY_HOST: '127.0.0.1' }), none);
   assert.ok('settings' in loopback);
   assert.equal(loopback.settings.mode, 'off');
@@ -106,4 +110,109 @@ test('with auth off every route answers without a token', async (t) => {
   const response = await call({ method: 'POST', url: '/v1/incidents', scope: null, body: { text: 'checkout is down' } });
   assert.equal(response.statusCode, 202);
   assert.equal((await call({ method: 'GET', url: '/v1/runs', scope: null })).statusCode, 200);
+});
+
+test('the act scope is a scope of its own: its token passes act and nothing else, and from the environment too', () => {
+  const authenticator = createAuthenticator({ mode: 'tokens', tokens: { ingest: [TOKENS.ingest], act: [ACT_TOKEN] } });
+  const act = authenticator.check(`Bearer ${ACT_TOKEN}`, 'act');
+  assert.ok(act.ok);
+  assert.match(act.identity, /^act#[0-9a-f]{8}$/);
+  assert.deepEqual(authenticator.check(`Bearer ${TOKENS.ingest}`, 'act'), { ok: false, status: 403, error: 'forbidden', message: 'this token does not have the "act" scope' });
+  assert.deepEqual(authenticator.check(`Bearer ${ACT_TOKEN}`, 'ingest'), { ok: false, status: 403, error: 'forbidden', message: 'this token does not have the "ingest" scope' });
+  assert.equal(loadConfig({ KUBEWHY_TOKEN_ACT: ACT_TOKEN }).auth.tokens.act, ACT_TOKEN);
+  assert.throws(() => loadConfig({ KUBEWHY_TOKEN_ACT: 'short' }), /KUBEWHY_TOKEN_ACT/);
+});
+
+test('replacing the token set takes effect at once and whole: old tokens stop working', () => {
+  const authenticator = createAuthenticator({ mode: 'tokens', tokens: { read: [TOKENS.read] } });
+  authenticator.replaceTokens({ read: ['read-token-rotated-0123456789'] });
+  assert.equal(authenticator.check('Bearer read-token-rotated-0123456789', 'read').ok, true);
+  assert.deepEqual(authenticator.check(`Bearer ${TOKENS.read}`, 'read'), { ok: false, status: 401, error: 'unauthorized', message: 'the bearer token is not valid' });
+});
+
+/** A tokens folder laid out as kubelet mounts a Secret: files are symlinks into `..data`, itself a symlink swapped on update. */
+async function secretVolume(directory: string, files: Record<string, string>): Promise<(next: Record<string, string>) => Promise<void>> {
+  let generation = 0;
+  const publish = async (contents: Record<string, string>): Promise<void> => {
+    generation += 1;
+    const version = `..2026_12_01_00_00_0${generation}.000000000`;
+    await mkdir(join(directory, version));
+    for (const [name, text] of Object.entries(contents)) await writeFile(join(directory, version, name), text);
+    await symlink(version, join(directory, '..data_tmp'));
+    await rename(join(directory, '..data_tmp'), join(directory, '..data'));
+  };
+  await publish(files);
+  for (const name of Object.keys(files)) await symlink(join('..data', name), join(directory, name));
+  return publish;
+}
+
+test('token files rotate without a restart: the new token works within the poll interval, the old one gets 401, a broken update keeps the tokens in use', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'kubewhy-rotate-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  const tokensDir = join(directory, 'tokens');
+  await mkdir(tokensDir);
+  const scopes = { ingest: `${TOKENS.ingest}\n`, read: `${TOKENS.read}\n`, approve: `${TOKENS.approve}\n`, act: `${ACT_TOKEN}\n` };
+  const publish = await secretVolume(tokensDir, scopes);
+  const service = await startServiceProcess({ KUBEWHY_DATA_DIR: join(directory, 'data'), KUBEWHY_TOKENS_DIR: tokensDir, KUBEWHY_TOKENS_POLL_SECONDS: '1' });
+  t.after(() => service.kill());
+  const readStatus = async (token: string): Promise<number> => (await service.request({ path: '/v1/runs', token })).status;
+  assert.equal(await readStatus(TOKENS.read), 200);
+
+  const rotated = 'read-token-rotated-0123456789abcdef';
+  const started = Date.now();
+  await publish({ ...scopes, read: `${rotated}\n` });
+  await pollUntil(async () => ((await readStatus(rotated)) === 200 ? true : undefined), { timeoutMs: 10_000, what: 'the rotated read token to work', intervalMs: 100 });
+  const tookMs = Date.now() - started;
+  t.diagnostic(`the rotated token worked ${tookMs} ms after the update`);
+  assert.ok(tookMs < 5000, `the new token took ${tookMs} ms to work, with a poll interval of 1 s`);
+  assert.equal(await readStatus(TOKENS.read), 401, 'the old token no longer works');
+  assert.equal(await readStatus(TOKENS.ingest), 403, 'the other scopes are as they were');
+
+  await publish({ ...scopes, read: 'short\n' });
+  await pollUntil(async () => (/tokens not reloaded/.test(service.output()) ? true : undefined), { timeoutMs: 10_000, what: 'the failed reload to be logged' });
+  assert.match(service.output(), new RegExp(`tokens not reloaded, the ones in use stay: ${join(tokensDir, 'read')}, token 1: a token is at least 16 characters`));
+  assert.equal(await readStatus(rotated), 200, 'a broken update keeps the tokens in use');
+  assert.equal(await readStatus('short'), 401);
+  assert.doesNotMatch(service.output(), new RegExp(rotated), 'tokens never reach the log');
+
+  service.child.kill('SIGHUP');
+  await pollUntil(async () => (/tokens not reloaded[^\n]*\n[^]*tokens not reloaded/.test(service.output()) ? true : undefined), { timeoutMs: 10_000, what: 'SIGHUP to re-read the tokens' });
+  assert.equal(await readStatus(rotated), 200, 'SIGHUP re-reads; it does not stop the service');
+  assert.equal(await service.stop(), 0);
+});
+
+test('SIGHUP reloads at once, even when the files look unchanged; an unchanged set is not announced', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'kubewhy-tokens-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  await writeFile(join(directory, 'read'), `${TOKENS.read}\n`);
+  const settings = { tokensDir: directory, tokens: { ingest: TOKENS.ingest } };
+  const changes: TokenSet[] = [];
+  const errors: string[] = [];
+  const watcher = watchTokens({ settings, initial: await readTokens(settings), intervalMs: 3_600_000, onChange: (tokens) => changes.push(tokens), onError: (error) => errors.push(error.message) });
+  t.after(() => watcher.stop());
+
+  await watcher.reloadNow();
+  assert.deepEqual(changes, [], 'the same tokens: nothing to swap');
+  await writeFile(join(directory, 'read'), 'read-token-rotated-0123456789\n');
+  await watcher.reloadNow();
+  assert.deepEqual(changes, [{ ingest: [TOKENS.ingest], read: ['read-token-rotated-0123456789'], approve: [], act: [] }]);
+  await writeFile(join(directory, 'read'), '');
+  await watcher.reloadNow();
+  assert.equal(changes.length, 2, 'the environment token is still a token');
+  assert.deepEqual(errors, []);
+});
+
+test('a reload that would leave no token at all keeps the tokens in use', async (t) => {
+  const directory = await mkdtemp(join(tmpdir(), 'kubewhy-tokens-'));
+  t.after(() => rm(directory, { recursive: true, force: true }));
+  await writeFile(join(directory, 'read'), `${TOKENS.read}\n`);
+  const settings = { tokensDir: directory, tokens: {} };
+  const changes: TokenSet[] = [];
+  const errors: string[] = [];
+  const watcher = watchTokens({ settings, initial: await readTokens(settings), intervalMs: 3_600_000, onChange: (tokens) => changes.push(tokens), onError: (error) => errors.push(error.message) });
+  t.after(() => watcher.stop());
+  await rm(join(directory, 'read'));
+  await watcher.reloadNow();
+  assert.deepEqual(changes, []);
+  assert.match(errors[0] ?? '', new RegExp(`no tokens left in ${directory}: keeping the tokens in use`));
 });

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { migrate } from './migrations.ts';
+import { latestSchemaVersion, migrate, SchemaError, schemaVersion } from './migrations.ts';
 
 /** `:memory:` gives a private in-memory database. */
 export function openDatabase(path: string): DatabaseSync {
@@ -17,7 +17,25 @@ export function openDatabase(path: string): DatabaseSync {
     migrate(database);
   } catch (error) {
     database.close();
+    // Name the file: an operator may have several data directories.
+    if (error instanceof SchemaError) throw new SchemaError(`${path}: ${error.message}`, { cause: error.cause ?? error });
     throw error;
+  }
+  return database;
+}
+
+/**
+ * Opens an existing database to read it only (`audit verify`, forensics): nothing is
+ * written, no schema step is applied, so what is examined is what was there. A database
+ * newer than this build is refused; an older one is read as it is.
+ */
+export function openDatabaseReadOnly(path: string): DatabaseSync {
+  const database = new DatabaseSync(path, { readOnly: true });
+  database.exec('PRAGMA busy_timeout = 5000;');
+  const version = schemaVersion(database);
+  if (version > latestSchemaVersion()) {
+    database.close();
+    throw new SchemaError(`${path}: the database is at schema version ${version}, newer than this kubewhy knows (${latestSchemaVersion()}): use the newer kubewhy to read it`);
   }
   return database;
 }
