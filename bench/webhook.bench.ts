@@ -48,6 +48,7 @@ type Autocannon = (options: {
 // autocannon ships no type declarations: load it through require and type the one call used.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
+/** One alert; its pod (so its Deployment, the incident it belongs to) is named after the fingerprint, so a new fingerprint is a new incident. */
 function payload(fingerprint: string): string {
   return JSON.stringify({
     receiver: 'kubewhy',
@@ -55,7 +56,7 @@ function payload(fingerprint: string): string {
     alerts: [
       {
         status: 'firing',
-        labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-7d9f8c6b5-x2k4q', container: 'app', severity: 'warning' },
+        labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: `checkout-${fingerprint}-7d9f8c6b5-x2k4q`, container: 'app', severity: 'warning' },
         annotations: { summary: 'Pod is crash looping.', description: 'Pod staging/checkout-api-7d9f8c6b5-x2k4q (app) is in waiting state (reason: CrashLoopBackOff).' },
         startsAt: '2026-11-29T09:50:00.000Z',
         endsAt: '0001-01-01T00:00:00Z',
@@ -102,7 +103,7 @@ export async function runBench(): Promise<void> {
       registry: createToolRegistry(),
       cluster: {} as Cluster,
       policy: { actNamespaces: [] },
-      limits: { maxSteps: 12, tokenBudget: 400_000, runTimeoutMs: 3_600_000, toolOutputBytes: 16_384, approvalTtlMs: 3_600_000 },
+      limits: { maxSteps: 12, tokenBudget: 400_000, runTimeoutMs: 3_600_000, toolOutputBytes: 16_384, approvalTtlMs: 3_600_000, maxHeldActions: 3 },
       runAgent: holdRun,
     },
     runs: { concurrency: 4, queueSize: 10_000_000, dedupWindowMs: 4 * 3600 * 1000, maxAttempts: 3, shutdownGraceMs: 0 },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadScenario } from '../mock-cluster/index.ts';
+import { labelsFingerprint } from '../src/runs/alert-intake.ts';
 import { hasAlertmanager, startAlertmanager } from './helpers/service-alertmanager.ts';
 import { pollUntil, startServiceProcess } from './helpers/service-process.ts';
 
@@ -55,6 +56,8 @@ test(
     const culprit = diagnosed.diagnosis?.culprit;
     assert.equal(`${culprit?.kind}/${culprit?.namespace}/${culprit?.name}`, scenario.meta.expect.culprit);
     assert.equal(diagnosed.alert?.startsAt, startsAt, context());
+    // The fingerprint Alertmanager sent is the one kubewhy derives for a sender that leaves it out.
+    assert.equal(diagnosed.alert?.fingerprint, labelsFingerprint(alert.labels), context());
 
     // Alertmanager resends the still-firing alert every repeat_interval: recognised, no second run.
     const repeated = await pollUntil(

@@ -11,6 +11,14 @@
  * shortenForDurations): the conditions, windows and labels are the real ones. Scenarios
  * run LANES at a time, each lane its own `kubewhy serve` (see startAlertStack), so the
  * whole run takes about half a second per scenario after a few seconds of start-up.
+ *
+ * One incident is one run: the alerts a scenario fires about one workload (a pod crash
+ * looping, not ready, its Deployment's replicas mismatched) are correlated into one run.
+ * The suite reports runs per culprit key (src/runs/correlate.ts: the workload, node or
+ * other subject the alerts name) and holds it to MAX_RUNS_PER_CULPRIT; it also reports
+ * runs per diagnosed culprit, which labels alone cannot bring to one (pods of several
+ * workloads evicted from one node, or failing on one broken dependency, are diagnosed
+ * with the same culprit in runs of their own).
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -21,7 +29,8 @@ import { fileURLToPath } from 'node:url';
 import { listScenarioDirs, loadScenario } from '../mock-cluster/index.ts';
 import { formatCulprit } from '../src/agent/diagnosis.ts';
 import { scoreDiagnosis } from '../src/eval/score.ts';
-import { describeAlert, matchesTrigger, MIXIN_ALERT_NAMES, readAlertNames } from './helpers/e2e-alert-match.ts';
+import { culpritOf } from '../src/runs/correlate.ts';
+import { describeAlert, labelKey, matchesTrigger, MIXIN_ALERT_NAMES, readAlertNames } from './helpers/e2e-alert-match.ts';
 import { startAlertStack, type AlertStack, type FiredAlert } from './helpers/e2e-alert-stack.ts';
 import { hasPrometheus } from './helpers/e2e-prometheus.ts';
 import { hasAlertmanager } from './helpers/service-alertmanager.ts';
@@ -60,6 +69,34 @@ const SCENARIO_TIMEOUT_MS = 45_000;
  */
 const KUBELET_ALERTS = new Set(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp']);
 
+const MAX_RUNS_PER_CULPRIT = 1.2;
+
+/** Run ids by culprit key and by diagnosed culprit (each per scenario), over every scenario that fired alerts. */
+const runsByCulpritKey = new Map<string, Set<string>>();
+const runsByDiagnosedCulprit = new Map<string, Set<string>>();
+
+function addRun(map: Map<string, Set<string>>, culprit: string, runId: string): void {
+  const runs = map.get(culprit) ?? new Set<string>();
+  runs.add(runId);
+  map.set(culprit, runs);
+}
+
+function recordRuns(scenario: string, fired: FiredAlert[]): void {
+  for (const { labels, run } of fired) {
+    // An alert that names nothing to correlate on is an incident of its own.
+    addRun(runsByCulpritKey, `${scenario} ${culpritOf(labels)?.key ?? `alert ${labelKey(labels)}`}`, run.id);
+    addRun(runsByDiagnosedCulprit, `${scenario} ${run.diagnosis ? formatCulprit(run.diagnosis.culprit) : `run ${run.id}`}`, run.id);
+  }
+}
+
+/** Runs per culprit over the whole suite, and the culprits that had more than one run. */
+function runsPerCulprit(map: Map<string, Set<string>>): { ratio: number; runs: number; culprits: number; split: string[] } {
+  const culprits = map.size;
+  const runs = new Set([...map.values()].flatMap((ids) => [...ids])).size;
+  const split = [...map].filter(([, ids]) => ids.size > 1).map(([culprit, ids]) => `${culprit}: ${ids.size} runs`);
+  return { ratio: culprits === 0 ? 0 : runs / culprits, runs, culprits, split };
+}
+
 const missing = [!hasPrometheus() && 'prometheus', !hasAlertmanager() && 'prometheus-alertmanager'].filter(Boolean);
 const skip = missing.length > 0 ? `not installed: ${missing.join(', ')} (apt-get install ${missing.join(' ')}; .ci/run installs them)` : false;
 
@@ -86,6 +123,11 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
   after(async () => {
     await stack?.stop();
     if (directory) await rm(directory, { recursive: true, force: true });
+    const diagnosed = runsPerCulprit(runsByDiagnosedCulprit);
+    process.stdout.write(`# runs per diagnosed culprit: ${diagnosed.ratio.toFixed(2)} (${diagnosed.runs} runs for ${diagnosed.culprits} culprits); split: ${diagnosed.split.join('; ')}\n`);
+    const { ratio, runs, culprits, split } = runsPerCulprit(runsByCulpritKey);
+    process.stdout.write(`# runs per culprit key: ${ratio.toFixed(2)} (${runs} runs for ${culprits} culprits)${split.length > 0 ? `; split: ${split.join('; ')}` : ''}\n`);
+    if (culprits > 0) assert.ok(ratio <= MAX_RUNS_PER_CULPRIT, `runs per culprit ${ratio.toFixed(2)} is above ${MAX_RUNS_PER_CULPRIT}: ${split.join('; ')}`);
   });
 
   for (const scenarioDir of scenarioDirs) {
@@ -103,6 +145,7 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
 
       const fired = await stack.fireScenario({ scenario, timeoutMs: SCENARIO_TIMEOUT_MS });
       for (const alert of fired) t.diagnostic(describeRun(alert));
+      recordRuns(scenario.name, fired);
       const firedList = fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing';
 
       if (scenario.meta.expect.category === 'no-issue') {

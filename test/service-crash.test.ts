@@ -44,7 +44,11 @@ test('kill -9 with runs queued and running, then a restart: every accepted run e
     assert.equal(response.status, 202);
     accepted.push((response.body as { id: string }).id);
   }
-  const alerts = notification([firingAlert({ fingerprint: '0000000000000001', startsAt: '2026-11-29T09:50:00Z' }), firingAlert({ fingerprint: '0000000000000002', startsAt: '2026-11-29T09:51:00Z' })]);
+  // Two workloads: alerts of one workload would share its run.
+  const alerts = notification([
+    firingAlert({ fingerprint: '0000000000000001', startsAt: '2026-11-29T09:50:00Z' }),
+    firingAlert({ fingerprint: '0000000000000002', startsAt: '2026-11-29T09:51:00Z', pod: 'cart-6d5f7c8b9d-q8w2e' }),
+  ]);
   const webhook = await first.request({ method: 'POST', path: '/v1/alerts/alertmanager', token: INGEST, body: alerts });
   assert.equal(webhook.status, 202);
   accepted.push(...(webhook.body as { runs: { runId: string }[] }).runs.map((result) => result.runId));

@@ -35,6 +35,9 @@ export interface AlertRun {
   reason?: string;
   trigger: { kind: 'alert'; alert: { labels: Record<string, string> } } | { kind: 'incident' };
   diagnosis?: Diagnosis;
+  /** The alerts of the run's incident: the one that started it and those correlated with it. */
+  alerts?: { labels: Record<string, string> }[];
+  alertCount?: number;
 }
 
 /** An alert Prometheus fired for a scenario, and the run kubewhy made of it. */
@@ -152,7 +155,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
         const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), evaluationIntervalMs: input.evaluationIntervalMs, timeoutMs: remaining() });
         const runs = await pollUntil(
           async () => {
-            const byLabels = newestRunByLabels(await listRuns(lane.service));
+            const byLabels = await newestRunByLabels(lane.service, await listRuns(lane.service));
             const found = alerts.map((alert) => byLabels.get(labelKey(alert.labels)));
             return found.every((run) => run !== undefined && ENDED.has(run.status)) ? (found as AlertRun[]) : undefined;
           },
@@ -217,15 +220,29 @@ async function listRuns(service: ServiceProcess): Promise<AlertRun[]> {
   return (response.body as { runs: AlertRun[] }).runs;
 }
 
-/** The newest run of each alert label set, from runs listed newest first. */
-function newestRunByLabels(newestFirst: AlertRun[]): Map<string, AlertRun> {
+/**
+ * The newest run each alert label set is on, from runs listed newest first: an alert is on
+ * the run it started and on the run of its incident it was attached to. A list shows a
+ * run's first alerts only; a run with more is read whole.
+ */
+async function newestRunByLabels(service: ServiceProcess, newestFirst: AlertRun[]): Promise<Map<string, AlertRun>> {
   const byLabels = new Map<string, AlertRun>();
-  for (const run of newestFirst) {
-    if (run.trigger.kind !== 'alert') continue;
-    const key = labelKey(run.trigger.alert.labels);
-    if (!byLabels.has(key)) byLabels.set(key, run);
+  for (const listed of newestFirst) {
+    if (listed.trigger.kind !== 'alert') continue;
+    const run = (listed.alertCount ?? 0) > (listed.alerts?.length ?? 0) ? await readRun(service, listed.id) : listed;
+    const labelSets = [run.trigger.kind === 'alert' ? run.trigger.alert.labels : {}, ...(run.alerts ?? []).map((alert) => alert.labels)];
+    for (const labels of labelSets) {
+      const key = labelKey(labels);
+      if (!byLabels.has(key)) byLabels.set(key, listed);
+    }
   }
   return byLabels;
+}
+
+async function readRun(service: ServiceProcess, id: string): Promise<AlertRun> {
+  const response = await service.request({ path: `/v1/runs/${id}`, token: READ_TOKEN });
+  if (response.status !== 200) throw new Error(`GET /v1/runs/${id} answered ${response.status}: ${response.text}`);
+  return response.body as AlertRun;
 }
 
 /**

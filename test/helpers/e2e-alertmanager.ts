@@ -1,10 +1,11 @@
 /**
  * A real Alertmanager (Debian's `prometheus-alertmanager`) that routes each alert to one
  * of several kubewhy webhooks by its `cluster` label: lane N's receiver gets the alerts
- * whose cluster matches lane N's pattern. Otherwise configured as the service tests'
- * Alertmanager (test/helpers/service-alertmanager.ts): a bearer token read from a file, no
- * clustering, loopback only, one notification per alert (`group_by: ['...']`) sent without
- * a group wait.
+ * whose cluster matches lane N's pattern. Alerts are grouped as kube-prometheus-stack
+ * groups them, by namespace (and cluster), with a short group wait, so the alerts one
+ * incident fires at once arrive in one notification. Otherwise configured as the service
+ * tests' Alertmanager (test/helpers/service-alertmanager.ts): a bearer token read from a
+ * file, no clustering, loopback only.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -32,8 +33,8 @@ export async function startRoutingAlertmanager(input: { directory: string; route
     stringify({
       route: {
         receiver: 'kubewhy-0',
-        group_by: ['...'],
-        group_wait: '0s',
+        group_by: ['cluster', 'namespace'],
+        group_wait: '1s',
         group_interval: '1s',
         repeat_interval: '2s',
         routes: input.routes.map((route, index) => ({ receiver: `kubewhy-${index}`, matchers: [`cluster=~"${route.clusterPattern}"`] })),

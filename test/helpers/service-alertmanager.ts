@@ -20,21 +20,37 @@ export interface Alertmanager {
   url: string;
   /** POST /api/v2/alerts. */
   postAlerts(alerts: unknown[]): Promise<void>;
+  /** GET /api/v2/alerts: the alerts it holds, with the fingerprints it gave them. */
+  listAlerts(): Promise<{ labels: Record<string, string>; fingerprint: string }[]>;
+  /** A sample of its own /metrics (the sum over label sets of `name` matching `labelFilter`). */
+  metric(name: string, labelFilter?: RegExp): Promise<number>;
   output(): string;
   stop(): Promise<void>;
 }
 
-export async function startAlertmanager(input: { directory: string; webhookUrl: string; credentialsFile: string }): Promise<Alertmanager> {
+/** How Alertmanager groups alerts into notifications; the default sends each alert alone, at once, repeated every 2s. */
+export interface GroupingOptions {
+  /** Label names; `['...']` groups by every label (one alert a group), `[]` puts every alert in one group. */
+  groupBy: string[];
+  groupWait: string;
+  groupInterval: string;
+  repeatInterval: string;
+}
+
+const ONE_ALERT_A_GROUP: GroupingOptions = { groupBy: ['...'], groupWait: '0s', groupInterval: '1s', repeatInterval: '2s' };
+
+export async function startAlertmanager(input: { directory: string; webhookUrl: string; credentialsFile: string; grouping?: GroupingOptions }): Promise<Alertmanager> {
   const configPath = join(input.directory, 'alertmanager.yml');
+  const grouping = input.grouping ?? ONE_ALERT_A_GROUP;
   await writeFile(
     configPath,
     [
       'route:',
       '  receiver: kubewhy',
-      "  group_by: ['...']",
-      '  group_wait: 0s',
-      '  group_interval: 1s',
-      '  repeat_interval: 2s',
+      `  group_by: ${JSON.stringify(grouping.groupBy)}`,
+      `  group_wait: ${grouping.groupWait}`,
+      `  group_interval: ${grouping.groupInterval}`,
+      `  repeat_interval: ${grouping.repeatInterval}`,
       'receivers:',
       '  - name: kubewhy',
       '    webhook_configs:',
@@ -77,6 +93,19 @@ export async function runAlertmanager(input: { directory: string; configPath: st
     async postAlerts(alerts) {
       const response = await fetch(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
       if (!response.ok) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
+    },
+    async listAlerts() {
+      const response = await fetch(`${url}/api/v2/alerts`);
+      if (!response.ok) throw new Error(`alertmanager GET /api/v2/alerts: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { labels: Record<string, string>; fingerprint: string }[];
+    },
+    async metric(name, labelFilter) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      let sum = 0;
+      for (const match of text.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))) {
+        if (!labelFilter || labelFilter.test(match[1] ?? '')) sum += Number(match[2]);
+      }
+      return sum;
     },
     output,
     stop,

@@ -1,21 +1,26 @@
 /**
- * `POST /v1/alerts/alertmanager`: Alertmanager's webhook (payload version 4). Every
- * firing alert starts a run unless it repeats one already running or recently diagnosed;
- * resolved alerts are recorded on their run. 202 lists what each alert did. When the
- * queue has no room for a new run, 503 with Retry-After: Alertmanager retries 5xx, and
- * the alerts accepted meanwhile are recognised as repeats on the retry.
+ * `POST /v1/alerts/alertmanager`: Alertmanager's webhook (payload version 4). One
+ * notification is one alert group, and Alertmanager never retries a 4xx: so the route
+ * has a body limit of its own, sized for the largest group the schema takes (10,000
+ * alerts of about 1.2 KB each as kube-prometheus-stack labels them: 12 MB), and a
+ * notification is taken whole or refused whole. Firing alerts are correlated into
+ * incidents (one run each), repeats start nothing, resolved alerts are recorded on their
+ * run; 202 lists what each alert did. When a new run is needed and the queue has no
+ * room, 503 with Retry-After for the whole notification, so that Alertmanager retries
+ * all of it.
  */
 import { sendError } from '../errors.ts';
 import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
 import { alertmanagerPayloadSchema, alertsAcceptedSchema, errorResponses } from '../schemas.ts';
 
-export function registerAlertRoutes(app: ZodApp, context: RouteContext): void {
+export function registerAlertRoutes(app: ZodApp, context: RouteContext, options: { bodyLimitBytes: number }): void {
   app.post(
     '/v1/alerts/alertmanager',
     {
       config: { scope: 'ingest' },
+      bodyLimit: options.bodyLimitBytes,
       schema: {
-        summary: 'Alertmanager webhook: start a run per firing alert',
+        summary: 'Alertmanager webhook: one run per incident among the firing alerts',
         tags: ['ingest'],
         security: BEARER,
         body: alertmanagerPayloadSchema,
@@ -36,12 +41,11 @@ export function registerAlertRoutes(app: ZodApp, context: RouteContext): void {
       );
       const counts = countOutcomes(results.map((result) => result.outcome));
       request.log.info({ groupKey: request.body.groupKey, alerts: results.length, ...counts }, 'alertmanager notification');
-      const refused = counts['queue-full'] ?? 0;
-      if (refused > 0) {
+      if ((counts['queue-full'] ?? 0) > 0) {
         reply.header('retry-after', String(context.runs.retryAfterSeconds()));
         return sendError(reply, 503, {
           error: 'queue-full',
-          message: `the run queue is full: ${refused} of ${results.length} alerts were not accepted; retry later`,
+          message: `the run queue is full: none of the ${results.length} alerts was accepted; retry the whole notification later`,
           details: { runs: results },
         });
       }
