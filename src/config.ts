@@ -11,6 +11,13 @@ const commaList = z
 
 const positiveInteger = z.coerce.number().int().positive();
 
+/**
+ * The Claude model used when KUBEWHY_ANTHROPIC_MODEL is not set: the newest Sonnet the
+ * SDK knows and does not list as deprecated (claude-sonnet-4-5 reached its end of life
+ * on 2026-11-30).
+ */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -34,15 +41,24 @@ const environmentSchema = z.object({
   KUBEWHY_MODEL: z.enum(['auto', 'anthropic', 'offline']).default('auto'),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url().optional(),
-  KUBEWHY_ANTHROPIC_MODEL: z.string().min(1).default('claude-sonnet-4-5'),
+  KUBEWHY_ANTHROPIC_MODEL: z.string().min(1).default(DEFAULT_ANTHROPIC_MODEL),
   KUBEWHY_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   KUBEWHY_MODEL_TIMEOUT_SECONDS: positiveInteger.default(120),
+  /** What diagnoses a run whose model keeps failing: the offline engine, or nothing (the run fails). */
+  KUBEWHY_MODEL_FALLBACK: z.enum(['offline', 'none']).default('offline'),
+  /** The start of a run (2 = the second) from which the fallback diagnoses it instead of Claude, when earlier starts ended on model failures. */
+  KUBEWHY_MODEL_ATTEMPTS: z.coerce.number().int().min(2).max(10).default(3),
+  /** Prompt-cache lifetime of the system prompt and tools: 5m, 1h (writes cost 2× instead of 1.25×), or off. */
+  KUBEWHY_PROMPT_CACHE: z.enum(['5m', '1h', 'off']).default('5m'),
 
   KUBEWHY_MAX_STEPS: z.coerce.number().int().min(2).max(100).default(12),
+  /** In input-token equivalents: each token weighs its price relative to an input token (cache reads 0.1×, output 5×...). */
   KUBEWHY_TOKEN_BUDGET: positiveInteger.default(400_000),
   KUBEWHY_RUN_TIMEOUT_SECONDS: positiveInteger.default(600),
   KUBEWHY_TOOL_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(1_000_000).default(16_384),
   KUBEWHY_APPROVAL_TTL_SECONDS: positiveInteger.default(3600),
+  /** How many actions one run may hold for a person's approval. */
+  KUBEWHY_MAX_HELD_ACTIONS: z.coerce.number().int().min(1).max(20).default(3),
 
   KUBEWHY_ACT_NAMESPACES: commaList.default([]),
   KUBEWHY_ALLOWED_NAMESPACES: commaList.default([]),
@@ -53,19 +69,31 @@ const environmentSchema = z.object({
   KUBEWHY_TOKEN_INGEST: z.string().min(16).optional(),
   KUBEWHY_TOKEN_READ: z.string().min(16).optional(),
   KUBEWHY_TOKEN_APPROVE: z.string().min(16).optional(),
+  KUBEWHY_TOKEN_ACT: z.string().min(16).optional(),
+  /** How often the files in KUBEWHY_TOKENS_DIR are checked for a change (rotation without restart); SIGHUP checks at once. */
+  KUBEWHY_TOKENS_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
+  /** Finished runs older than this many days are removed with their audit events; 0 keeps them forever. */
+  KUBEWHY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
 
   KUBEWHY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   KUBEWHY_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   KUBEWHY_DEDUP_WINDOW_SECONDS: positiveInteger.default(4 * 3600),
   KUBEWHY_RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
   KUBEWHY_SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(20),
+  /** After a run fails, its incident starts no other run for this long, doubled per failure in a row, up to the max. */
+  KUBEWHY_FAILURE_BACKOFF_SECONDS: positiveInteger.default(60),
+  KUBEWHY_FAILURE_BACKOFF_MAX_SECONDS: positiveInteger.default(3600),
   KUBEWHY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** The Alertmanager webhook's own limit: one notification carries a whole alert group (10,000 alerts measure about 12 MB). */
+  KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** A file holding the HMAC key that signs the audit anchors in the log (at least 32 bytes); unset: anchors are logged unsigned. */
+  KUBEWHY_AUDIT_KEY_FILE: z.string().min(1).optional(),
 });
 
 export type Environment = Record<string, string | undefined>;
 
 export interface Config {
-  server: { host: string; port: number; bodyLimitBytes: number };
+  server: { host: string; port: number; bodyLimitBytes: number; webhookBodyLimitBytes: number };
   dataDir: string;
   logLevel: z.infer<typeof environmentSchema>['KUBEWHY_LOG_LEVEL'];
   cluster:
@@ -74,12 +102,29 @@ export interface Config {
     | { mode: 'in-cluster'; timeoutMs: number };
   model:
     | { provider: 'offline' }
-    | { provider: 'anthropic'; apiKey: string; baseUrl?: string; name: string; maxRetries: number; timeoutMs: number };
-  limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; toolOutputBytes: number; approvalTtlMs: number };
+    | {
+        provider: 'anthropic';
+        apiKey: string;
+        baseUrl?: string;
+        name: string;
+        maxRetries: number;
+        timeoutMs: number;
+        promptCache: '5m' | '1h' | 'off';
+        /** fallback diagnoses a run from its `fallbackAfterAttempts`-th start on. */
+        fallback: 'offline' | 'none';
+        fallbackAfterAttempts: number;
+      };
+  limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; toolOutputBytes: number; approvalTtlMs: number; maxHeldActions: number };
   policy: { actNamespaces: string[]; allowedNamespaces?: string[]; secretKeys: boolean };
-  auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string } };
+  auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string; act?: string } };
+  /** pollMs: how often the token files are checked for a change. */
+  tokenFiles: { pollMs: number };
+  /** retentionDays: finished runs older than this are removed (0: never). */
+  store: { retentionDays: number };
   /** maxAttempts: starts of one run (restarts resume it) before it fails; shutdownGraceMs: how long SIGTERM waits for running runs. */
-  runs: { concurrency: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number };
+  runs: { concurrency: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
+  /** keyFile: the HMAC key that signs audit anchors (read at start, never stored). */
+  audit: { keyFile?: string };
 }
 
 export class ConfigError extends Error {
@@ -95,7 +140,7 @@ export function loadConfig(environment: Environment = process.env): Config {
   }
   const settings = parsed.data;
   return {
-    server: { host: settings.KUBEWHY_HOST, port: settings.KUBEWHY_PORT, bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES },
+    server: { host: settings.KUBEWHY_HOST, port: settings.KUBEWHY_PORT, bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES, webhookBodyLimitBytes: settings.KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES },
     dataDir: settings.KUBEWHY_DATA_DIR,
     logLevel: settings.KUBEWHY_LOG_LEVEL,
     cluster: resolveCluster(settings),
@@ -106,6 +151,7 @@ export function loadConfig(environment: Environment = process.env): Config {
       runTimeoutMs: settings.KUBEWHY_RUN_TIMEOUT_SECONDS * 1000,
       toolOutputBytes: settings.KUBEWHY_TOOL_OUTPUT_BYTES,
       approvalTtlMs: settings.KUBEWHY_APPROVAL_TTL_SECONDS * 1000,
+      maxHeldActions: settings.KUBEWHY_MAX_HELD_ACTIONS,
     },
     policy: {
       actNamespaces: settings.KUBEWHY_ACT_NAMESPACES,
@@ -119,15 +165,21 @@ export function loadConfig(environment: Environment = process.env): Config {
         ...(settings.KUBEWHY_TOKEN_INGEST ? { ingest: settings.KUBEWHY_TOKEN_INGEST } : {}),
         ...(settings.KUBEWHY_TOKEN_READ ? { read: settings.KUBEWHY_TOKEN_READ } : {}),
         ...(settings.KUBEWHY_TOKEN_APPROVE ? { approve: settings.KUBEWHY_TOKEN_APPROVE } : {}),
+        ...(settings.KUBEWHY_TOKEN_ACT ? { act: settings.KUBEWHY_TOKEN_ACT } : {}),
       },
     },
+    tokenFiles: { pollMs: settings.KUBEWHY_TOKENS_POLL_SECONDS * 1000 },
+    store: { retentionDays: settings.KUBEWHY_RETENTION_DAYS },
     runs: {
       concurrency: settings.KUBEWHY_CONCURRENCY,
       queueSize: settings.KUBEWHY_QUEUE_SIZE,
       dedupWindowMs: settings.KUBEWHY_DEDUP_WINDOW_SECONDS * 1000,
       maxAttempts: settings.KUBEWHY_RUN_MAX_ATTEMPTS,
       shutdownGraceMs: settings.KUBEWHY_SHUTDOWN_GRACE_SECONDS * 1000,
+      failureBackoffMs: settings.KUBEWHY_FAILURE_BACKOFF_SECONDS * 1000,
+      failureBackoffMaxMs: settings.KUBEWHY_FAILURE_BACKOFF_MAX_SECONDS * 1000,
     },
+    audit: { ...(settings.KUBEWHY_AUDIT_KEY_FILE ? { keyFile: settings.KUBEWHY_AUDIT_KEY_FILE } : {}) },
   };
 }
 
@@ -165,6 +217,9 @@ function resolveModel(settings: Settings): Config['model'] {
     name: settings.KUBEWHY_ANTHROPIC_MODEL,
     maxRetries: settings.KUBEWHY_MODEL_MAX_RETRIES,
     timeoutMs: settings.KUBEWHY_MODEL_TIMEOUT_SECONDS * 1000,
+    promptCache: settings.KUBEWHY_PROMPT_CACHE,
+    fallback: settings.KUBEWHY_MODEL_FALLBACK,
+    fallbackAfterAttempts: settings.KUBEWHY_MODEL_ATTEMPTS,
   };
 }
 

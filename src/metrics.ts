@@ -12,6 +12,7 @@ export interface Metrics {
   webhookRequests: Counter<'route' | 'outcome'>;
   alertsReceived: Counter<'status'>;
   alertsDeduplicated: Counter;
+  alertOutcomes: Counter<'outcome'>;
   runs: Counter<'trigger' | 'outcome'>;
   runsInProgress: Gauge;
   runQueueDepth: Gauge;
@@ -24,13 +25,15 @@ export interface Metrics {
   gateDecisions: Counter<'risk' | 'decision'>;
   approvals: Counter<'decision'>;
   diagnoses: Counter<'category'>;
+  runsRetired: Counter;
+  modelConsecutiveFailures: Gauge;
 }
 
 /**
  * Gauges `run_queue_depth` and `runs_in_progress` are read at scrape time from `gauges`,
  * so they can never drift from the queue they describe.
  */
-export function createMetrics(input: { version: string; gauges?: { queueDepth(): number; inProgress(): number } }): Metrics {
+export function createMetrics(input: { version: string; gauges?: { queueDepth(): number; inProgress(): number; modelFailures?(): number } }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // These three are gauges named like counters; `promtool check metrics` rejects the name.
@@ -46,6 +49,12 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
     webhookRequests: new Counter({ name: 'kubewhy_webhook_requests_total', help: 'Requests to the ingest routes, by route and outcome.', labelNames: ['route', 'outcome'], registers }),
     alertsReceived: new Counter({ name: 'kubewhy_alerts_received_total', help: 'Alerts received from Alertmanager, by status (firing, resolved).', labelNames: ['status'], registers }),
     alertsDeduplicated: new Counter({ name: 'kubewhy_alerts_deduplicated_total', help: 'Firing alerts that matched a run already running or diagnosed, and started none.', registers }),
+    alertOutcomes: new Counter({
+      name: 'kubewhy_alert_outcomes_total',
+      help: 'Alerts received, by what they did: created (a run), attached (to the open run of their incident), duplicate, backoff (held back after the incident\'s run failed), resolved, cancelled, unmatched, refused (queue full). Alerts per run: (created + attached) / created.',
+      labelNames: ['outcome'],
+      registers,
+    }),
     runs: new Counter({ name: 'kubewhy_runs_total', help: 'Runs that ended, by trigger (alert, incident) and outcome (completed, failed, cancelled).', labelNames: ['trigger', 'outcome'], registers }),
     runsInProgress: new Gauge({
       name: 'kubewhy_runs_in_progress',
@@ -89,6 +98,15 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
     gateDecisions: new Counter({ name: 'kubewhy_gate_decisions_total', help: 'Risk gate decisions, by risk and decision (execute, propose, hold, refuse).', labelNames: ['risk', 'decision'], registers }),
     approvals: new Counter({ name: 'kubewhy_approvals_total', help: 'Held actions decided, by decision (approved, rejected, expired).', labelNames: ['decision'], registers }),
     diagnoses: new Counter({ name: 'kubewhy_diagnoses_total', help: 'Diagnoses made, by category.', labelNames: ['category'], registers }),
+    runsRetired: new Counter({ name: 'kubewhy_runs_retired_total', help: 'Finished runs removed by retention (KUBEWHY_RETENTION_DAYS), with their audit events.', registers }),
+    modelConsecutiveFailures: new Gauge({
+      name: 'kubewhy_model_consecutive_failures',
+      help: 'Model calls that failed in a row since the last one that succeeded (retries by the SDK included in one call); /readyz says degraded from 3.',
+      registers,
+      collect() {
+        if (gauges?.modelFailures) this.set(gauges.modelFailures());
+      },
+    }),
   };
 }
 

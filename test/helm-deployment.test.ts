@@ -189,7 +189,7 @@ describe('settings', () => {
       environment[variable.name] = reference ? (anthropicSecret[reference.key] ?? '') : (variable.value ?? '');
     }
     const config = loadConfig(environment);
-    assert.deepEqual(config.server, { host: '0.0.0.0', port: 8080, bodyLimitBytes: config.server.bodyLimitBytes });
+    assert.deepEqual(config.server, { host: '0.0.0.0', port: 8080, bodyLimitBytes: config.server.bodyLimitBytes, webhookBodyLimitBytes: 32 * 1024 * 1024 });
     assert.equal(config.cluster.mode, 'in-cluster');
     assert.equal(config.dataDir, '/var/lib/kubewhy');
     assert.equal(config.model.provider, 'anthropic');

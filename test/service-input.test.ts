@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { createInvestigatingModel, firingAlert, notification, startTestApp, type TestApp } from './helpers/service-app.ts';
+import { buildApp } from '../src/server/app.ts';
+import { createLogger } from '../src/server/logger.ts';
+import { openDatabase } from '../src/store/database.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import { SECRET_SHAPES } from './fixtures/secret-canary/shapes.ts';
+import { createRecordingTools, unusedCluster } from './helpers/fake-tools.ts';
+import { createInvestigatingModel, firingAlert, notification, startTestApp, TEST_LIMITS, TOKENS, type TestApp } from './helpers/service-app.ts';
 
 const webhook = '/v1/alerts/alertmanager';
 
@@ -39,9 +46,12 @@ test('wrong types and missing fields are a 400 naming each problem', async (t) =
 });
 
 test('a body over the limit is a 413, another content type a 415, a prototype-poisoning body a 400', async (t) => {
-  const { call } = await startTestApp(t, { bodyLimitBytes: 4096 });
-  const big = notification([{ ...firingAlert(), annotations: { description: 'x'.repeat(5000) } }]);
-  assertClientError(await call({ method: 'POST', url: webhook, scope: 'ingest', body: big }), 413, 'payload-too-large', /larger than the limit of 4096 bytes/);
+  const { call } = await startTestApp(t, { bodyLimitBytes: 4096, webhookBodyLimitBytes: 8192 });
+  assertClientError(await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'x'.repeat(5000) } }), 413, 'payload-too-large', /larger than the limit of 4096 bytes/);
+  // The webhook has its own, larger limit (one notification is a whole alert group): 5 KB passes, 10 KB does not.
+  const group = (size: number): Record<string, unknown> => notification([{ ...firingAlert(), annotations: { description: 'x'.repeat(size) } }]);
+  assert.equal((await call({ method: 'POST', url: webhook, scope: 'ingest', body: group(5000) })).statusCode, 202);
+  assertClientError(await call({ method: 'POST', url: webhook, scope: 'ingest', body: group(10_000) }), 413, 'payload-too-large', /larger than the limit of 8192 bytes/);
   assertClientError(await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: 'checkout is down', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported-media-type', /application\/json/);
   const poisoned = '{"text": "x", "__proto__": {"admin": true}}';
   const response = await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: poisoned, headers: { 'content-type': 'application/json' } });
@@ -126,3 +136,58 @@ function mutate(value: unknown, path: number[], replacement: unknown): unknown {
   container[key] = mutate(container[key], rest, replacement);
   return value;
 }
+
+test('fuzz: secrets of every shape in incidents and alerts never reach API answers, the audit or the log', async (t) => {
+  let logText = '';
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logText += chunk.toString('utf8');
+      done();
+    },
+  });
+  const database = openDatabase(':memory:');
+  const app = await buildApp({
+    database,
+    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
+    runs: { concurrency: 2, queueSize: 1000, dedupWindowMs: 1, maxAttempts: 3, shutdownGraceMs: 1000 },
+    auth: { mode: 'tokens', tokens: { ingest: [TOKENS.ingest], read: [TOKENS.read], approve: [TOKENS.approve] } },
+    bodyLimitBytes: 65_536,
+    logger: createLogger({ level: 'trace', destination: logStream }),
+    checkCluster: async () => ({ ok: true }),
+  });
+  t.after(async () => {
+    await app.close();
+    database.close();
+  });
+  const call = (method: 'GET' | 'POST', url: string, scope: keyof typeof TOKENS, body?: unknown) =>
+    app.inject({ method, url, headers: { authorization: `Bearer ${TOKENS[scope]}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { payload: JSON.stringify(body) } : {}) });
+  const leaked = (text: string): string[] => SECRET_SHAPES.filter((shape) => text.includes(shape.canary)).map((shape) => shape.id);
+
+  const shapes = fc.subarray(SECRET_SHAPES, { minLength: 1, maxLength: 4 });
+  let serial = 0;
+  await fc.assert(
+    fc.asyncProperty(shapes, fc.constantFrom('incident', 'labels', 'annotations'), fc.constantFrom('checkout is down', 'cart pods restart'), async (chosen, where, sentence) => {
+      const secretText = chosen.map((shape) => shape.text).join('\n');
+      serial++;
+      const alert = { ...firingAlert({ fingerprint: serial.toString(16).padStart(16, '0') }) } as { labels: Record<string, string>; annotations: Record<string, string> };
+      if (where === 'labels') alert.labels = { ...alert.labels, ...Object.fromEntries(chosen.map((shape, index) => [`detail_${index}`, shape.text.replaceAll('\n', ' ')])) };
+      if (where === 'annotations') alert.annotations = { summary: 'Pod is crash looping.', description: `${sentence}\n${secretText}` };
+      const posted = where === 'incident' ? await call('POST', '/v1/incidents?wait=5', 'ingest', { text: `${sentence}\n${secretText}` }) : await call('POST', '/v1/alerts/alertmanager', 'ingest', notification([alert]));
+      assert.ok(posted.statusCode < 300, posted.body);
+      assert.deepEqual(leaked(posted.body), [], posted.body);
+      const runs = await call('GET', '/v1/runs?limit=5', 'read');
+      assert.deepEqual(leaked(runs.body), [], runs.body);
+      for (const run of (runs.json() as { runs: { id: string }[] }).runs) {
+        const view = await call('GET', `/v1/runs/${run.id}`, 'read');
+        assert.deepEqual(leaked(view.body), [], view.body);
+        const audit = await call('GET', `/v1/runs/${run.id}/audit`, 'read');
+        assert.equal(audit.statusCode, 200, audit.body);
+        assert.deepEqual(leaked(audit.body), [], audit.body);
+      }
+    }),
+    { numRuns: 60 },
+  );
+  await app.close();
+  assert.ok(logText.length > 0, 'the service logged nothing');
+  assert.deepEqual(leaked(logText), []);
+});

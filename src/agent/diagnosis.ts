@@ -45,6 +45,11 @@ export const actionSchema = z.object({
   status: z.enum(ACTION_STATUSES),
   reason: z.string().optional(),
   result: z.string().optional(),
+  /** A held action: when it expires without a decision (ISO 8601). */
+  expiresAt: z.string().optional(),
+  /** A decided action: who decided (the token's identity, and the name they gave) and when. */
+  decidedBy: z.string().optional(),
+  decidedAt: z.string().optional(),
 });
 
 export type Action = z.infer<typeof actionSchema>;

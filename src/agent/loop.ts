@@ -4,6 +4,11 @@
  * diagnosis. Named stop checks (step cap, token budget, deadline, abort) end it
  * otherwise, as a failed run with the reason. The loop never throws for the model's or a
  * tool's failure; it returns the outcome.
+ *
+ * Without an approval broker, a turn that holds an action for a person's approval ends
+ * the loop as `parked`, with a checkpoint; `resume` starts it again from that checkpoint
+ * once every held action is decided (or expired), and the time spent parked does not
+ * count toward the deadline.
  */
 import { z } from 'zod';
 import type { ApprovalBroker } from '../gate/approvals.ts';
@@ -13,12 +18,14 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { ToolResult, ToolSpec } from '../tools/tool.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
 import { diagnosisInputSchema, type Action, type Diagnosis } from './diagnosis.ts';
-import { addUsage, ModelError, ZERO_USAGE, type Model, type ModelTurn, type ToolCall, type TokenUsage, type TranscriptEntry } from './model.ts';
+import { addUsage, ModelError, runRetryDelayMs, ZERO_USAGE, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TokenUsage, type TranscriptEntry } from './model.ts';
+import type { RunCheckpoint, ToolCallRecord } from './checkpoint.ts';
 import type { AgentObserver } from './observer.ts';
 import { buildSystemPrompt, SUBMIT_DIAGNOSIS_TOOL } from './prompt.ts';
 import type { RunAudit } from './run-audit.ts';
-import { deadlinePassed, isLastStep, stepCapReached, tokenBudgetExceeded, wasAborted, type LoopLimits } from './stop-conditions.ts';
-import { executeToolCall, type CallEnvironment } from './tool-calls.ts';
+import { deadlinePassed, isLastStep, stepCapReached, tokenBudgetExceeded, tokenBudgetNearlyUsed, wasAborted, type LoopLimits } from './stop-conditions.ts';
+import { directTurn, trimOldestToolResults } from './stop-reasons.ts';
+import { executeToolCall, isLeftHeld, resumeHeldCall, type CallEnvironment } from './tool-calls.ts';
 import { describeTrigger, type Trigger } from './trigger.ts';
 
 export interface RunAgentInput {
@@ -29,34 +36,36 @@ export interface RunAgentInput {
   registry: ToolRegistry;
   cluster: Cluster;
   policy: LadderPolicy;
-  approvals: ApprovalBroker;
+  /** Waits for a person's decision on a held action (the CLI); absent, a held action parks the run (the service). */
+  approvals?: ApprovalBroker;
   audit: RunAudit;
-  limits: { maxSteps: number; tokenBudget: number; timeoutMs: number; approvalTtlMs: number; toolOutputBytes: number };
+  /** maxHeldActions: how many actions one run may hold for approval (default 3). */
+  limits: { maxSteps: number; tokenBudget: number; timeoutMs: number; approvalTtlMs: number; toolOutputBytes: number; maxHeldActions?: number };
+  /** Go on from a parked turn: its checkpoint, and the run's actions with their decisions. */
+  resume?: { checkpoint: RunCheckpoint; actions: Action[] };
   signal?: AbortSignal;
   observer?: AgentObserver;
+  /** Which start of the run this is (1 for the first); sets the wait before a retry. */
+  attempt?: number;
 }
 
-export interface ToolCallRecord {
-  step: number;
-  id: string;
-  tool: string;
-  input: unknown;
-  risk: string;
-  ok: boolean;
-  error?: string;
-  /** For a write: what became of it (proposed, executed, rejected...). */
-  action?: string;
-  bytes: number;
-}
+export type { ToolCallRecord } from './checkpoint.ts';
+
+/** How many actions a run may hold for approval unless told otherwise. */
+export const DEFAULT_MAX_HELD_ACTIONS = 3;
 
 export interface RunOutcome {
-  status: 'completed' | 'failed';
+  /** parked: an action awaits a person's decision; `checkpoint` holds what resuming needs. */
+  status: 'completed' | 'failed' | 'parked';
+  checkpoint?: RunCheckpoint;
   diagnosis?: Diagnosis;
   reason?: string;
   usage: TokenUsage;
   steps: number;
   toolCalls: ToolCallRecord[];
   actions: Action[];
+  /** Set when a retryable model failure ended the run: it may be started again after `afterMs`. */
+  retry?: { afterMs: number };
 }
 
 export const submitDiagnosisSpec: ToolSpec = {
@@ -69,13 +78,18 @@ export const submitDiagnosisSpec: ToolSpec = {
 export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   const { model, registry, audit } = input;
   const observer = input.observer ?? {};
+  const checkpoint = input.resume?.checkpoint;
+  // Time already spent working (before the run parked) counts; time spent waiting does not.
+  const activeBefore = checkpoint?.activeMs ?? 0;
+  const started = performance.now();
+  const remainingMs = Math.max(0, input.limits.timeoutMs - activeBefore);
   const controller = new AbortController();
-  const timeout = setTimeout(() => controller.abort(new Error(`run timeout of ${input.limits.timeoutMs} ms`)), input.limits.timeoutMs);
+  const timeout = setTimeout(() => controller.abort(new Error(`run timeout of ${input.limits.timeoutMs} ms`)), remainingMs);
   const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
-  const limits: LoopLimits = { maxSteps: input.limits.maxSteps, tokenBudget: input.limits.tokenBudget, deadline: new Date(Date.now() + input.limits.timeoutMs) };
+  const limits: LoopLimits = { maxSteps: input.limits.maxSteps, tokenBudget: input.limits.tokenBudget, deadline: new Date(Date.now() + remainingMs) };
 
-  const actions: Action[] = [];
-  const toolCalls: ToolCallRecord[] = [];
+  const actions: Action[] = input.resume ? input.resume.actions.map((action) => ({ ...action })) : [];
+  const toolCalls: ToolCallRecord[] = checkpoint ? [...checkpoint.toolCalls] : [];
   const answered = new Map<string, { step: number; callId: string; result: ToolResult }>();
   const environment: CallEnvironment = {
     runId: input.runId,
@@ -88,16 +102,19 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       outputBudgetBytes: input.limits.toolOutputBytes,
       ...(input.policy.allowedNamespaces ? { allowedNamespaces: input.policy.allowedNamespaces } : {}),
     },
-    approvals: input.approvals,
+    ...(input.approvals ? { approvals: input.approvals } : {}),
     approvalTtlMs: input.limits.approvalTtlMs,
+    maxHeldActions: input.limits.maxHeldActions ?? DEFAULT_MAX_HELD_ACTIONS,
     audit,
     observer,
     actions,
   };
   const system = buildSystemPrompt();
   const tools = [...registry.specs(), submitDiagnosisSpec];
-  const transcript: TranscriptEntry[] = [{ role: 'user', text: describeTrigger(input.trigger) }];
-  let usage = ZERO_USAGE;
+  const transcript: TranscriptEntry[] = checkpoint ? [...checkpoint.transcript] : [{ role: 'user', text: describeTrigger(input.trigger) }];
+  let usage = checkpoint?.usage ?? ZERO_USAGE;
+  const turnUsages: TokenUsage[] = [];
+  let mustSubmit: string | undefined;
   let step = 0;
 
   const finish = (outcome: Omit<RunOutcome, 'usage' | 'steps' | 'toolCalls' | 'actions'>): RunOutcome => {
@@ -107,30 +124,119 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     return { ...outcome, usage, steps: step, toolCalls, actions };
   };
 
+  /** The turn's calls are answered: park on a held action, finish on a valid submission, or go on. */
+  const concludeTurn = (turn: ConcludedTurn): RunOutcome | undefined => {
+    const { results, submissions, forcedBy, note } = turn;
+    const heldActionIds = results.filter(({ result }) => isLeftHeld(result, environment)).map(({ result }) => result.actionId as string);
+    if (heldActionIds.length > 0) {
+      clearTimeout(timeout);
+      const parked: RunCheckpoint = {
+        version: 1,
+        step,
+        forced: forcedBy !== undefined,
+        ...(forcedBy ? { forcedBy } : {}),
+        ...(note ? { note } : {}),
+        usage,
+        activeMs: activeBefore + (performance.now() - started),
+        transcript: [...transcript],
+        toolCalls: [...toolCalls],
+        turn: { results, heldActionIds, submissions },
+      };
+      return { status: 'parked', checkpoint: parked, usage, steps: step, toolCalls, actions };
+    }
+    const submission = submissions[0];
+    if (submission) {
+      const parsed = diagnosisInputSchema.safeParse(submission.input);
+      if (parsed.success) return finish({ status: 'completed', diagnosis: { ...parsed.data, actions } });
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+      if (forcedBy) return finish({ status: 'failed', reason: `the diagnosis submitted when it had to be (${forcedBy}) is invalid: ${problems}` });
+      for (const call of submissions) {
+        results.push({ call, result: { ok: false, error: 'invalid-input', content: `The diagnosis is invalid: ${problems}. Fix it and call ${SUBMIT_DIAGNOSIS_TOOL} again.` } });
+      }
+    }
+    transcript.push({ role: 'tool-results', results, ...(note ? { note } : {}) });
+    if (forcedBy) return finish({ status: 'failed', reason: `the model did not submit a diagnosis when it had to (${forcedBy})` });
+    return undefined;
+  };
+
+  /** A parked turn's held calls, answered with their decisions; then the turn concludes as any other. */
+  const resumeTurn = async (parked: RunCheckpoint): Promise<RunOutcome | undefined> => {
+    audit.record('run-resumed', { step: parked.step, activeMs: Math.round(parked.activeMs), actions: actions.filter((action) => parked.turn.heldActionIds.includes(action.id)).map((action) => ({ id: action.id, status: action.status })) });
+    const results = await Promise.all(
+      parked.turn.results.map(async ({ call, result }) => {
+        const action = result.actionId && parked.turn.heldActionIds.includes(result.actionId) ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
+        if (!action) return { call, result };
+        if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', reason: 'no decision was recorded before the run resumed' });
+        const answer = await resumeHeldCall(call, action, environment);
+        const record = toolCalls.find((candidate) => candidate.id === call.id && candidate.step === parked.step);
+        if (record) Object.assign(record, { ok: answer.ok, action: action.status, bytes: Buffer.byteLength(answer.content), ...(answer.ok ? {} : { error: answer.error }) });
+        return { call, result: answer };
+      }),
+    );
+    return concludeTurn({ results, submissions: parked.turn.submissions, ...(parked.forcedBy ? { forcedBy: parked.forcedBy } : {}), ...(parked.note ? { note: parked.note } : {}) });
+  };
+
   try {
-    for (step = 1; ; step++) {
+    if (checkpoint) {
+      step = checkpoint.step;
+      const outcome = await resumeTurn(checkpoint);
+      if (outcome) return outcome;
+    }
+    for (step = step + 1; ; step++) {
       const stop = stepCapReached(step, limits) ?? tokenBudgetExceeded(usage, limits) ?? deadlinePassed(new Date(), limits) ?? wasAborted(signal);
       if (stop) {
         step--;
         return finish({ status: 'failed', reason: stop });
       }
-      const forced = isLastStep(step, limits);
+      // Why the model must submit its diagnosis on this turn, if it must.
+      const forcedBy = isLastStep(step, limits) ? 'the last allowed step' : (mustSubmit ?? tokenBudgetNearlyUsed({ usage, turns: turnUsages, limits }));
+      const forced = forcedBy !== undefined;
       const toolChoice = forced ? ({ type: 'tool', name: SUBMIT_DIAGNOSIS_TOOL } as const) : ({ type: 'auto' } as const);
-      audit.record('model-request', { step, model: model.name, toolChoice, messages: transcript.length });
-      const turn = await callModel({ model, observer, request: { system, trigger: input.trigger, transcript, tools, toolChoice, signal } });
-      usage = addUsage(usage, turn.usage);
-      audit.record('model-response', {
-        step,
-        stopReason: turn.stopReason,
-        usage: turn.usage,
-        ...(turn.text ? { text: turn.text } : {}),
-        toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
-      });
+      const askModel = async (longerAnswer: boolean): Promise<ModelTurn> => {
+        audit.record('model-request', { step, model: model.name, toolChoice, messages: transcript.length, ...(forcedBy ? { forcedBy } : {}), ...(longerAnswer ? { longerAnswer } : {}) });
+        const request: ModelRequest = { system, trigger: input.trigger, transcript, tools, toolChoice, signal, ...(longerAnswer ? { longerAnswer } : {}) };
+        const answer = await callModel({ model, observer, request });
+        usage = addUsage(usage, answer.usage);
+        turnUsages.push(answer.usage);
+        audit.record('model-response', {
+          step,
+          stopReason: answer.stopReason,
+          usage: answer.usage,
+          ...(answer.text ? { text: answer.text } : {}),
+          toolCalls: answer.calls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
+          ...(answer.incompleteCalls?.length ? { droppedIncompleteCalls: answer.incompleteCalls.map((call) => ({ id: call.id, name: call.name })) } : {}),
+          ...(answer.refusal ? { refusal: answer.refusal } : {}),
+        });
+        return answer;
+      };
+      let turn = await askModel(false);
+      let directive = directTurn(turn, { forced, retriedLonger: false });
+      if (directive.kind === 'retry-longer') {
+        turn = await askModel(true);
+        directive = directTurn(turn, { forced, retriedLonger: true });
+      }
+      if (directive.kind === 'fail') {
+        audit.record('error', { message: directive.reason });
+        return finish({ status: 'failed', reason: directive.reason });
+      }
+      if (directive.kind === 'continue-paused') {
+        transcript.push({ role: 'assistant', text: turn.text, calls: [], ...(turn.blocks ? { blocks: turn.blocks } : {}) });
+        continue;
+      }
+      if (directive.kind === 'submit-now') {
+        // The turn's calls are dropped unanswered: their results would not fit.
+        transcript.push({ role: 'assistant', text: turn.text, calls: [] });
+        trimOldestToolResults(transcript);
+        transcript.push({ role: 'user', text: directive.note });
+        mustSubmit = directive.reason;
+        continue;
+      }
+      const note = directive.kind === 'proceed' ? directive.note : undefined;
       transcript.push({ role: 'assistant', text: turn.text, calls: turn.calls });
 
       if (turn.calls.length === 0) {
-        if (forced) return finish({ status: 'failed', reason: 'the model did not submit a diagnosis on the last allowed step' });
-        transcript.push({ role: 'user', text: `Continue the investigation with the tools, or call ${SUBMIT_DIAGNOSIS_TOOL} to finish.` });
+        if (forced) return finish({ status: 'failed', reason: `the model did not submit a diagnosis when it had to (${forcedBy})` });
+        transcript.push({ role: 'user', text: note ?? `Continue the investigation with the tools, or call ${SUBMIT_DIAGNOSIS_TOOL} to finish.` });
         continue;
       }
 
@@ -156,24 +262,25 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         }),
       );
 
-      const submission = submissions[0];
-      if (submission) {
-        const parsed = diagnosisInputSchema.safeParse(submission.input);
-        if (parsed.success) return finish({ status: 'completed', diagnosis: { ...parsed.data, actions } });
-        const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
-        if (forced) return finish({ status: 'failed', reason: `the diagnosis submitted on the last step is invalid: ${problems}` });
-        for (const call of submissions) {
-          results.push({ call, result: { ok: false, error: 'invalid-input', content: `The diagnosis is invalid: ${problems}. Fix it and call ${SUBMIT_DIAGNOSIS_TOOL} again.` } });
-        }
-      }
-      transcript.push({ role: 'tool-results', results });
-      if (forced) return finish({ status: 'failed', reason: 'the model did not submit a diagnosis on the last allowed step' });
+      const concluded = concludeTurn({ results, submissions, ...(forcedBy ? { forcedBy } : {}), ...(note ? { note } : {}) });
+      if (concluded) return concluded;
     }
   } catch (error) {
     const reason = error instanceof ModelError ? `model error: ${error.message}` : wasAborted(signal) ?? `internal error: ${error instanceof Error ? error.message : String(error)}`;
-    audit.record('error', { message: reason });
-    return finish({ status: 'failed', reason });
+    // A run stopped from outside (shutdown, timeout) is not the model's failure to retry.
+    const retry = error instanceof ModelError && error.retryable && !signal.aborted ? { afterMs: runRetryDelayMs(error, input.attempt ?? 1) } : undefined;
+    audit.record('error', { message: reason, ...(retry ? { retryable: true, retryAfterMs: retry.afterMs } : {}) });
+    return finish({ status: 'failed', reason, ...(retry ? { retry } : {}) });
   }
+}
+
+interface ConcludedTurn {
+  results: { call: ToolCall; result: ToolResult }[];
+  submissions: ToolCall[];
+  /** Why the model had to submit on this turn, if it had to. */
+  forcedBy?: string;
+  /** A note for the model sent with the results (a cut answer, say). */
+  note?: string;
 }
 
 async function callModel(input: { model: Model; observer: AgentObserver; request: Parameters<Model['createTurn']>[0] }): Promise<ModelTurn> {

@@ -16,6 +16,8 @@ export const AUDIT_EVENT_TYPES = [
   'diagnosis',
   'run-finished',
   'error',
+  'run-parked',
+  'run-resumed',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

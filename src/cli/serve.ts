@@ -7,20 +7,27 @@
  *
  * Without tokens it serves only on loopback, unauthenticated, and says so; it refuses a
  * non-loopback address without tokens unless KUBEWHY_AUTH=off.
+ *
+ * It holds the data directory's lock (store/lock.ts) from before the database opens until
+ * it stops: a second `serve` on the same directory exits with code 2. The token files are
+ * re-read when they change (every KUBEWHY_TOKENS_POLL_SECONDS, and at once on SIGHUP).
  */
 import type { Server } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import packageJson from '../../package.json' with { type: 'json' };
-import { createModel } from '../agent/create-model.ts';
+import { createFallback, createModel } from '../agent/create-model.ts';
+import { createAnchorSigner, readAuditKey, type AnchorSigner } from '../audit/anchors.ts';
 import { createKubeCluster } from '../cluster/kube-adapter.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
-import type { AuthSettings, Scope } from '../server/auth.ts';
+import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
 import { decideAuth } from '../server/listen-policy.ts';
 import { buildApp } from '../server/app.ts';
 import { createLogger } from '../server/logger.ts';
-import { readTokens, TokenFileError } from '../server/tokens.ts';
+import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
 import { openDatabase } from '../store/database.ts';
+import { acquireDataDirectoryLock, LockHeldError, type DataDirectoryLock } from '../store/lock.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';
 import { parseFaultSpec, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
 
@@ -39,9 +46,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   let config: Config;
   let tokens: Record<Scope, string[]>;
+  let auditAnchors: AnchorSigner;
   try {
     config = loadConfig();
     tokens = await readTokens(config.auth);
+    auditAnchors = createAnchorSigner(config.audit.keyFile ? readAuditKey(config.audit.keyFile) : undefined);
   } catch (error) {
     if (error instanceof ConfigError || error instanceof TokenFileError) {
       process.stderr.write(`kubewhy serve: ${error.message}\n`);
@@ -56,28 +65,55 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (auth.warning) logger.warn(auth.warning);
+  if (auditAnchors.keyId) logger.info({ auditKeyId: auditAnchors.keyId }, 'audit anchors are signed (HMAC-SHA256)');
+  else logger.warn('audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them');
+
+  let lock: DataDirectoryLock;
+  try {
+    lock = lockDataDirectory(config, logger);
+  } catch (error) {
+    process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  const authenticator = createAuthenticator(auth.settings);
+  const tokenWatcher = auth.settings.mode === 'tokens' ? watchTokenFiles({ config, tokens, authenticator, logger }) : undefined;
+  const reloadTokens = (): void => {
+    if (!tokenWatcher) {
+      logger.info('SIGHUP: authentication is off, there are no tokens to re-read');
+      return;
+    }
+    logger.info('SIGHUP: re-reading the tokens');
+    void tokenWatcher.reloadNow();
+  };
+  process.on('SIGHUP', reloadTokens);
 
   let mock: MockCluster | undefined;
   const closeMock = async (): Promise<void> => void (await mock?.close());
   try {
     const cluster = await connectCluster(config, (started) => (mock = started));
     const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
-    const model = createModel(config.model);
+    const model = createModel(config.model, { logger });
     const app = await buildApp({
       database,
-      agent: { model, registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy: config.policy, limits: config.limits },
+      agent: { model, ...createFallback(config.model), registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy: config.policy, limits: config.limits },
       runs: config.runs,
       auth: auth.settings,
       bodyLimitBytes: config.server.bodyLimitBytes,
+      webhookBodyLimitBytes: config.server.webhookBodyLimitBytes,
       logger,
       version: packageJson.version,
+      auditAnchors,
+      authenticator,
+      retention: { days: config.store.retentionDays },
     });
+    // Listened for before the port opens: a SIGTERM that comes right after start still shuts down cleanly.
+    const signalled = waitForSignal();
     await app.listen({ host: config.server.host, port: config.server.port });
     const url = listeningUrl(app.server.address(), config.server.host);
     process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(config, mock)}; model: ${model.name}; data: ${join(config.dataDir, 'kubewhy.db')})\n`);
     process.stdout.write(`try: ${curlLine({ url, config, mock, auth: auth.settings })}\n`);
 
-    await waitForSignal();
+    await signalled;
     logger.info('shutting down: no new requests; running runs get the grace period');
     // A second signal means "now".
     const force = (): never => process.exit(1);
@@ -92,7 +128,47 @@ export async function run(argv: string[]): Promise<number> {
     await closeMock().catch(() => undefined);
     process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  } finally {
+    process.off('SIGHUP', reloadTokens);
+    tokenWatcher?.stop();
+    lock.release();
   }
+}
+
+/** Takes the data directory's lock, or throws LockHeldError naming who holds it. */
+function lockDataDirectory(config: Config, logger: Logger): DataDirectoryLock {
+  const directory = resolve(config.dataDir);
+  try {
+    return acquireDataDirectoryLock({
+      directory,
+      onTakeover: (previous, reason) => logger.warn({ previousOwner: previous }, `took over a stale lock on the data directory ${directory}: ${reason}`),
+      onLost: (holder) => {
+        logger.error({ holder }, `another process took over the lock on the data directory ${directory}: stopping, so that two services never share it`);
+        process.kill(process.pid, 'SIGTERM');
+      },
+    });
+  } catch (error) {
+    if (error instanceof LockHeldError) throw error;
+    throw new Error(`cannot lock the data directory ${directory}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** Re-reads the token files when they change; a failed reload keeps the tokens in use and says which file is wrong. */
+function watchTokenFiles(input: { config: Config; tokens: TokenSet; authenticator: Authenticator; logger: Logger }): TokenWatcher {
+  const { logger } = input;
+  return watchTokens({
+    settings: input.config.auth,
+    initial: input.tokens,
+    intervalMs: input.config.tokenFiles.pollMs,
+    onChange(tokens) {
+      input.authenticator.replaceTokens(tokens);
+      const counts = Object.fromEntries(Object.entries(tokens).map(([scope, list]) => [scope, list.length]));
+      logger.info({ tokens: counts }, 'tokens reloaded: the new set is in use');
+    },
+    onError(error) {
+      logger.error(`tokens not reloaded, the ones in use stay: ${error.message}`);
+    },
+  });
 }
 
 async function connectCluster(config: Config, onMock: (mock: MockCluster) => void): Promise<ReturnType<typeof createKubeCluster>> {

@@ -1,13 +1,17 @@
 /**
  * One attempt of one run: claim it (queued → running, so no other start can take it),
- * run the agent with the run's own abort signal, follow its actions into the run's
- * status, and store the outcome. A run stopped by the service shutting down is left
+ * run the agent with the run's own abort signal (from its checkpoint when it was parked),
+ * follow its actions into the run's status, and store the outcome: finished, parked
+ * awaiting approval (the worker is freed), or queued again for a retry. A run stopped by the service shutting down is left
  * as it is: the next start resumes or fails it (see recover-runs.ts).
  */
 import type { Logger } from 'pino';
 import { runAgent, type RunAgentInput, type RunOutcome } from '../agent/loop.ts';
 import type { Model } from '../agent/model.ts';
+import { chooseModel, countModelFailures, noteFallback, type ModelChoice } from '../agent/model-fallback.ts';
+import { CheckpointError, parseCheckpoint, serializeCheckpoint, type RunCheckpoint } from '../agent/checkpoint.ts';
 import { auditFor } from '../agent/run-audit.ts';
+import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { Config } from '../config.ts';
@@ -16,7 +20,6 @@ import { createMetricsObserver, type Metrics } from '../metrics.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { ensureRunCreated } from './run-created.ts';
-import type { ServiceApprovalBroker } from './service-approvals.ts';
 
 /** What a run needs to diagnose: the model, the tools, the cluster and the ladder policy. */
 export interface AgentDependencies {
@@ -27,13 +30,15 @@ export interface AgentDependencies {
   limits: Config['limits'];
   /** The loop; a seam for tests. Default `runAgent`. */
   runAgent?: (input: RunAgentInput) => Promise<RunOutcome>;
+  /** Diagnoses a run instead of `model` from its `fallbackAfterAttempts`-th start on (the offline engine). */
+  fallbackModel?: Model;
+  fallbackAfterAttempts?: number;
 }
 
 export interface ExecuteRunInput {
   id: string;
   store: RunStore;
   audit: AuditStore;
-  approvals: ServiceApprovalBroker;
   metrics: Metrics;
   logger: Logger;
   agent: AgentDependencies;
@@ -41,6 +46,12 @@ export interface ExecuteRunInput {
   shutdown: AbortSignal;
   /** Called once the run has ended and its outcome is stored. */
   onFinished(run: RunRecord): void;
+  /** Called once the run is parked awaiting approval (its checkpoint stored). */
+  onParked?(run: RunRecord): void;
+  /** Called once the run is queued again to retry at `run.notBefore`. */
+  onRetry?(run: RunRecord): void;
+  /** Signs the audit head logged when the run ends (default: logged unsigned). */
+  anchors?: AnchorSigner;
 }
 
 /** How long past its deadline a run may take to stop before it is failed without it. */
@@ -60,16 +71,30 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const observer = {
     ...createMetricsObserver(metrics, knownTools),
     actionsChanged(actions: readonly { status: string }[]) {
-      const awaiting = actions.some((action) => action.status === 'awaiting_approval');
-      store.updateProgress(id, { status: awaiting ? 'awaiting_approval' : 'running', actions: actions as RunRecord['actions'] });
+      // The run shows awaiting_approval once it parks, with its checkpoint stored: a decision can reach it from then on.
+      store.updateProgress(id, { status: 'running', actions: actions as RunRecord['actions'] });
     },
   };
   const started = performance.now();
   logger.info({ attempt: run.attempts, trigger: run.trigger.kind }, 'run started');
   let outcome: RunOutcome;
   let watchdog: NodeJS.Timeout | undefined;
+  let choice: ModelChoice = { model: agent.model };
   try {
     ensureRunCreated(input.audit, run);
+    const resume = resumeFrom(run, store.checkpointOf(id));
+    choice = chooseModel({
+      model: agent.model,
+      ...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
+      ...(agent.fallbackAfterAttempts ? { fallbackAfterAttempts: agent.fallbackAfterAttempts } : {}),
+      attempt: run.attempts,
+      modelFailures: agent.fallbackModel ? countModelFailures(input.audit.list(id)) : 0,
+      resuming: resume !== undefined,
+    });
+    if (choice.fallbackNote) {
+      logger.warn({ attempt: run.attempts }, choice.fallbackNote);
+      tryRecordError(input.audit, id, choice.fallbackNote);
+    }
     const deadlineMs = agent.limits.runTimeoutMs + DEADLINE_GRACE_MS;
     const stalled = new Promise<RunOutcome>((resolve) => {
       watchdog = setTimeout(() => {
@@ -84,18 +109,20 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
         runId: id,
         trigger: run.trigger,
         rung: run.rung,
-        model: agent.model,
+        model: choice.model,
+        attempt: run.attempts,
         registry: agent.registry,
         cluster: agent.cluster,
         policy: agent.policy,
-        approvals: input.approvals,
         audit: auditFor(input.audit, id),
+        ...(resume ? { resume } : {}),
         limits: {
           maxSteps: agent.limits.maxSteps,
           tokenBudget: agent.limits.tokenBudget,
           timeoutMs: agent.limits.runTimeoutMs,
           approvalTtlMs: agent.limits.approvalTtlMs,
           toolOutputBytes: agent.limits.toolOutputBytes,
+          ...(agent.limits.maxHeldActions !== undefined ? { maxHeldActions: agent.limits.maxHeldActions } : {}),
         },
         signal: controller.signal,
         observer,
@@ -112,15 +139,29 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
     clearTimeout(watchdog);
     input.shutdown.removeEventListener('abort', onShutdown);
   }
+  if (choice.fallbackNote) outcome = noteFallback(outcome, choice.fallbackNote);
   const durationSeconds = (performance.now() - started) / 1000;
   metrics.runDuration.observe(durationSeconds);
 
+  if (outcome.status === 'parked') {
+    if (outcome.checkpoint) return park(input, run, outcome, outcome.checkpoint, logger);
+    outcome = failedOutcome('internal error: the run parked without a checkpoint');
+  }
+  if (outcome.retry && !input.shutdown.aborted && run.attempts < MAX_MODEL_ATTEMPTS) {
+    const notBefore = new Date(Date.now() + outcome.retry.afterMs);
+    if (store.retryLater(id, notBefore)) {
+      logger.warn({ reason: outcome.reason, attempt: run.attempts, retryAt: notBefore.toISOString() }, 'run queued again: the model failed in a way that may pass');
+      const queued = store.get(id);
+      if (queued) input.onRetry?.(queued);
+      return;
+    }
+  }
   if (input.shutdown.aborted && outcome.status === 'failed') {
-    logger.warn({ reason: outcome.reason }, 'run interrupted by shutdown; it resumes at the next start');
+    logger.warn({ reason: outcome.reason, ...anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors }) }, 'run interrupted by shutdown; it resumes at the next start');
     return;
   }
   const finished = store.finish(id, {
-    status: outcome.status,
+    status: outcome.status === 'completed' ? 'completed' : 'failed',
     ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     usage: outcome.usage,
@@ -131,11 +172,42 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   if (!finished) return;
   metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.status });
   if (outcome.diagnosis) metrics.diagnoses.inc({ category: outcome.diagnosis.category });
-  // The audit head in the service log anchors the run's hash chain outside the database.
-  const auditHead = input.audit.head(id);
-  logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds, ...(auditHead ? { auditHead: `${auditHead.seq}:${auditHead.hash}` } : {}) }, 'run finished');
+  // The (signed) audit head in the service log anchors the run's hash chain outside the database.
+  const anchor = anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors });
+  logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds, ...anchor }, 'run finished');
   const stored = store.get(id);
   if (stored) input.onFinished(stored);
+}
+
+/** How many starts a run whose model keeps failing gets before it fails for good. */
+const MAX_MODEL_ATTEMPTS = 5;
+
+/** The checkpoint a parked run resumes from, with its decided actions; a broken one fails the run with what is wrong. */
+function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: RunCheckpoint; actions: RunRecord['actions'] } | undefined {
+  if (stored === undefined) return undefined;
+  try {
+    return { checkpoint: parseCheckpoint(stored), actions: run.actions };
+  } catch (error) {
+    if (error instanceof CheckpointError) throw new Error(`cannot resume the run: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+/** Stores the checkpoint and frees the worker: the run waits in the store for a person's decision. */
+function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): void {
+  const held = outcome.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
+  input.audit.append({
+    runId: run.id,
+    type: 'run-parked',
+    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
+  });
+  if (!input.store.park(run.id, { checkpoint: serializeCheckpoint(checkpoint), actions: outcome.actions })) {
+    logger.error('the run could not be parked: it is no longer running');
+    return;
+  }
+  logger.info({ step: checkpoint.step, held: held.map((action) => action.id) }, 'run parked awaiting approval');
+  const parked = input.store.get(run.id);
+  if (parked) input.onParked?.(parked);
 }
 
 function failedOutcome(reason: string): RunOutcome {

@@ -1,12 +1,14 @@
 /**
  * What a start does with the runs the last process left unfinished (a crash, `kill -9`,
  * or a shutdown that outlived its grace period):
- * - `queued`: queued again, in their original order.
- * - `running` / `awaiting_approval` with no write that may have reached the cluster:
- *   started again from the beginning. Every read tool is idempotent, so the only cost is
- *   the work redone; an `error` event "resumed after restart" marks the seam in the
- *   audit log. A held action's approval lived in memory and is gone: the new attempt
- *   holds it again.
+ * - `queued`: queued again, in their original order (a decided parked run resumes then).
+ * - `awaiting_approval` with a checkpoint (parked): left parked; its held actions wait
+ *   for a decision as before, and the service expires those whose time ran out.
+ * - `running` (or `awaiting_approval` without a checkpoint, as 0.1.0 left them) with no
+ *   write that may have reached the cluster: started again, from its checkpoint when it
+ *   was resuming from one, else from the beginning. Every read tool is idempotent, so
+ *   the only cost is the work redone; an `error` event "resumed after restart" marks the
+ *   seam in the audit log.
  * - the same, once an action was approved (so a write may have run): failed with a
  *   reason, never re-run, because a rollout undo or a scale must not happen twice.
  * - interrupted `maxAttempts` times already: failed, so a run that crashes the process
@@ -35,6 +37,7 @@ export function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAtte
       report.queue.push(run.id);
       continue;
     }
+    if (run.status === 'awaiting_approval' && run.parked) continue;
     ensureRunCreated(audit, run);
     const events = audit.list(run.id);
     const reason = refusalToResume(run, events, input.maxAttempts);
@@ -47,7 +50,10 @@ export function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAtte
     audit.append({
       runId: run.id,
       type: 'error',
-      payload: { message: 'resumed after restart: the interrupted attempt changed nothing in the cluster, so the run starts again from the beginning', attempt: run.attempts + 1 },
+      payload: {
+        message: `resumed after restart: the interrupted attempt changed nothing in the cluster, so the run starts again ${run.parked ? 'from its checkpoint' : 'from the beginning'}`,
+        attempt: run.attempts + 1,
+      },
     });
     if (store.requeue(run.id)) {
       report.resumed.push(run.id);

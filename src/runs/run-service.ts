@@ -5,6 +5,11 @@
  * startsAt; a start recovers what the last process left unfinished; `stop` lets running
  * runs finish within a grace period.
  *
+ * A run that holds an action for a person's approval parks: its checkpoint is stored, its
+ * worker goes on to the next run, and a decision (or the action's expiry) queues it again
+ * to resume. A run whose model failed in a way that may pass is queued again to start
+ * after a delay.
+ *
  * Ingestion is the hot path of an alert storm, so it does the least that is durable:
  * the run's row, group-committed with the other requests of the same moment. The run's
  * `run-created` audit event (stamped with the run's creation time) is appended when the
@@ -13,17 +18,18 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Trigger } from '../agent/trigger.ts';
+import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
 import { isFinished, type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
-import { alertKeyOf, alertTrigger, isRepeatOf, resolvedTime, type AlertResult, type IncomingAlert } from './alert-intake.ts';
+import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
 import { executeRun, type AgentDependencies } from './execute-run.ts';
 import { recoverRuns, type RecoveryReport } from './recover-runs.ts';
 import { ensureRunCreated } from './run-created.ts';
 import { createRunQueue } from './run-queue.ts';
-import type { ServiceApprovalBroker } from './service-approvals.ts';
+import { createServiceApprovals, type DecisionResult } from './service-approvals.ts';
 
 export interface RunSettings {
   concurrency: number;
@@ -31,14 +37,25 @@ export interface RunSettings {
   dedupWindowMs: number;
   maxAttempts: number;
   shutdownGraceMs: number;
+  /** The wait after a run fails before its incident starts another (default 1 min), doubled per failure in a row. */
+  failureBackoffMs?: number;
+  /** The longest that wait grows to (default 1 h). */
+  failureBackoffMaxMs?: number;
 }
+
+const DEFAULT_FAILURE_BACKOFF_MS = 60_000;
+const DEFAULT_FAILURE_BACKOFF_MAX_MS = 3_600_000;
 
 export interface RunService {
   /** Recovers unfinished runs and starts working the queue. */
   start(): RecoveryReport;
   /** Stores and queues an incident's run; `queue-full` when there is no room (nothing is stored then). */
   submit(input: { trigger: Trigger; rung: Rung; source: RunSource }): Promise<{ ok: true; run: RunRecord } | { ok: false; error: 'queue-full' }>;
-  /** One Alertmanager notification, alert by alert, in order. Resolves once every change is committed. */
+  /**
+   * One Alertmanager notification, alert by alert, in order, correlated into incidents.
+   * Resolves once every change is committed. Taken whole or not at all: when it needs a
+   * new run and the queue has no room, nothing of it is kept and every result is `queue-full`.
+   */
   ingestAlerts(alerts: readonly IncomingAlert[]): Promise<AlertResult[]>;
   /** Resolves with the run once it has ended, or with its current state after `timeoutMs`. */
   waitForEnd(id: string, timeoutMs: number): Promise<RunRecord | undefined>;
@@ -46,6 +63,8 @@ export interface RunService {
   releaseWaiters(): void;
   /** Stops starting runs, waits up to the grace period for running ones, then aborts them (they resume at the next start). */
   stop(): Promise<void>;
+  /** A person's decision on a held action of a parked run; the run resumes once none awaits a decision. */
+  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): DecisionResult;
   queueDepth(): number;
   inProgress(): number;
   /** Seconds a client should wait before retrying when the queue is full. */
@@ -56,19 +75,19 @@ export interface RunServiceDependencies {
   store: RunStore;
   audit: AuditStore;
   writes: WriteBatcher;
-  approvals: ServiceApprovalBroker;
   metrics: Metrics;
   logger: Logger;
   agent: AgentDependencies;
   settings: RunSettings;
   now?: () => Date;
+  /** Signs the audit head each ended run logs (default: logged unsigned). */
+  anchors?: AnchorSigner;
 }
-
-const CANCELLED_REASON = 'cancelled: the alert was resolved before the run started';
 
 export function createRunService(dependencies: RunServiceDependencies): RunService {
   const { store, audit, writes, metrics, logger, settings } = dependencies;
   const now = dependencies.now ?? (() => new Date());
+  const anchors = dependencies.anchors ?? unsignedAnchors;
   const shutdown = new AbortController();
   const waiters = new Map<string, Set<(run: RunRecord | undefined) => void>>();
   let closing = false;
@@ -82,11 +101,44 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     for (const resolve of set) resolve(run);
   };
 
+  const retryTimers = new Set<NodeJS.Timeout>();
+  /** Queues a stored queued run now, or when its `notBefore` comes. */
+  const offerWhenDue = (id: string, notBefore?: string): void => {
+    const delay = notBefore ? Date.parse(notBefore) - now().getTime() : 0;
+    if (!(delay > 0)) {
+      queue.offer(id, { force: true });
+      return;
+    }
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      queue.offer(id, { force: true });
+    }, Math.min(delay, 2 ** 31 - 1));
+    timer.unref();
+    retryTimers.add(timer);
+  };
+  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: (run) => queue.offer(run.id, { force: true }) });
+
   const queue = createRunQueue({
     concurrency: settings.concurrency,
     queueSize: settings.queueSize,
     start: (id) =>
-      executeRun({ id, store, audit, approvals: dependencies.approvals, metrics, logger, agent: dependencies.agent, shutdown: shutdown.signal, onFinished: notifyFinished }).catch((error: unknown) => {
+      executeRun({
+        id,
+        store,
+        audit,
+        metrics,
+        logger,
+        agent: dependencies.agent,
+        shutdown: shutdown.signal,
+        onFinished: notifyFinished,
+        onParked: (run) => {
+          approvals.expireDue();
+          // A caller waiting for the run hears of it now: it waits for a person, not for the service.
+          notifyFinished(run);
+        },
+        onRetry: (run) => offerWhenDue(run.id, run.notBefore),
+        anchors,
+      }).catch((error: unknown) => {
         logger.error({ err: error, runId: id }, 'run could not be executed');
       }),
   });
@@ -95,8 +147,17 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   const room = (): number => queue.room() + Math.max(0, settings.concurrency - queue.active()) - reserved;
 
   /** Inside a batch: stores a run and reserves its place in the queue. */
-  const createRun = (input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey }): RunRecord => {
-    const run = store.create({ id: randomUUID(), trigger: input.trigger, source: input.source, rung: input.rung, ...(input.alert ? { alert: input.alert } : {}), now: now() });
+  const createRun = (input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number }): RunRecord => {
+    const run = store.create({
+      id: randomUUID(),
+      trigger: input.trigger,
+      source: input.source,
+      rung: input.rung,
+      ...(input.alert ? { alert: input.alert } : {}),
+      ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}),
+      earlierFailures: input.earlierFailures ?? 0,
+      now: now(),
+    });
     reserved++;
     return run;
   };
@@ -114,16 +175,22 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     ensureRunCreated(audit, run);
     audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: CANCELLED_REASON, cancelled: true, steps: 0 } });
     metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'cancelled' });
+    logger.info({ runId: id, status: 'failed', reason: CANCELLED_REASON, cancelled: true, ...anchorLogFields({ audit, runId: id, signer: anchors }) }, 'run finished');
     notifyFinished(run);
   };
 
   return {
     start() {
       const report = recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
-      for (const failed of report.failed) metrics.runs.inc({ trigger: store.get(failed.id)?.trigger.kind ?? 'unknown', outcome: 'failed' });
+      for (const failed of report.failed) {
+        metrics.runs.inc({ trigger: store.get(failed.id)?.trigger.kind ?? 'unknown', outcome: 'failed' });
+        logger.info({ runId: failed.id, status: 'failed', reason: failed.reason, ...anchorLogFields({ audit, runId: failed.id, signer: anchors }) }, 'run finished');
+      }
       // Recovered runs were accepted before: they are queued even beyond the queue's size.
-      for (const id of report.queue) queue.offer(id, { force: true });
+      for (const id of report.queue) offerWhenDue(id, store.get(id)?.notBefore);
       queue.resume();
+      // Parked runs stay parked; actions that expired while the service was down expire now.
+      approvals.expireDue();
       if (report.queue.length + report.failed.length > 0) {
         logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length }, 'recovered unfinished runs');
       }
@@ -138,55 +205,49 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       });
     },
     ingestAlerts(alerts) {
-      return writes.run(() => {
-        const results: AlertResult[] = [];
-        const created: RunRecord[] = [];
-        const cancelled: string[] = [];
-        let deduplicated = 0;
-        try {
-          for (const alert of alerts) {
-            const key = alertKeyOf(alert);
-            const existing = store.findByAlert(key);
-            if (alert.status === 'resolved') {
-              if (!existing) {
-                results.push({ fingerprint: key.fingerprint, status: 'resolved', outcome: 'unmatched' });
-                continue;
-              }
-              store.recordResolved(existing.id, resolvedTime(alert, now()));
-              const cancel = existing.status === 'queued' && store.cancelQueued(existing.id, CANCELLED_REASON, now());
-              if (cancel) cancelled.push(existing.id);
-              results.push({ fingerprint: key.fingerprint, status: 'resolved', outcome: cancel ? 'cancelled' : 'resolved', runId: existing.id });
-              continue;
-            }
-            if (existing && isRepeatOf(existing, { now: now(), dedupWindowMs: settings.dedupWindowMs })) {
-              store.recordRepeat(existing.id);
-              deduplicated++;
-              results.push({ fingerprint: key.fingerprint, status: 'firing', outcome: 'duplicate', runId: existing.id });
-              continue;
-            }
-            if (room() <= 0) {
-              results.push({ fingerprint: key.fingerprint, status: 'firing', outcome: 'queue-full' });
-              continue;
-            }
-            const run = createRun({ trigger: alertTrigger(alert, key), rung: 'OBSERVE', source: 'alertmanager', alert: key });
-            created.push(run);
-            results.push({ fingerprint: key.fingerprint, status: 'firing', outcome: 'created', runId: run.id });
+      const intakeSettings = {
+        dedupWindowMs: settings.dedupWindowMs,
+        failureBackoffMs: settings.failureBackoffMs ?? DEFAULT_FAILURE_BACKOFF_MS,
+        failureBackoffMaxMs: settings.failureBackoffMaxMs ?? DEFAULT_FAILURE_BACKOFF_MAX_MS,
+      };
+      return writes
+        .run(() => {
+          let reservedHere = 0;
+          let report: IntakeReport;
+          try {
+            report = takeNotification(alerts, {
+              store,
+              now: now(),
+              settings: intakeSettings,
+              // Taken whole: with any room at all, every run the notification needs is taken, even past the queue's size.
+              hasRoom: room() > 0,
+              createRun: (input) => {
+                reservedHere++;
+                return createRun({ ...input, rung: 'OBSERVE', source: 'alertmanager' });
+              },
+            });
+          } catch (error) {
+            reserved -= reservedHere;
+            throw error;
           }
-        } catch (error) {
-          reserved -= created.length;
-          throw error;
-        }
-        return {
-          result: results,
-          afterCommit() {
-            for (const alert of alerts) metrics.alertsReceived.inc({ status: alert.status });
-            if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
-            enqueue(created);
-            for (const id of cancelled) finishCancelled(id);
-          },
-          afterRollback: () => void (reserved -= created.length),
-        };
-      });
+          return {
+            result: report.results,
+            afterCommit() {
+              for (const alert of alerts) metrics.alertsReceived.inc({ status: alert.status });
+              for (const decision of report.decisions) metrics.alertOutcomes.inc({ outcome: decision });
+              const deduplicated = report.decisions.filter((decision) => decision === 'duplicate' || decision === 'backoff').length;
+              if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
+              enqueue(report.created);
+              for (const id of report.cancelled) finishCancelled(id);
+            },
+            afterRollback: () => void (reserved -= report.created.length),
+          };
+        })
+        .catch((error: unknown): AlertResult[] => {
+          if (!(error instanceof NotificationRefused)) throw error;
+          metrics.alertOutcomes.inc({ outcome: 'refused' }, alerts.length);
+          return refusedResults(alerts);
+        });
     },
     waitForEnd(id, timeoutMs) {
       const current = store.get(id);
@@ -214,8 +275,13 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         for (const resolve of set) resolve(run);
       }
     },
+    decideAction(input) {
+      return approvals.decide(input);
+    },
     async stop() {
       queue.pause();
+      approvals.close();
+      for (const timer of retryTimers) clearTimeout(timer);
       const idle = queue.idle();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<'timeout'>((resolve) => {

@@ -1,34 +1,100 @@
 /**
- * The service's approval broker: held actions wait in memory until a person decides
- * through the HTTP API (`…/approve`, `…/reject`) or their time runs out. A decision names
- * the run and the action, so a token can never decide another run's action by id alone.
- * Every outcome (approved, rejected, expired) is counted.
+ * The service's approvals: a held action waits in the store, on a parked run that holds
+ * no worker, until a person decides through the HTTP API (`…/approve`, `…/reject`) or its
+ * time runs out. A decision names the run and the action, so a token can never decide
+ * another run's action by id alone; it is audited when it is made, with who made it, and
+ * counted. Once no action of the run awaits a decision, the run is queued to resume.
+ * Expiry is a timer set for the earliest deadline among parked runs, set again after
+ * every park and decision, and at start (so actions that expired while the service was
+ * down are expired at once).
  */
-import { createInMemoryApprovalBroker, type ApprovalBroker, type HeldAction } from '../gate/approvals.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
+import type { RunRecord, RunStore } from '../store/run-store.ts';
 
-export interface ServiceApprovalBroker extends ApprovalBroker {
-  /** 'decided' when the action was waiting on that run; 'not-pending' otherwise (already decided, expired, unknown). */
-  decide(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): 'decided' | 'not-pending';
-  /** The actions of a run waiting for a decision now. */
-  pendingFor(runId: string): HeldAction[];
+export type DecisionResult = { outcome: 'decided'; decidedAt: string } | { outcome: 'not-found' } | { outcome: 'not-pending'; status: string };
+
+export interface ServiceApprovals {
+  decide(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): DecisionResult;
+  /** Expires every held action past its deadline now, then sets the timer for the next one. */
+  expireDue(): void;
+  /** Stops the expiry timer. */
+  close(): void;
 }
 
-export function createServiceApprovalBroker(input: { metrics: Metrics }): ServiceApprovalBroker {
-  const inner = createInMemoryApprovalBroker();
+/** The longest a Node timer can wait; a later deadline is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const EXPIRED_REASON = 'no decision before the approval deadline';
+
+export function createServiceApprovals(input: {
+  store: RunStore;
+  audit: AuditStore;
+  metrics: Metrics;
+  now?: () => Date;
+  /** The run has no action left awaiting a decision: it is queued and should be started. */
+  onResumable(run: RunRecord): void;
+}): ServiceApprovals {
+  const { store, audit, metrics } = input;
+  const now = input.now ?? (() => new Date());
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const record = (runId: string, decision: 'approved' | 'rejected' | 'expired', details: { by?: string; reason?: string; actionId: string }): DecisionResult => {
+    const decidedAt = now();
+    const result = store.decideAction({ runId, actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}), now: decidedAt });
+    if (result.outcome !== 'decided') return result;
+    audit.append({ runId, type: 'approval', payload: { actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}) }, time: decidedAt });
+    metrics.approvals.inc({ decision });
+    if (result.resumable) input.onResumable(result.run);
+    return { outcome: 'decided', decidedAt: decidedAt.toISOString() };
+  };
+
+  const schedule = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (closed) return;
+    const next = nextDeadline(store.listParked());
+    if (next === undefined) return;
+    timer = setTimeout(expireDue, Math.min(MAX_TIMER_MS, Math.max(0, next - now().getTime())));
+    // A pending expiry must not keep a stopping process alive.
+    timer.unref();
+  };
+
+  const expireDue = (): void => {
+    const at = now().getTime();
+    for (const run of store.listParked()) {
+      for (const action of run.actions) {
+        if (action.status !== 'awaiting_approval' || !action.expiresAt || Date.parse(action.expiresAt) > at) continue;
+        record(run.id, 'expired', { actionId: action.id, reason: EXPIRED_REASON });
+      }
+    }
+    schedule();
+  };
+
   return {
-    async waitForDecision(action, signal) {
-      const outcome = await inner.waitForDecision(action, signal);
-      input.metrics.approvals.inc({ decision: outcome.decision });
-      return outcome;
-    },
     decide({ runId, actionId, decision, by, reason }) {
-      const held = inner.pending().find((action) => action.actionId === actionId && action.runId === runId);
-      if (!held) return 'not-pending';
-      return inner.decide(actionId, { decision, by, ...(reason ? { reason } : {}) }) ? 'decided' : 'not-pending';
+      const result = record(runId, decision, { actionId, by, ...(reason ? { reason } : {}) });
+      schedule();
+      return result;
     },
-    pendingFor(runId) {
-      return inner.pending().filter((action) => action.runId === runId);
+    expireDue,
+    close() {
+      closed = true;
+      clearTimeout(timer);
     },
   };
+}
+
+/** The earliest deadline (epoch ms) of an action still awaiting a decision. */
+function nextDeadline(runs: readonly RunRecord[]): number | undefined {
+  let next: number | undefined;
+  for (const run of runs) {
+    for (const action of run.actions) {
+      if (action.status !== 'awaiting_approval') continue;
+      // An action held by an older version carries no deadline: it expires at once.
+      const deadline = action.expiresAt ? Date.parse(action.expiresAt) : 0;
+      if (next === undefined || deadline < next) next = deadline;
+    }
+  }
+  return next;
 }

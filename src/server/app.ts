@@ -11,14 +11,16 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import type { AnchorSigner } from '../audit/anchors.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
+import { createModelHealth, trackModelHealth } from '../agent/model-health.ts';
 import { createMetrics } from '../metrics.ts';
 import type { AgentDependencies } from '../runs/execute-run.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
-import { createServiceApprovalBroker } from '../runs/service-approvals.ts';
 import { createRunStore } from '../store/run-store.ts';
 import { createWriteBatcher } from '../store/write-batch.ts';
-import { createAuthenticator, type AuthSettings } from './auth.ts';
+import { createRetention, startRetention, type RetentionTimer } from '../store/retention.ts';
+import { createAuthenticator, type Authenticator, type AuthSettings } from './auth.ts';
 import { installErrorHandlers, sendError } from './errors.ts';
 import type { RouteContext } from './route-context.ts';
 import { registerAlertRoutes } from './routes/alerts.ts';
@@ -33,13 +35,28 @@ export interface AppDependencies {
   runs: RunSettings;
   auth: AuthSettings;
   bodyLimitBytes: number;
+  /** The Alertmanager webhook's own body limit (default WEBHOOK_BODY_LIMIT_BYTES): one notification is a whole alert group. */
+  webhookBodyLimitBytes?: number;
   logger: Logger;
   version?: string;
   /** Whether the cluster answers; default: a get of namespace `default` (any API answer, even 403, counts). */
   checkCluster?: (signal: AbortSignal) => Promise<{ ok: boolean; message?: string }>;
+  /** Signs the audit head each ended run logs; default: logged unsigned. */
+  auditAnchors?: AnchorSigner;
+  /** Checks the tokens instead of one built from `auth`: serve passes one whose tokens it reloads when the files change. */
+  authenticator?: Authenticator;
+  /** Finished runs older than `days` are removed, at start and every `intervalMs` (default hourly); days 0 or absent: kept forever. */
+  retention?: { days: number; intervalMs?: number; now?: () => Date };
 }
 
 export type KubewhyApp = FastifyInstance & { runService: RunService };
+
+/**
+ * A notification of 10,000 alerts (the most the webhook's schema takes) labelled as
+ * kube-prometheus-stack labels them measures 12 MB (1.2 KB an alert): 32 MiB leaves room
+ * for alerts with more labels and longer annotations. Alertmanager does not retry a 413.
+ */
+export const WEBHOOK_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
 const INGEST_ROUTES = new Set(['/v1/alerts/alertmanager', '/v1/incidents']);
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -50,15 +67,17 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   const audit = createAuditStore(dependencies.database);
   // The gauges read the run service at scrape time; it needs the metrics to exist first.
   const scraped: { runs?: RunService } = {};
+  // Every model call of this app's runs tells whether the model answers (for /readyz and a gauge).
+  const modelHealth = createModelHealth();
+  const agent: AgentDependencies = { ...dependencies.agent, model: trackModelHealth(dependencies.agent.model, modelHealth) };
   const metrics = createMetrics({
     version: dependencies.version ?? 'unknown',
-    gauges: { queueDepth: () => scraped.runs?.queueDepth() ?? 0, inProgress: () => scraped.runs?.inProgress() ?? 0 },
+    gauges: { queueDepth: () => scraped.runs?.queueDepth() ?? 0, inProgress: () => scraped.runs?.inProgress() ?? 0, modelFailures: () => modelHealth.status().consecutiveFailures },
   });
-  const approvals = createServiceApprovalBroker({ metrics });
   const writes = createWriteBatcher(dependencies.database, { onAfterCommitError: (error) => dependencies.logger.error({ err: error }, 'after a committed write') });
-  const runService = createRunService({ store, audit, writes, approvals, metrics, logger: dependencies.logger, agent: dependencies.agent, settings: dependencies.runs });
+  const runService = createRunService({ store, audit, writes, metrics, logger: dependencies.logger, agent, settings: dependencies.runs, ...(dependencies.auditAnchors ? { anchors: dependencies.auditAnchors } : {}) });
   scraped.runs = runService;
-  const authenticator = createAuthenticator(dependencies.auth);
+  const authenticator = dependencies.authenticator ?? createAuthenticator(dependencies.auth);
 
   const app = Fastify({
     loggerInstance: dependencies.logger as FastifyBaseLogger,
@@ -83,7 +102,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
     openapi: {
       openapi: '3.1.0',
       info: { title: 'kubewhy', version: dependencies.version ?? 'unknown', description: 'Answers "why did this alert fire?" for Kubernetes.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of the scope the route names (ingest, read, approve)' } } },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of the scope the route names (ingest, read, approve, act)' } } },
     },
     transform: jsonSchemaTransform,
   });
@@ -106,23 +125,51 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
     if (route && INGEST_ROUTES.has(route)) metrics.webhookRequests.inc({ route, outcome: outcomeOf(reply.statusCode) });
   });
 
-  const context: RouteContext = { runs: runService, store, audit, approvals, metrics, checkCluster: cachedClusterCheck(dependencies) };
-  registerAlertRoutes(app, context);
+  const context: RouteContext = {
+    runs: runService,
+    store,
+    audit,
+    metrics,
+    hasScope: (authorization, scope) => authenticator.check(authorization, scope).ok,
+    checkCluster: cachedClusterCheck(dependencies),
+  };
+  registerAlertRoutes(app, context, { bodyLimitBytes: dependencies.webhookBodyLimitBytes ?? Math.max(WEBHOOK_BODY_LIMIT_BYTES, dependencies.bodyLimitBytes) });
   registerIncidentRoutes(app, context);
   registerRunRoutes(app, context);
   registerApprovalRoutes(app, context);
-  registerSystemRoutes(app, context);
+  registerSystemRoutes(app, context, { modelHealth });
 
+  let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {
     runService.start();
+    retention = startRetentionSweeps(dependencies, metrics);
   });
   app.addHook('preClose', async () => {
     runService.releaseWaiters();
   });
   app.addHook('onClose', async () => {
+    await retention?.stop();
     await runService.stop();
   });
   return app as unknown as KubewhyApp;
+}
+
+/** The retention timer, when runs are not kept forever: one log line and the counter per sweep. */
+function startRetentionSweeps(dependencies: AppDependencies, metrics: ReturnType<typeof createMetrics>): RetentionTimer | undefined {
+  const settings = dependencies.retention;
+  if (!settings || settings.days === 0) return undefined;
+  const logger = dependencies.logger;
+  return startRetention({
+    retention: createRetention({ database: dependencies.database, days: settings.days, ...(settings.now ? { now: settings.now } : {}) }),
+    ...(settings.intervalMs ? { intervalMs: settings.intervalMs } : {}),
+    onSweep(report) {
+      metrics.runsRetired.inc(report.retired);
+      logger.info({ retention: { days: settings.days, ...report } }, `retention: removed ${report.retired} finished run(s) that ended before ${report.cutoff}, in ${report.batches} batch(es)`);
+    },
+    onError(error) {
+      logger.error({ err: error }, 'retention: the sweep failed; the next one tries again');
+    },
+  });
 }
 
 function outcomeOf(status: number): string {

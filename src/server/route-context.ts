@@ -7,7 +7,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
 import type { RunService } from '../runs/run-service.ts';
-import type { ServiceApprovalBroker } from '../runs/service-approvals.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { Scope } from './auth.ts';
 
@@ -17,8 +16,9 @@ export interface RouteContext {
   runs: RunService;
   store: RunStore;
   audit: AuditStore;
-  approvals: ServiceApprovalBroker;
   metrics: Metrics;
+  /** Whether the request's credentials also carry `scope` (always true with auth off). */
+  hasScope(authorization: string | undefined, scope: Scope): boolean;
   /** Readiness of the cluster, cached briefly by the caller. */
   checkCluster(): Promise<{ ok: boolean; message?: string }>;
 }

@@ -1,8 +1,11 @@
 /**
  * A stored run as the API shows it (`runViewSchema`). Internal fields (the queue's
- * sequence number) stay inside.
+ * sequence number) stay inside. What people or the cluster wrote (the trigger, the
+ * diagnosis, the reason, the alerts' labels, actions' arguments and results) passes the redactor
+ * on the way out.
  */
 import type { z } from 'zod';
+import { redactText, redactValue } from '../redact/redactor.ts';
 import type { RunRecord } from '../store/run-store.ts';
 import type { runViewSchema } from './schemas.ts';
 
@@ -13,18 +16,20 @@ export function toRunView(run: RunRecord): RunView {
     id: run.id,
     status: run.status,
     source: run.source,
-    trigger: run.trigger,
+    trigger: redactValue(run.trigger),
     rung: run.rung,
     ...(run.namespace !== undefined ? { namespace: run.namespace } : {}),
     ...(run.alert ? { alert: run.alert } : {}),
+    ...(run.alerts ? { alerts: redactValue(run.alerts) } : {}),
+    ...(run.alertCount !== undefined ? { alertCount: run.alertCount } : {}),
     createdAt: run.createdAt,
     ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     ...(run.finishedAt ? { finishedAt: run.finishedAt } : {}),
     attempts: run.attempts,
-    ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
-    ...(run.reason ? { reason: run.reason } : {}),
+    ...(run.diagnosis ? { diagnosis: redactValue(run.diagnosis) } : {}),
+    ...(run.reason ? { reason: redactText(run.reason) } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
     ...(run.steps !== undefined ? { steps: run.steps } : {}),
-    actions: run.actions,
+    actions: redactValue(run.actions),
   };
 }

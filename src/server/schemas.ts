@@ -44,7 +44,9 @@ export const alertmanagerPayloadSchema = z
 export const alertResultSchema = z.object({
   fingerprint: z.string(),
   status: z.enum(['firing', 'resolved']),
-  outcome: z.enum(['created', 'duplicate', 'resolved', 'cancelled', 'unmatched', 'queue-full']),
+  outcome: z
+    .enum(['created', 'attached', 'duplicate', 'resolved', 'cancelled', 'unmatched', 'queue-full'])
+    .describe('created: a new run; attached: added to the open run of the same incident (workload, node...); duplicate: a repeat, or held back after its run failed; queue-full: the whole notification was refused'),
   runId: z.string().optional(),
 });
 
@@ -61,7 +63,10 @@ const namespaceName = z
 export const incidentBodySchema = z.strictObject({
   text: z.string().trim().min(1).max(4000).describe('What is wrong, in a sentence: "checkout-api in staging keeps restarting"'),
   namespace: namespaceName.optional().describe('The namespace the incident is about'),
-  rung: z.enum(RUNGS).default('OBSERVE').describe('OBSERVE: writes are only proposed. ACT: writes wait for approval where policy allows ACT'),
+  rung: z
+    .enum(RUNGS)
+    .default('OBSERVE')
+    .describe('OBSERVE: writes are only proposed. ACT: writes wait for approval where policy allows ACT; asking for it needs a token that also has the act scope'),
 });
 
 export const incidentQuerySchema = z.object({
@@ -119,6 +124,22 @@ export const runViewSchema = z.object({
   rung: z.enum(RUNGS),
   namespace: z.string().optional(),
   alert: z.object({ fingerprint: z.string(), startsAt: z.string(), resolvedAt: z.string().optional(), repeats: z.number().int() }).optional(),
+  alerts: z
+    .array(
+      z.object({
+        fingerprint: z.string(),
+        alertname: z.string().optional(),
+        status: z.enum(['firing', 'resolved']),
+        startsAt: z.string(),
+        endsAt: z.string().optional(),
+        labels: z.record(z.string(), z.string()),
+        receivedAt: z.string(),
+        repeats: z.number().int(),
+      }),
+    )
+    .optional()
+    .describe('The alerts of this incident, oldest first: the one that started the run and those correlated with it (all on GET /v1/runs/:id, the first 20 in a list)'),
+  alertCount: z.number().int().optional().describe('How many alerts the run has, listed or not'),
   createdAt: z.string(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),

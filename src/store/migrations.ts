@@ -64,6 +64,53 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
 /** Every step, in order. New steps go at the end with the next number. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'runs and the audit chain (the schema of 0.1.0)', up: (database) => database.exec(SCHEMA_0_1_0) },
+  {
+    version: 2,
+    description: 'parked runs: the checkpoint of a run awaiting approval, and the time before which a queued run waits',
+    up: (database) => database.exec('ALTER TABLE runs ADD COLUMN checkpoint TEXT; ALTER TABLE runs ADD COLUMN not_before TEXT;'),
+  },
+  {
+    version: 3,
+    description: 'retention: the audit heads of removed runs (audit_retired), and runs by finish time',
+    up: (database) =>
+      database.exec(
+        'CREATE TABLE audit_retired (run_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hash TEXT NOT NULL, retired_at TEXT NOT NULL); CREATE INDEX runs_by_finish ON runs (finished_at);',
+      ),
+  },
+  {
+    version: 4,
+    description: "one run per incident: the culprit keys a run answers for (run_culprits), its earlier failures, and the alerts attached to it (run_alerts, filled from the runs' own alerts)",
+    up: (database) =>
+      database.exec(`
+ALTER TABLE runs ADD COLUMN earlier_failures INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE run_culprits (
+  seq INTEGER PRIMARY KEY,
+  key TEXT NOT NULL,
+  run_id TEXT NOT NULL
+);
+CREATE INDEX run_culprits_by_key ON run_culprits (key, seq);
+CREATE INDEX run_culprits_by_run ON run_culprits (run_id);
+CREATE TABLE run_alerts (
+  seq INTEGER PRIMARY KEY,
+  run_id TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  starts_at TEXT NOT NULL,
+  alertname TEXT,
+  labels TEXT NOT NULL,
+  status TEXT NOT NULL,
+  ends_at TEXT,
+  received_at TEXT NOT NULL,
+  repeats INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (run_id, fingerprint, starts_at)
+);
+CREATE INDEX run_alerts_by_alert ON run_alerts (fingerprint, starts_at, seq);
+CREATE TRIGGER run_alerts_follow_runs AFTER DELETE ON runs BEGIN DELETE FROM run_alerts WHERE run_id = OLD.id; DELETE FROM run_culprits WHERE run_id = OLD.id; END;
+INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, status, ends_at, received_at, repeats)
+  SELECT id, fingerprint, starts_at, json_extract(trigger, '$.alert.labels.alertname'), COALESCE(json_extract(trigger, '$.alert.labels'), '{}'),
+         CASE WHEN resolved_at IS NULL THEN 'firing' ELSE 'resolved' END, resolved_at, created_at, repeats
+  FROM runs WHERE fingerprint IS NOT NULL AND starts_at IS NOT NULL ORDER BY seq;
+`),
+  },
 ];
 
 export class SchemaError extends Error {

@@ -44,22 +44,62 @@ export interface RunRecord {
   actions: Action[];
   /** How many times the run was started (a restart that resumes it starts it again). */
   attempts: number;
+  /** A queued run waiting to be retried: not started before this time (ISO 8601). */
+  notBefore?: string;
+  /** A parked run: it awaits approval with a checkpoint to resume from (checkpointOf reads it). */
+  parked?: boolean;
+  /** The alerts attached to the run, oldest first (all of them from `get`, the first few from `list`). */
+  alerts?: RunAlert[];
+  /** How many alerts are attached, whether listed or not. */
+  alertCount?: number;
 }
+
+/** One alert firing (fingerprint and startsAt) attached to a run: the one that started it, or one correlated with it. */
+export interface RunAlert {
+  fingerprint: string;
+  alertname?: string;
+  status: 'firing' | 'resolved';
+  startsAt: string;
+  endsAt?: string;
+  labels: Record<string, string>;
+  receivedAt: string;
+  repeats: number;
+}
+
+/** What deciding a held action did. */
+export type ActionDecisionResult =
+  | { outcome: 'decided'; run: RunRecord; action: Action; resumable: boolean }
+  | { outcome: 'not-found' }
+  | { outcome: 'not-pending'; status: string };
 
 export interface AlertRunMatch {
   id: string;
   status: RunStatus;
   createdAt: string;
   finishedAt?: string;
+  /** Failed runs of the same incident, one after another, just before this one. */
+  earlierFailures: number;
+  /** Ended because its alerts resolved before it started: neither a diagnosis nor a failure. */
+  cancelled: boolean;
 }
 
 export interface RunStore {
-  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; now?: Date }): RunRecord;
+  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; now?: Date }): RunRecord;
   get(id: string): RunRecord | undefined;
   /** Newest first; `before` is a previous page's `nextCursor`. */
   list(options: { limit: number; before?: number; status?: RunStatus }): { runs: RunRecord[]; nextCursor?: number };
   /** The latest run started by this alert firing, if any: just what deduplication needs. */
   findByAlert(key: AlertKey): AlertRunMatch | undefined;
+  /** The latest run that answers for any of these culprit keys (correlate.ts), if any. */
+  findByCulprit(culpritKeys: readonly string[]): AlertRunMatch | undefined;
+  /** Attaches an alert firing to a run; attaching it twice changes nothing. */
+  attachAlert(input: { runId: string; alert: AlertKey; labels: Record<string, string>; now?: Date }): void;
+  /** A run still queued gets another of its alerts as its trigger; false when it is no longer queued. */
+  retargetQueued(id: string, input: { trigger: Trigger; alert: AlertKey }): boolean;
+  /** The attached alert was sent again, unchanged. */
+  recordAlertRepeat(runId: string, alert: AlertKey): void;
+  /** The attached alert resolved; answers how many alerts of the run still fire. */
+  recordAlertResolved(runId: string, alert: AlertKey, endsAt: string): number;
   /** queued → running, counting the attempt; undefined when the run is not queued (cancelled, or claimed already). */
   claim(id: string, now?: Date): RunRecord | undefined;
   /** running ⇄ awaiting_approval, with the run's current actions; no effect on a run that is not active. */
@@ -70,6 +110,19 @@ export interface RunStore {
   cancelQueued(id: string, reason: string, now?: Date): boolean;
   /** running or awaiting_approval → queued, to be started again. */
   requeue(id: string): boolean;
+  /** running → awaiting_approval with the checkpoint to resume from; the run holds no worker meanwhile. */
+  park(id: string, input: { checkpoint: string; actions: readonly Action[] }): boolean;
+  /** The stored checkpoint of a parked run. */
+  checkpointOf(id: string): string | undefined;
+  /**
+   * Records a person's decision (or an expiry) on a held action of a parked run; once no
+   * action of the run awaits a decision, the run is queued again to resume.
+   */
+  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected' | 'expired'; by?: string; reason?: string; now?: Date }): ActionDecisionResult;
+  /** Parked runs (awaiting approval with a checkpoint), oldest first. */
+  listParked(): RunRecord[];
+  /** running → queued, not to be started before `notBefore` (a retry after a failure that may pass). */
+  retryLater(id: string, notBefore: Date): boolean;
   recordResolved(id: string, resolvedAt: string): void;
   recordRepeat(id: string): void;
   /** Runs not yet ended (queued, running, awaiting approval), oldest first. */
@@ -100,6 +153,8 @@ interface RunRow {
   resolved_at: string | null;
   repeats: number;
   attempts: number;
+  not_before?: string | null;
+  checkpoint?: string | null;
 }
 
 const ACTIVE = "('running', 'awaiting_approval')";
@@ -110,14 +165,15 @@ export function createRunStore(database: DatabaseSync): RunStore {
 
   const get = (id: string): RunRecord | undefined => {
     const row = statements.selectById.get(id) as RunRow | undefined;
-    return row ? toRecord(row) : undefined;
+    return row ? withAlerts(statements, toRecord(row), ALERTS_SHOWN_BY_GET) : undefined;
   };
 
   return {
-    create({ id, trigger, source, rung, alert, now = new Date() }) {
+    create({ id, trigger, source, rung, alert, culpritKeys = [], earlierFailures = 0, now = new Date() }) {
       const namespace = triggerNamespace(trigger);
       const createdAt = now.toISOString();
-      const result = statements.insert.run(id, trigger.kind, JSON.stringify(trigger), source, alert?.fingerprint ?? null, alert?.startsAt ?? null, rung, namespace ?? null, createdAt);
+      const result = statements.insert.run(id, trigger.kind, JSON.stringify(trigger), source, alert?.fingerprint ?? null, alert?.startsAt ?? null, rung, namespace ?? null, createdAt, earlierFailures);
+      for (const key of new Set(culpritKeys)) statements.insertCulprit.run(key, id);
       // Built from what was written rather than read back: ingestion is the hot path.
       return {
         id,
@@ -138,14 +194,34 @@ export function createRunStore(database: DatabaseSync): RunStore {
       const rows = (status
         ? statements.listByStatus.all(before ?? Number.MAX_SAFE_INTEGER, status, limit + 1)
         : statements.list.all(before ?? Number.MAX_SAFE_INTEGER, limit + 1)) as unknown as RunRow[];
-      const page = rows.slice(0, limit).map(toRecord);
+      const page = rows.slice(0, limit).map((row) => withAlerts(statements, toRecord(row), ALERTS_SHOWN_BY_LIST));
       const last = page.at(-1);
       return rows.length > limit && last ? { runs: page, nextCursor: last.sequence } : { runs: page };
     },
     findByAlert({ fingerprint, startsAt }) {
-      const row = statements.selectByAlert.get(fingerprint, startsAt) as { id: string; status: string; created_at: string; finished_at: string | null } | undefined;
-      if (!row) return undefined;
-      return { id: row.id, status: row.status as RunStatus, createdAt: row.created_at, ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}) };
+      return toMatch(statements.selectByAlert.get(fingerprint, startsAt) as MatchRow | undefined);
+    },
+    findByCulprit(culpritKeys) {
+      // One index lookup per key; the run registered last wins.
+      let latest: (MatchRow & { culprit_seq: number }) | undefined;
+      for (const key of culpritKeys) {
+        const row = statements.selectByCulprit.get(key) as (MatchRow & { culprit_seq: number }) | undefined;
+        if (row && (!latest || row.culprit_seq > latest.culprit_seq)) latest = row;
+      }
+      return toMatch(latest);
+    },
+    attachAlert({ runId, alert, labels, now = new Date() }) {
+      statements.attachAlert.run(runId, alert.fingerprint, alert.startsAt, labels.alertname ?? null, JSON.stringify(labels), now.toISOString());
+    },
+    retargetQueued(id, { trigger, alert }) {
+      return statements.retarget.run(JSON.stringify(trigger), alert.fingerprint, alert.startsAt, triggerNamespace(trigger) ?? null, id).changes === 1;
+    },
+    recordAlertRepeat(runId, alert) {
+      statements.alertRepeat.run(runId, alert.fingerprint, alert.startsAt);
+    },
+    recordAlertResolved(runId, alert, endsAt) {
+      statements.alertResolved.run(endsAt, runId, alert.fingerprint, alert.startsAt);
+      return (statements.firingAlerts.get(runId) as { firing: number }).firing;
     },
     claim(id, now = new Date()) {
       const result = statements.claim.run(now.toISOString(), id);
@@ -179,6 +255,32 @@ export function createRunStore(database: DatabaseSync): RunStore {
     recordRepeat(id) {
       statements.repeat.run(id);
     },
+    park(id, { checkpoint, actions }) {
+      return statements.park.run(checkpoint, JSON.stringify(actions), id).changes === 1;
+    },
+    checkpointOf(id) {
+      const row = statements.selectCheckpoint.get(id) as { checkpoint: string | null } | undefined;
+      return row?.checkpoint ?? undefined;
+    },
+    decideAction({ runId, actionId, decision, by, reason, now = new Date() }) {
+      const run = get(runId);
+      const action = run?.actions.find((candidate) => candidate.id === actionId);
+      if (!run || !action) return { outcome: 'not-found' };
+      if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked) return { outcome: 'not-pending', status: action.status };
+      const decided: Action = { ...action, status: decision, decidedAt: now.toISOString(), ...(by ? { decidedBy: by } : {}), ...(reason ? { reason } : {}) };
+      const actions = run.actions.map((candidate) => (candidate.id === actionId ? decided : candidate));
+      const resumable = !actions.some((candidate) => candidate.status === 'awaiting_approval');
+      // Guarded by the actions as read: a decision made meanwhile makes this one a no-op, reported as not pending.
+      const changed = statements.decide.run(JSON.stringify(actions), resumable ? 'queued' : 'awaiting_approval', runId, JSON.stringify(run.actions)).changes === 1;
+      if (!changed) return { outcome: 'not-pending', status: get(runId)?.actions.find((candidate) => candidate.id === actionId)?.status ?? 'unknown' };
+      return { outcome: 'decided', run: { ...run, actions, status: resumable ? 'queued' : 'awaiting_approval' }, action: decided, resumable };
+    },
+    listParked() {
+      return (statements.parked.all() as unknown as RunRow[]).map(toRecord);
+    },
+    retryLater(id, notBefore) {
+      return statements.retryLater.run(notBefore.toISOString(), id).changes === 1;
+    },
     listUnfinished() {
       return (statements.unfinished.all() as unknown as RunRow[]).map(toRecord);
     },
@@ -191,16 +293,39 @@ export function createRunStore(database: DatabaseSync): RunStore {
 function prepareStatements(database: DatabaseSync) {
   return {
     insert: database.prepare(
-      "INSERT INTO runs (id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)",
+      "INSERT INTO runs (id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, earlier_failures) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
     ),
     selectById: database.prepare('SELECT * FROM runs WHERE id = ?'),
     list: database.prepare('SELECT * FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
     listByStatus: database.prepare('SELECT * FROM runs WHERE seq < ? AND status = ? ORDER BY seq DESC LIMIT ?'),
-    selectByAlert: database.prepare('SELECT id, status, created_at, finished_at FROM runs WHERE fingerprint = ? AND starts_at = ? ORDER BY seq DESC LIMIT 1'),
-    claim: database.prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ? AND status = 'queued'"),
+    // The run that holds this alert firing last: through run_alerts, which lists every alert of every run.
+    selectByAlert: database.prepare(
+      `SELECT runs.id, runs.status, runs.created_at, runs.finished_at, runs.earlier_failures, runs.reason FROM run_alerts JOIN runs ON runs.id = run_alerts.run_id
+       WHERE run_alerts.fingerprint = ? AND run_alerts.starts_at = ? ORDER BY run_alerts.seq DESC LIMIT 1`,
+    ),
+    selectByCulprit: database.prepare(
+      `SELECT runs.id, runs.status, runs.created_at, runs.finished_at, runs.earlier_failures, runs.reason, run_culprits.seq AS culprit_seq
+       FROM run_culprits JOIN runs ON runs.id = run_culprits.run_id WHERE run_culprits.key = ? ORDER BY run_culprits.seq DESC LIMIT 1`,
+    ),
+    retarget: database.prepare("UPDATE runs SET trigger = ?, fingerprint = ?, starts_at = ?, namespace = ? WHERE id = ? AND status = 'queued'"),
+    insertCulprit: database.prepare('INSERT INTO run_culprits (key, run_id) VALUES (?, ?)'),
+    attachAlert: database.prepare(
+      "INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, status, received_at) VALUES (?, ?, ?, ?, ?, 'firing', ?) ON CONFLICT (run_id, fingerprint, starts_at) DO NOTHING",
+    ),
+    alertRepeat: database.prepare('UPDATE run_alerts SET repeats = repeats + 1 WHERE run_id = ? AND fingerprint = ? AND starts_at = ?'),
+    alertResolved: database.prepare("UPDATE run_alerts SET status = 'resolved', ends_at = ? WHERE run_id = ? AND fingerprint = ? AND starts_at = ?"),
+    firingAlerts: database.prepare("SELECT COUNT(*) AS firing FROM run_alerts WHERE run_id = ? AND status = 'firing'"),
+    alertsOfRun: database.prepare('SELECT fingerprint, alertname, status, starts_at, ends_at, labels, received_at, repeats FROM run_alerts WHERE run_id = ? ORDER BY seq LIMIT ?'),
+    alertCount: database.prepare('SELECT COUNT(*) AS count FROM run_alerts WHERE run_id = ?'),
+    claim: database.prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1, not_before = NULL WHERE id = ? AND status = 'queued'"),
+    park: database.prepare("UPDATE runs SET status = 'awaiting_approval', checkpoint = ?, actions = ? WHERE id = ? AND status = 'running'"),
+    selectCheckpoint: database.prepare('SELECT checkpoint FROM runs WHERE id = ?'),
+    decide: database.prepare("UPDATE runs SET actions = ?, status = ? WHERE id = ? AND status = 'awaiting_approval' AND checkpoint IS NOT NULL AND actions = ?"),
+    parked: database.prepare("SELECT * FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq"),
+    retryLater: database.prepare("UPDATE runs SET status = 'queued', not_before = ? WHERE id = ? AND status = 'running'"),
     updateProgress: database.prepare(`UPDATE runs SET status = ?, actions = ? WHERE id = ? AND status IN ${ACTIVE}`),
     finish: database.prepare(
-      `UPDATE runs SET status = ?, diagnosis = ?, reason = ?, usage = ?, steps = ?, actions = COALESCE(?, actions), finished_at = ? WHERE id = ? AND status IN ${UNFINISHED}`,
+      `UPDATE runs SET status = ?, diagnosis = ?, reason = ?, usage = ?, steps = ?, actions = COALESCE(?, actions), finished_at = ?, checkpoint = NULL, not_before = NULL WHERE id = ? AND status IN ${UNFINISHED}`,
     ),
     cancel: database.prepare("UPDATE runs SET status = 'failed', reason = ?, finished_at = ? WHERE id = ? AND status = 'queued'"),
     requeue: database.prepare(`UPDATE runs SET status = 'queued' WHERE id = ? AND status IN ${ACTIVE}`),
@@ -232,7 +357,64 @@ function toRecord(row: RunRow): RunRecord {
     ...(row.steps !== null ? { steps: row.steps } : {}),
     actions: JSON.parse(row.actions) as Action[],
     attempts: row.attempts,
+    ...(row.not_before ? { notBefore: row.not_before } : {}),
+    ...(row.checkpoint ? { parked: true } : {}),
   };
+}
+
+/** Alerts a run shows: all of them on its own page, the first few in a list of runs. */
+const ALERTS_SHOWN_BY_GET = 10_000;
+const ALERTS_SHOWN_BY_LIST = 20;
+
+interface MatchRow {
+  id: string;
+  status: string;
+  created_at: string;
+  finished_at: string | null;
+  earlier_failures: number;
+  reason: string | null;
+}
+
+interface RunAlertRow {
+  fingerprint: string;
+  alertname: string | null;
+  status: string;
+  starts_at: string;
+  ends_at: string | null;
+  labels: string;
+  received_at: string;
+  repeats: number;
+}
+
+function toMatch(row: MatchRow | undefined): AlertRunMatch | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    status: row.status as RunStatus,
+    createdAt: row.created_at,
+    ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
+    earlierFailures: row.earlier_failures,
+    // The run service's cancellation reason, for a run whose alerts resolved before it started.
+    cancelled: row.status === 'failed' && (row.reason ?? '').startsWith('cancelled:'),
+  };
+}
+
+function withAlerts(statements: ReturnType<typeof prepareStatements>, run: RunRecord, limit: number): RunRecord {
+  const rows = statements.alertsOfRun.all(run.id, limit) as unknown as RunAlertRow[];
+  const count = rows.length < limit ? rows.length : (statements.alertCount.get(run.id) as { count: number }).count;
+  const alerts = rows.map(
+    (row): RunAlert => ({
+      fingerprint: row.fingerprint,
+      ...(row.alertname !== null ? { alertname: row.alertname } : {}),
+      status: row.status === 'resolved' ? 'resolved' : 'firing',
+      startsAt: row.starts_at,
+      ...(row.ends_at !== null ? { endsAt: row.ends_at } : {}),
+      labels: JSON.parse(row.labels) as Record<string, string>,
+      receivedAt: row.received_at,
+      repeats: row.repeats,
+    }),
+  );
+  return { ...run, alerts, alertCount: count };
 }
 
 export function isFinished(status: RunStatus): boolean {

@@ -22,9 +22,11 @@ export const TOKENS = {
   ingest: 'ingest-token-0123456789abcdef',
   read: 'read-token-0123456789abcdef',
   approve: 'approve-token-0123456789abcdef',
+  /** Listed under ingest and act: it may ask for rung ACT. */
+  ingestAct: 'ingest-act-token-0123456789abcdef',
 } as const;
 
-export const TEST_LIMITS: Config['limits'] = { maxSteps: 6, tokenBudget: 100_000, runTimeoutMs: 10_000, toolOutputBytes: 8192, approvalTtlMs: 30_000 };
+export const TEST_LIMITS: Config['limits'] = { maxSteps: 6, tokenBudget: 100_000, runTimeoutMs: 10_000, toolOutputBytes: 8192, approvalTtlMs: 30_000, maxHeldActions: 3 };
 
 export interface TestAppOptions {
   model?: Model;
@@ -34,6 +36,7 @@ export interface TestAppOptions {
   limits?: Partial<Config['limits']>;
   actNamespaces?: string[];
   bodyLimitBytes?: number;
+  webhookBodyLimitBytes?: number;
   runAgent?: (input: RunAgentInput) => Promise<RunOutcome>;
 }
 
@@ -61,8 +64,9 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       ...(options.runAgent ? { runAgent: options.runAgent } : {}),
     },
     runs: { concurrency: 2, queueSize: 100, dedupWindowMs: 4 * 3600 * 1000, maxAttempts: 3, shutdownGraceMs: 5000, ...options.runs },
-    auth: options.auth ?? { mode: 'tokens', tokens: { ingest: [TOKENS.ingest], read: [TOKENS.read], approve: [TOKENS.approve] } },
+    auth: options.auth ?? { mode: 'tokens', tokens: { ingest: [TOKENS.ingest, TOKENS.ingestAct], read: [TOKENS.read], approve: [TOKENS.approve], act: [TOKENS.ingestAct] } },
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+    ...(options.webhookBodyLimitBytes ? { webhookBodyLimitBytes: options.webhookBodyLimitBytes } : {}),
     logger: createLogger({ level: 'silent' }),
     version: 'test',
     checkCluster: async () => ({ ok: true }),
@@ -148,10 +152,10 @@ function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
 }
 
 /** A firing alert as Alertmanager sends it, with the demo scenario's labels. */
-export function firingAlert(overrides: { fingerprint?: string; startsAt?: string; status?: 'firing' | 'resolved'; endsAt?: string } = {}): Record<string, unknown> {
+export function firingAlert(overrides: { fingerprint?: string; startsAt?: string; status?: 'firing' | 'resolved'; endsAt?: string; pod?: string } = {}): Record<string, unknown> {
   return {
     status: overrides.status ?? 'firing',
-    labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-7d9f8c6b5-x2k4q', container: 'app', severity: 'warning' },
+    labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: overrides.pod ?? 'checkout-api-7d9f8c6b5-x2k4q', container: 'app', severity: 'warning' },
     annotations: { summary: 'Pod is crash looping.' },
     startsAt: overrides.startsAt ?? '2026-11-29T09:50:00.123456789Z',
     endsAt: overrides.endsAt ?? '0001-01-01T00:00:00Z',

@@ -1,9 +1,9 @@
 /**
  * Deciding a held action: `POST /v1/runs/:id/actions/:actionId/approve` and `…/reject`
  * (scope `approve`). 404 for an unknown run or action, 409 when the action is not
- * awaiting approval (proposed only, decided already, expired). The decision reaches the
- * waiting run, which records it in the audit log with who decided: the token's identity,
- * and the `by` name when the body gives one.
+ * awaiting approval (proposed only, decided already, expired). The decision is stored on
+ * the parked run and audited with who decided: the token's identity, and the `by` name
+ * when the body gives one; once no action of the run awaits a decision, the run resumes.
  */
 import { sendError } from '../errors.ts';
 import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
@@ -31,16 +31,16 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
         const { id, actionId } = request.params;
         const run = context.store.get(id);
         if (!run) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
-        const action = run.actions.find((candidate) => candidate.id === actionId);
-        if (!action) return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
+        if (!run.actions.some((candidate) => candidate.id === actionId)) return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         const by = request.body?.by ? `${request.body.by} (${request.identity})` : request.identity;
-        const result = context.approvals.decide({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
-        if (result === 'not-pending') {
-          const status = action.status === 'awaiting_approval' ? 'no longer held (the run stopped waiting)' : action.status;
-          return sendError(reply, 409, { error: 'conflict', message: `action ${actionId} is not awaiting approval: it is ${status}`, details: { status: action.status } });
+        const result = context.runs.decideAction({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
+        if (result.outcome === 'not-found') return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
+        if (result.outcome === 'not-pending') {
+          const status = result.status === 'awaiting_approval' ? 'no longer held (the run stopped waiting)' : result.status;
+          return sendError(reply, 409, { error: 'conflict', message: `action ${actionId} is not awaiting approval: it is ${status}`, details: { status: result.status } });
         }
         request.log.info({ runId: id, actionId, decision, by }, 'action decided');
-        return { runId: id, actionId, decision, by, decidedAt: new Date().toISOString() };
+        return { runId: id, actionId, decision, by, decidedAt: result.decidedAt };
       },
     );
   }

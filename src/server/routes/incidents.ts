@@ -2,6 +2,9 @@
  * `POST /v1/incidents`: a person's sentence starts a run. 202 with the run as stored
  * (queued); with `?wait=SECONDS`, 200 with the finished run when it ends in time, else
  * 202 with its state then. 503 with Retry-After when the queue is full.
+ *
+ * The rung is never the payload's alone: `rung: ACT` also needs a token with the `act`
+ * scope (403 otherwise), and policy still caps it per namespace.
  */
 import { sendError } from '../errors.ts';
 import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
@@ -25,6 +28,9 @@ export function registerIncidentRoutes(app: ZodApp, context: RouteContext): void
     },
     async (request, reply) => {
       const { text, namespace, rung } = request.body;
+      if (rung === 'ACT' && !context.hasScope(request.headers.authorization, 'act')) {
+        return sendError(reply, 403, { error: 'forbidden', message: 'rung ACT needs a token that also has the "act" scope; ask for OBSERVE, or use a token granted act' });
+      }
       const submitted = await context.runs.submit({ trigger: { kind: 'incident', text, ...(namespace ? { namespace } : {}) }, rung, source: 'api' });
       if (!submitted.ok) {
         reply.header('retry-after', String(context.runs.retryAfterSeconds()));
