@@ -16,7 +16,7 @@ import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { startMockCluster } from '../mock-cluster/index.ts';
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
-import { createAnchorSigner } from '../src/audit/anchors.ts';
+import { createAnchorSigner, retiredAnchorLogFields } from '../src/audit/anchors.ts';
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { hashEvent, type AuditEvent } from '../src/audit/events.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
@@ -262,7 +262,14 @@ test('(e) a chain without a run and a finished run without a chain fail verify, 
 
 test('runs removed by the retention sweep, their heads kept in audit_retired, pass; a retired head altered afterwards fails', async () => {
   const { dataDir, database, anchors } = copyFixture();
-  const retention = createRetention({ database, days: 1, now: () => new Date(Date.now() + 30 * 24 * 3600 * 1000) });
+  // The service logs a signed "run retired" line for each run the sweep removes; they are shipped with the rest.
+  const signer = createAnchorSigner(Buffer.from(KEY));
+  const retention = createRetention({
+    database,
+    days: 1,
+    now: () => new Date(Date.now() + 30 * 24 * 3600 * 1000),
+    onRetired: (run) => appendFileSync(anchors, `${JSON.stringify({ level: 30, msg: 'run retired', runId: run.runId, ...retiredAnchorLogFields({ ...run, signer }) })}\n`),
+  });
   assert.equal((await retention.sweep()).retired, 6);
   const retiredCopy = mkdtempSync(join(tmpdir(), 'kubewhy-retired-'));
   database.exec(`VACUUM INTO '${join(retiredCopy, 'kubewhy.db')}'`);
@@ -324,4 +331,23 @@ test('kubewhy serve refuses to start with an unreadable audit key file, naming t
   );
   assert.equal(result.code, 2);
   assert.match(result.stderr, new RegExp(`KUBEWHY_AUDIT_KEY_FILE: cannot read the audit key file ${keyFile} \\(ENOENT\\)`));
+});
+
+test('a run removed by hand with its head copied into audit_retired is caught: no signed "run retired" line was logged for it', async () => {
+  const { dataDir, database, anchors } = copyFixture();
+  const runId = fixture.incidents[1]!;
+  database.prepare("INSERT INTO audit_retired (run_id, seq, hash, retired_at) SELECT run_id, seq, hash, '2026-12-01T00:00:00.000Z' FROM audit_heads WHERE run_id = ?").run(runId);
+  for (const table of ['audit_events', 'audit_heads']) database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+  database.prepare('DELETE FROM runs WHERE id = ?').run(runId);
+  database.close();
+
+  const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
+  assert.equal(result.code, 1, result.stdout);
+  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[retired-unlogged\\]: recorded as removed by retention .* no signed "run retired" line`));
+  // A retirement line forged by marking a copied finish line as retired fails its signature.
+  const finished = fixture.logs.split('\n').find((line) => line.includes(runId) && line.includes('"auditAnchor"'))!;
+  appendFileSync(anchors, `${JSON.stringify({ ...(JSON.parse(finished) as Record<string, unknown>), auditRetired: true })}\n`);
+  const forged = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
+  assert.equal(forged.code, 1);
+  assert.match(forged.stdout, new RegExp(`FAIL run ${runId} \\[anchor-forged\\]`));
 });

@@ -27,6 +27,13 @@ test('the service sweeps at start: an old finished run goes, its head is kept in
   t.after(() => service.kill());
   await pollUntil(async () => (/retention: removed/.test(service.output()) ? true : undefined), { timeoutMs: 15_000, what: 'the first retention sweep' });
   assert.match(service.output(), /retention: removed 1 finished run\(s\) that ended before \S+, in 1 batch\(es\)/);
+  // The removed run's head is logged, marked retired, for audit verify --anchors.
+  const retiredLine = service.output().split('\n').find((line) => line.includes('"run retired"'));
+  assert.ok(retiredLine, 'a "run retired" line');
+  assert.deepEqual(
+    (({ runId, auditHead, auditRetired }) => ({ runId, auditHead, auditRetired }))(JSON.parse(retiredLine) as Record<string, unknown>),
+    { runId: OLD_RUN, auditHead: `${head.seq}:${head.hash}`, auditRetired: true },
+  );
   const metrics = await service.request({ path: '/metrics' });
   assert.match(metrics.text, /^kubewhy_runs_retired_total 1$/m);
   const runs = (await service.request({ path: '/v1/runs' })).body as { runs: { id: string }[] };

@@ -63,7 +63,8 @@ function toAnchor(record: Record<string, unknown>, source: string): LoggedAnchor
   if (typeof time !== 'string' || Number.isNaN(Date.parse(time))) return malformed('auditAnchoredAt is missing or not a time');
   const signature = record.auditAnchor;
   if (signature !== undefined && typeof signature !== 'string') return malformed('auditAnchor is not a string');
-  return { runId, seq: Number(head[1]), hash: head[2]!, time, ...(signature ? { signature } : {}), source };
+  if (record.auditRetired !== undefined && record.auditRetired !== true) return malformed('auditRetired is not true');
+  return { runId, seq: Number(head[1]), hash: head[2]!, time, ...(record.auditRetired === true ? { retired: true } : {}), ...(signature ? { signature } : {}), source };
 }
 
 /** The JSON object on a line, also after a prefix a log collector may add; undefined when there is none. */

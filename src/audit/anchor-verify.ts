@@ -24,6 +24,7 @@ export type FindingKind =
   | 'anchor-forged'
   | 'anchor-malformed'
   | 'retired-mismatch'
+  | 'retired-unlogged'
   | 'chain-without-run'
   | 'run-without-chain'
   | 'anchor-unsigned'
@@ -143,6 +144,14 @@ function checkAnchor(context: {
 function checkRetired(input: { anchor: LoggedAnchor; retiredHead: RetiredHead; report: CrossCheckReport; anchored: string }): Finding | undefined {
   const { anchor, retiredHead, report } = input;
   if (retiredHead.seq === anchor.seq && retiredHead.hash === anchor.hash) {
+    // Retention logs a signed "run retired" line as it removes a run; rows removed by hand leave none.
+    if (!anchor.retired && anchor.signature) {
+      return {
+        runId: anchor.runId,
+        kind: 'retired-unlogged',
+        message: `recorded as removed by retention on ${retiredHead.retiredAt}, but the logs hold no signed "run retired" line for it, only that it was ${input.anchored}: the run may have been removed by hand and its head copied into audit_retired`,
+      };
+    }
     report.retired++;
     return undefined;
   }

@@ -38,6 +38,8 @@ export interface AuditAnchor {
   hash: string;
   /** ISO time the head was taken. */
   time: string;
+  /** The head was taken as retention removed the run: its chain is gone on purpose. Signed with the rest. */
+  retired?: boolean;
 }
 
 /** Signs anchors, or leaves them unsigned when no key is configured. */
@@ -122,7 +124,7 @@ export function checkAnchorSignature(anchor: AuditAnchor, signature: string, key
 }
 
 function macOf(anchor: AuditAnchor, key: Buffer): string {
-  const body = canonicalJson({ runId: anchor.runId, seq: anchor.seq, hash: anchor.hash, time: anchor.time });
+  const body = canonicalJson({ runId: anchor.runId, seq: anchor.seq, hash: anchor.hash, time: anchor.time, ...(anchor.retired ? { retired: true } : {}) });
   return createHmac('sha256', key).update(SIGNED_CONTEXT).update(body).digest('hex');
 }
 
@@ -133,4 +135,15 @@ function trimWhitespace(content: Buffer): Buffer {
   while (start < end && isSpace(content[start])) start++;
   while (end > start && isSpace(content[end - 1])) end--;
   return content.subarray(start, end);
+}
+
+/**
+ * The anchor fields of a run retention removed, for its "run retired" log line: the head
+ * it had, marked retired under the signature, so `audit verify --anchors` can tell a run
+ * retention removed from one removed by hand (which leaves no such line).
+ */
+export function retiredAnchorLogFields(input: { runId: string; seq: number; hash: string; retiredAt: string; signer: AnchorSigner }): AnchorLogFields & { auditRetired: true } {
+  const anchor: AuditAnchor = { runId: input.runId, seq: input.seq, hash: input.hash, time: input.retiredAt, retired: true };
+  const signature = input.signer.sign(anchor);
+  return { auditHead: `${input.seq}:${input.hash}`, auditAnchoredAt: input.retiredAt, auditRetired: true, ...(signature ? { auditAnchor: signature } : {}) };
 }

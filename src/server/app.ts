@@ -11,7 +11,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
-import type { AnchorSigner } from '../audit/anchors.ts';
+import { retiredAnchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
 import { createModelHealth, trackModelHealth } from '../agent/model-health.ts';
 import { createMetrics } from '../metrics.ts';
@@ -160,7 +160,13 @@ function startRetentionSweeps(dependencies: AppDependencies, metrics: ReturnType
   if (!settings || settings.days === 0) return undefined;
   const logger = dependencies.logger;
   return startRetention({
-    retention: createRetention({ database: dependencies.database, days: settings.days, ...(settings.now ? { now: settings.now } : {}) }),
+    retention: createRetention({
+      database: dependencies.database,
+      days: settings.days,
+      ...(settings.now ? { now: settings.now } : {}),
+      // Each removed run's head, signed and marked retired: verify tells it from a run removed by hand.
+      onRetired: (run) => logger.info({ runId: run.runId, status: 'retired', ...retiredAnchorLogFields({ ...run, signer: dependencies.auditAnchors ?? unsignedAnchors }) }, 'run retired'),
+    }),
     ...(settings.intervalMs ? { intervalMs: settings.intervalMs } : {}),
     onSweep(report) {
       metrics.runsRetired.inc(report.retired);

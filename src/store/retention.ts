@@ -31,8 +31,18 @@ export interface Retention {
   sweep(options?: { signal?: AbortSignal }): Promise<SweepReport>;
 }
 
+/** A run retention removed: the head its chain had. */
+export interface RetiredRun {
+  runId: string;
+  seq: number;
+  hash: string;
+  retiredAt: string;
+}
+
 export interface RetentionInput {
   database: DatabaseSync;
+  /** Hears of every run removed, once its batch is committed (the service logs a signed anchor for each). */
+  onRetired?(run: RetiredRun): void;
   /** Finished runs older than this are removed; must be at least 1 (0, "forever", means no Retention at all). */
   days: number;
   batchSize?: number;
@@ -53,8 +63,9 @@ export function createRetention(input: RetentionInput): Retention {
       let retired = 0;
       let batches = 0;
       for (;;) {
-        const count = retireBatch({ cutoff, retiredAt: now().toISOString() });
+        const { count, anchored } = retireBatch({ cutoff, retiredAt: now().toISOString() });
         if (count === 0) break;
+        for (const run of anchored) input.onRetired?.(run);
         retired += count;
         batches += 1;
         if (count < batchSize || signal?.aborted) break;
@@ -66,14 +77,15 @@ export function createRetention(input: RetentionInput): Retention {
   };
 }
 
-/** One transaction: up to `batchSize` due runs, oldest first, anchored then removed. Returns how many. */
-function prepareBatch(database: DatabaseSync, batchSize: number): (input: { cutoff: string; retiredAt: string }) => number {
+/** One transaction: up to `batchSize` due runs, oldest first, anchored then removed. Returns how many, and the heads of those that had a chain. */
+function prepareBatch(database: DatabaseSync, batchSize: number): (input: { cutoff: string; retiredAt: string }) => { count: number; anchored: RetiredRun[] } {
   // Only the statuses known to be final; finished_at < cutoff also leaves out runs without one.
   const selectDue = database.prepare("SELECT id FROM runs WHERE finished_at < ? AND status IN ('completed', 'failed') ORDER BY finished_at LIMIT ?");
   const anchor = database.prepare(
     'INSERT INTO audit_retired (run_id, seq, hash, retired_at) SELECT run_id, seq, hash, ? FROM audit_heads WHERE run_id = ? ' +
       'ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, retired_at = excluded.retired_at',
   );
+  const selectHead = database.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?');
   const deleteEvents = database.prepare('DELETE FROM audit_events WHERE run_id = ?');
   const deleteHead = database.prepare('DELETE FROM audit_heads WHERE run_id = ?');
   const deleteRun = database.prepare("DELETE FROM runs WHERE id = ? AND status IN ('completed', 'failed')");
@@ -82,14 +94,17 @@ function prepareBatch(database: DatabaseSync, batchSize: number): (input: { cuto
     database.exec('BEGIN IMMEDIATE');
     try {
       const due = selectDue.all(cutoff, batchSize) as { id: string }[];
+      const removed: RetiredRun[] = [];
       for (const { id } of due) {
+        const head = selectHead.get(id) as { seq: number; hash: string } | undefined;
+        if (head) removed.push({ runId: id, seq: head.seq, hash: head.hash, retiredAt });
         anchor.run(retiredAt, id);
         deleteEvents.run(id);
         deleteHead.run(id);
         deleteRun.run(id);
       }
       database.exec('COMMIT');
-      return due.length;
+      return { count: due.length, anchored: removed };
     } catch (error) {
       database.exec('ROLLBACK');
       throw error;
