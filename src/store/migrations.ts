@@ -111,6 +111,11 @@ INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, statu
   FROM runs WHERE fingerprint IS NOT NULL AND starts_at IS NOT NULL ORDER BY seq;
 `),
   },
+  {
+    version: 5,
+    description: 'drop runs_by_alert: alerts are found through run_alerts, and every index is one more write per ingested alert',
+    up: (database) => database.exec('DROP INDEX IF EXISTS runs_by_alert;'),
+  },
 ];
 
 export class SchemaError extends Error {
