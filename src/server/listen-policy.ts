@@ -16,11 +16,11 @@ export function decideAuth(config: Config, tokens: Record<Scope, string[]>): { s
   if (isLoopback(host)) {
     return {
       settings: { mode: 'off' },
-      warning: `no tokens configured: listening on loopback (${host}) only, without authentication. Set KUBEWHY_TOKENS_DIR or KUBEWHY_TOKEN_INGEST/READ/APPROVE to serve other addresses`,
+      warning: `no tokens configured: listening on loopback (${host}) only, without authentication. Set KUBEWHY_TOKENS_DIR or KUBEWHY_TOKEN_INGEST/READ/APPROVE/ACT to serve other addresses`,
     };
   }
   return {
-    refusal: `refusing to listen on ${host} without tokens: set KUBEWHY_TOKENS_DIR (files ingest, read, approve) or KUBEWHY_TOKEN_INGEST/READ/APPROVE, listen on 127.0.0.1, or set KUBEWHY_AUTH=off to serve without authentication`,
+    refusal: `refusing to listen on ${host} without tokens: set KUBEWHY_TOKENS_DIR (files ingest, read, approve, act) or KUBEWHY_TOKEN_INGEST/READ/APPROVE/ACT, listen on 127.0.0.1, or set KUBEWHY_AUTH=off to serve without authentication`,
   };
 }
 
