@@ -55,7 +55,7 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       labelNames: ['outcome'],
       registers,
     }),
-    runs: new Counter({ name: 'kubewhy_runs_total', help: 'Runs that ended, by trigger (alert, incident) and outcome (completed, failed, cancelled).', labelNames: ['trigger', 'outcome'], registers }),
+    runs: new Counter({ name: 'kubewhy_runs_total', help: 'Runs that ended, by trigger (alert, incident) and outcome (completed, failed, cancelled, merged: joined the incident of its node without running).', labelNames: ['trigger', 'outcome'], registers }),
     runsInProgress: new Gauge({
       name: 'kubewhy_runs_in_progress',
       help: 'Runs being diagnosed now (running or awaiting approval).',

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { alertKeyOf, failureBackoffMs, isHeldBack, isRepeatOf, labelsFingerprint } from './alert-intake.ts';
+import { openDatabase } from '../store/database.ts';
+import { createRunStore } from '../store/run-store.ts';
+import { alertKeyOf, failureBackoffMs, isHeldBack, isRepeatOf, labelsFingerprint, takeNotification, type IncomingAlert } from './alert-intake.ts';
 
 // Fingerprints a real Alertmanager (0.25, GET /api/v2/alerts) reported for these label sets.
 const REPORTED_BY_ALERTMANAGER: { labels: Record<string, string>; fingerprint: string }[] = [
@@ -50,4 +52,38 @@ test('an open run, or one completed within the dedup window, absorbs repeats; a 
   assert.equal(isRepeatOf({ ...run, status: 'completed', finishedAt: minutesAgo(59) }, { now, settings }), true);
   assert.equal(isRepeatOf({ ...run, status: 'completed', finishedAt: minutesAgo(61) }, { now, settings }), false);
   assert.equal(isRepeatOf({ ...run, status: 'failed', finishedAt: minutesAgo(1) }, { now, settings }), false);
+});
+
+/** Takes `alerts` as one notification into a fresh store; answers the outcomes, with run ids numbered in order of creation. */
+function takeInFreshStore(notifications: IncomingAlert[][]): string[][] {
+  const store = createRunStore(openDatabase(':memory:'));
+  let next = 0;
+  return notifications.map((alerts) =>
+    takeNotification(alerts, {
+      store,
+      now,
+      settings,
+      hasRoom: true,
+      createRun: (input) => store.create({ id: `run-${++next}`, trigger: input.trigger, source: 'alertmanager', rung: 'OBSERVE', alert: input.alert, ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}), now }),
+    }).results.map((result) => `${result.outcome} ${result.runId ?? ''}`),
+  );
+}
+
+const firing = (labels: Record<string, string>): IncomingAlert => ({ status: 'firing', labels, annotations: {}, startsAt: minutesAgo(5) });
+const quotaFull = firing({ alertname: 'KubeQuotaFullyUsed', namespace: 'reports', resourcequota: 'compute-resources', resource: 'limits.memory' });
+const replicasMismatch = firing({ alertname: 'KubeDeploymentReplicasMismatch', namespace: 'reports', deployment: 'report-api' });
+
+test("a quota alert joins the run of its namespace's workload that is short of replicas, wherever it stands in the notification", () => {
+  assert.deepEqual(takeInFreshStore([[quotaFull, replicasMismatch]]), [['attached run-1', 'created run-1']]);
+  assert.deepEqual(takeInFreshStore([[replicasMismatch], [quotaFull]]), [['created run-1'], ['attached run-1']]);
+});
+
+test("a quota alert starts its own run beside a pod's crash loop or an autoscaler at its maximum", () => {
+  const crashLoop = firing({ alertname: 'KubePodCrashLooping', namespace: 'reports', pod: 'report-api-6f58f6bfb9-mjcbt' });
+  assert.deepEqual(takeInFreshStore([[crashLoop, quotaFull]]), [['created run-1', 'created run-2']]);
+  // Once the Deployment's own alert speaks for the pod's run, the quota joins it.
+  assert.deepEqual(takeInFreshStore([[crashLoop, replicasMismatch], [quotaFull]]), [['created run-1', 'attached run-1'], ['attached run-1']]);
+  // An autoscaler at its maximum runs every replica it may: the quota that stops a CronJob is another incident.
+  const maxedOut = firing({ alertname: 'KubeHpaMaxedOut', namespace: 'reports', horizontalpodautoscaler: 'report-worker' });
+  assert.deepEqual(takeInFreshStore([[maxedOut, quotaFull]]), [['created run-1', 'created run-2']]);
 });

@@ -15,10 +15,13 @@
  *   the run is cancelled.
  * A notification is taken whole or not at all: when it needs a new run and the queue has
  * no room, every alert of it is refused (Alertmanager then retries the whole group).
+ * Quota alerts are taken after the others of their notification, so that they find the
+ * workload-level run their namespace's alerts start (correlate.ts); answers keep the
+ * order sent.
  */
 import type { AlertTrigger } from '../agent/trigger.ts';
 import type { AlertKey, AlertRunMatch, RunRecord, RunStore } from '../store/run-store.ts';
-import { culpritOf, type Culprit } from './correlate.ts';
+import { culpritOf, takeOrderOf, type Culprit } from './correlate.ts';
 
 export interface IncomingAlert {
   status: 'firing' | 'resolved';
@@ -91,17 +94,27 @@ export class NotificationRefused extends Error {
  * Throws NotificationRefused when a new run is needed and `hasRoom` is false.
  */
 export function takeNotification(alerts: readonly IncomingAlert[], intake: NotificationIntake): IntakeReport {
-  const report: IntakeReport = { results: [], created: [], cancelled: [], decisions: [] };
+  const results: AlertResult[] = [];
+  const decisions: AlertDecision[] = [];
+  const report: IntakeReport = { results, created: [], cancelled: [], decisions };
   const notification = { ...intake, fresh: new Map<string, TriggerRank>() };
-  for (const alert of alerts) {
+  for (const { alert, culprit, index } of inTakeOrder(alerts)) {
     const key = alertKeyOf(alert);
-    const taken = alert.status === 'resolved' ? takeResolved(alert, key, notification) : takeFiring(alert, key, notification);
-    report.results.push({ fingerprint: key.fingerprint, status: alert.status, outcome: taken.outcome, ...(taken.runId ? { runId: taken.runId } : {}) });
-    report.decisions.push(taken.decision);
+    const taken = alert.status === 'resolved' ? takeResolved(alert, key, notification) : takeFiring(alert, key, culprit, notification);
+    results[index] = { fingerprint: key.fingerprint, status: alert.status, outcome: taken.outcome, ...(taken.runId ? { runId: taken.runId } : {}) };
+    decisions[index] = taken.decision;
     if (taken.created) report.created.push(taken.created);
     if (taken.cancelled) report.cancelled.push(taken.cancelled);
   }
   return report;
+}
+
+/** The alerts with their culprits, in the order they are taken (correlate.ts `takeOrderOf`; as sent, otherwise); results keep the order sent. */
+function inTakeOrder(alerts: readonly IncomingAlert[]): { alert: IncomingAlert; culprit: Culprit | undefined; index: number }[] {
+  const entries = alerts.map((alert, index) => ({ alert, culprit: alert.status === 'firing' ? culpritOf(alert.labels) : undefined, index }));
+  const order = entries.map((entry) => takeOrderOf(entry.culprit));
+  // Sorted only when some alert waits for the others (a stable sort: the order sent otherwise).
+  return order.some((value) => value > 0) ? entries.sort((left, right) => order[left.index]! - order[right.index]!) : entries;
 }
 
 /** Every alert of a refused notification, answered as refused. */
@@ -136,7 +149,7 @@ function outranks(candidate: TriggerRank, current: TriggerRank): boolean {
  * the same incident later in the notification that outranks it becomes that run's
  * trigger: a Deployment's alert shows the agent more than one pod's.
  */
-function takeFiring(alert: IncomingAlert, key: AlertKey, intake: NotificationIntake & { fresh: Map<string, TriggerRank> }): Taken {
+function takeFiring(alert: IncomingAlert, key: AlertKey, culprit: Culprit | undefined, intake: NotificationIntake & { fresh: Map<string, TriggerRank> }): Taken {
   const { store } = intake;
   const existing = store.findByAlert(key);
   if (existing && !existing.cancelled) {
@@ -147,8 +160,7 @@ function takeFiring(alert: IncomingAlert, key: AlertKey, intake: NotificationInt
       return { outcome: 'duplicate', decision: held, runId: existing.id };
     }
   }
-  const culprit = culpritOf(alert.labels);
-  const incident = culprit ? store.findByCulprit(culprit.keys) : undefined;
+  const incident = culprit ? store.findByCulprit(culprit.findKeys) : undefined;
   if (incident && !incident.cancelled) {
     const held = isRepeatOf(incident, intake) ? 'attached' : isHeldBack(incident, intake) ? 'backoff' : undefined;
     if (held) {
@@ -156,6 +168,8 @@ function takeFiring(alert: IncomingAlert, key: AlertKey, intake: NotificationInt
       const current = intake.fresh.get(incident.id);
       if (current && outranks(rankOf(culprit), current) && store.retargetQueued(incident.id, { trigger: alertTrigger(alert, key), alert: key })) {
         intake.fresh.set(incident.id, rankOf(culprit));
+        // Now a run of a workload short of pods: a quota alert of its namespace may join it.
+        if (culprit?.namespaceKey) store.addCulpritKeys(incident.id, [culprit.namespaceKey]);
       }
       return { outcome: held === 'attached' ? 'attached' : 'duplicate', decision: held, runId: incident.id };
     }
@@ -165,7 +179,7 @@ function takeFiring(alert: IncomingAlert, key: AlertKey, intake: NotificationInt
   const run = intake.createRun({
     trigger: alertTrigger(alert, key),
     alert: key,
-    ...(culprit ? { culpritKeys: culprit.keys } : {}),
+    ...(culprit ? { culpritKeys: culprit.namespaceKey ? [...culprit.keys, culprit.namespaceKey] : culprit.keys } : {}),
     earlierFailures: failed ? failed.earlierFailures + 1 : 0,
   });
   store.attachAlert({ runId: run.id, alert: key, labels: alert.labels, now: intake.now });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { culpritOf, POD_NAME_SHAPES, workloadOfOwner, workloadOfPodName } from './correlate.ts';
+import { culpritOf, diagnosedCulpritKeys, podOfAlert, POD_NAME_SHAPES, takeOrderOf, WELL_KNOWN_SERVICES, workloadOfOwner, workloadOfPodName } from './correlate.ts';
 
 test('every pod name shape matches its examples, strips them to their base, and rejects its counter-examples', () => {
   for (const shape of POD_NAME_SHAPES) {
@@ -41,7 +41,7 @@ test('two pods of one Deployment and the Deployment itself are one incident', ()
 
 test('owner labels from kube-state-metrics win over the pod name', () => {
   const culprit = culpritOf({ alertname: 'PodOwned', namespace: 'shop', pod: 'oddly-named', owner_kind: 'ReplicaSet', owner_name: 'cart-6f58f6bfb9' });
-  assert.deepEqual(culprit, { key: 'workload:shop/cart', keys: ['workload:shop/cart'], scope: 'workload', kind: 'Deployment', namespace: 'shop', name: 'cart', rule: 'owner', breadth: 1 });
+  assert.deepEqual(culprit, { key: 'workload:shop/cart', keys: ['workload:shop/cart'], findKeys: ['workload:shop/cart'], scope: 'workload', kind: 'Deployment', namespace: 'shop', name: 'cart', rule: 'owner', breadth: 1 });
   const createdBy = culpritOf({ alertname: 'PodInfo', namespace: 'data', pod: 'x', created_by_kind: 'StatefulSet', created_by_name: 'events-mongo' });
   assert.equal(createdBy?.key, 'workload:data/events-mongo');
   // kube-state-metrics says <none> for a pod nothing owns: the pod's name decides.
@@ -124,4 +124,66 @@ test("a Service answers for the workload of its name, with a chart's suffix stri
     'workload:events/consumer',
   ]);
   assert.deepEqual(culpritOf({ alertname: 'TargetDown', namespace: 'shop', service: 'cart', job: 'cart', cluster: 'east' })?.keys, ['service:shop/cart cluster=east', 'workload:shop/cart cluster=east']);
+});
+
+test("a pod named like an exporter, or with a container named exporter, is the subject of its own alerts; the scrape job's own pod is not", () => {
+  const daemonPod = culpritOf({ alertname: 'KubePodNotReady', namespace: 'monitoring', pod: 'node-exporter-7nwnx', job: 'kube-state-metrics' });
+  const daemonset = culpritOf({ alertname: 'KubeDaemonSetRolloutStuck', namespace: 'monitoring', daemonset: 'node-exporter', job: 'kube-state-metrics' });
+  assert.equal(daemonPod?.key, 'workload:monitoring/node-exporter');
+  assert.equal(daemonPod?.key, daemonset?.key);
+  const cronPod = culpritOf({ alertname: 'KubeContainerWaiting', namespace: 'analytics', pod: 'weekly-export-29872860-htv8g', container: 'exporter', job: 'kube-state-metrics' });
+  assert.equal(cronPod?.key, culpritOf({ alertname: 'KubeJobNotCompleted', namespace: 'analytics', job_name: 'weekly-export-29872860' })?.key);
+  // An exporter's own pod, scraped as the target: the job names it, so it is no subject.
+  assert.equal(culpritOf({ alertname: 'RedisDown', namespace: 'cache', pod: 'redis-exporter-6f58f6bfb9-mjcbt', job: 'redis-exporter' }), undefined);
+  const filesystem = { alertname: 'NodeFilesystemSpaceFillingUp', namespace: 'monitoring', pod: 'kps-prometheus-node-exporter-b4hlt', container: 'node-exporter', job: 'node-exporter', node: 'worker-1' };
+  assert.equal(culpritOf(filesystem)?.key, 'node:worker-1', "a chart's release-prefixed exporter pod is the target too");
+  assert.equal(culpritOf({ ...filesystem, pod: 'exporter-b4hlt' })?.key, 'node:worker-1', 'its container names the job');
+  assert.equal(podOfAlert({ alertname: 'KubeQuotaAlmostFull', namespace: 'shop', pod: 'kube-state-metrics-57cb5c4fd-95clr', resourcequota: 'compute' }), undefined);
+  assert.equal(podOfAlert({ alertname: 'KubePodNotReady', namespace: 'shop', pod: 'kube-state-metrics-57cb5c4fd-95clr', exported_pod: 'cart-6f58f6bfb9-mjcbt' }), 'cart-6f58f6bfb9-mjcbt');
+});
+
+test("a Service named for its workload's console or UI answers for the workload; the cluster DNS Service answers for CoreDNS", () => {
+  assert.ok(culpritOf({ alertname: 'KubeServiceNoEndpoints', namespace: 'storage', service: 'minio-console' })?.keys.includes('workload:storage/minio'));
+  assert.ok(culpritOf({ alertname: 'KubeServiceNoEndpoints', namespace: 'kafka', service: 'redpanda-ui' })?.keys.includes('workload:kafka/redpanda'));
+  const dns = culpritOf({ alertname: 'KubeServiceNoEndpoints', namespace: 'kube-system', service: 'kube-dns', cluster: 'east' });
+  assert.deepEqual(dns?.keys, ['service:kube-system/kube-dns cluster=east', 'workload:kube-system/coredns cluster=east', 'workload:kube-system/kube-dns cluster=east']);
+  assert.equal(dns?.keys.includes(culpritOf({ alertname: 'KubePodCrashLooping', namespace: 'kube-system', pod: 'coredns-66x8wh4m2p-7j2tz', cluster: 'east' })!.key), true);
+  // The convention is kube-system's: a kube-dns Service elsewhere is a Service like any other.
+  assert.deepEqual(culpritOf({ alertname: 'KubeServiceNoEndpoints', namespace: 'lab', service: 'kube-dns' })?.keys, ['service:lab/kube-dns', 'workload:lab/kube-dns']);
+  for (const row of WELL_KNOWN_SERVICES) assert.ok(row.reason.length > 0 && row.workloads.length > 0, row.service);
+});
+
+test("a claim without an ordinal answers for the workloads its dash-prefixes name: a Deployment's claim", () => {
+  const claim = culpritOf({ alertname: 'KubePersistentVolumeClaimPending', namespace: 'wiki', persistentvolumeclaim: 'wiki-shared' });
+  assert.deepEqual(claim?.keys, ['pvc:wiki/wiki-shared', 'workload:wiki/wiki-shared', 'workload:wiki/wiki']);
+  assert.ok(claim?.keys.includes(culpritOf({ alertname: 'KubeDeploymentReplicasMismatch', namespace: 'wiki', deployment: 'wiki' })!.key));
+  assert.deepEqual(culpritOf({ alertname: 'KubePersistentVolumeClaimPending', namespace: 'data', persistentvolumeclaim: 'scratch' })?.keys, ['pvc:data/scratch', 'workload:data/scratch']);
+});
+
+test("a quota alert finds the workload-level runs of its namespace; a pod's alert registers no namespace key, and quota alerts are taken last", () => {
+  const quota = culpritOf({ alertname: 'KubeQuotaFullyUsed', namespace: 'reports', resourcequota: 'compute-resources', cluster: 'east' });
+  const deployment = culpritOf({ alertname: 'KubeDeploymentReplicasMismatch', namespace: 'reports', deployment: 'report-api', cluster: 'east' });
+  const pod = culpritOf({ alertname: 'KubePodCrashLooping', namespace: 'reports', pod: 'report-api-6f58f6bfb9-mjcbt', cluster: 'east' });
+  assert.equal(deployment?.namespaceKey, 'namespace:reports cluster=east');
+  assert.ok(quota?.findKeys.includes(deployment.namespaceKey), 'the quota alert finds the Deployment run');
+  assert.equal(quota?.keys.includes(deployment.namespaceKey), false, 'a run the quota alert starts does not answer for the namespace');
+  assert.equal(pod?.namespaceKey, undefined);
+  assert.equal(culpritOf({ alertname: 'KubeHpaMaxedOut', namespace: 'reports', horizontalpodautoscaler: 'report-worker' })?.namespaceKey, undefined, 'an autoscaler at its maximum is not short of pods');
+  assert.ok(culpritOf({ alertname: 'KubeJobFailed', namespace: 'reports', job_name: 'daily-rollup-29400975' })?.namespaceKey);
+  assert.deepEqual(pod?.findKeys, pod?.keys);
+  assert.ok(takeOrderOf(quota) > takeOrderOf(deployment));
+  assert.equal(takeOrderOf(pod), takeOrderOf(undefined));
+});
+
+test("a diagnosed culprit's keys are the ones its own alerts carry, in the run's cluster", () => {
+  const labels = { alertname: 'KubePodNotReady', namespace: 'web', pod: 'storefront-j89c8sk2wl-xtq8n', cluster: 'east' };
+  const nodeAlert = culpritOf({ alertname: 'KubeNodePressure', node: 'ip-10-0-3-41', cluster: 'east' });
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Node', name: 'ip-10-0-3-41' }, labels), [nodeAlert!.key]);
+  const redis = culpritOf({ alertname: 'KubeStatefulSetReplicasMismatch', namespace: 'cache', statefulset: 'cart-redis', cluster: 'east' });
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'StatefulSet', namespace: 'cache', name: 'cart-redis' }, labels), [redis!.key]);
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Job', namespace: 'etl', name: 'ledger-export-29400975' }, labels), ['workload:etl/ledger-export cluster=east']);
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Pod', namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n' }, labels), ['workload:web/storefront cluster=east']);
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Service', namespace: 'warehouse', name: 'inventory' }, labels), ['service:warehouse/inventory cluster=east']);
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Deployment', name: 'no-namespace' }, labels), []);
+  assert.deepEqual(diagnosedCulpritKeys({ kind: 'Deployment', namespace: 'web', name: 'storefront' }, { alertname: 'X' }), ['workload:web/storefront']);
 });

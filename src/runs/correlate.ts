@@ -18,6 +18,15 @@
  * claim `<template>-<statefulset>-<ordinal>` for the StatefulSet (every dash-suffix of
  * the stripped name is a candidate), and a Service `<workload>` or `<workload>-headless`
  * (-metrics, -management...) for that workload. Such a run is found by those keys too.
+ * A claim without an ordinal (a Deployment's, `<workload>-data`) answers for the names
+ * its dash-prefixes spell.
+ *
+ * A quota alert looks further: a full quota stops a workload from creating pods, which
+ * its workload-level alerts (replicas mismatched, rollout stuck, a Job failed) show; so a
+ * run started by such an alert also answers for `namespace:<namespace>`, and a quota
+ * alert of that namespace joins it (`findKeys`). Pod alerts never register that key (a
+ * full quota does not crash a running pod), nor an autoscaler's (maxed out, it runs every
+ * replica it may).
  */
 import { subjectLabels } from '../agent/offline/locate.ts';
 
@@ -28,6 +37,10 @@ export interface Culprit {
   key: string;
   /** `key`, then the keys of the workloads the subject likely belongs to: a run started by this alert answers for them all. */
   keys: string[];
+  /** The keys this alert finds its incident's run by: `keys`, and for a quota its namespace's workload-level runs. */
+  findKeys: string[];
+  /** For a workload's alert that says it is short of pods, `namespace:<namespace>`: what a quota alert of its namespace finds its run by. */
+  namespaceKey?: string;
   scope: CulpritScope;
   /** The kind as far as the labels tell: `DaemonSet or Job` when a pod name cannot decide. */
   kind: string;
@@ -46,6 +59,11 @@ export interface Culprit {
 }
 
 const WORKLOAD_RULES = new Set(['deployment', 'statefulset', 'daemonset', 'cronjob', 'job', 'replicaset', 'autoscaler']);
+/**
+ * The workload-level alerts a full quota can cause: a workload short of the pods it asks
+ * for. Not an autoscaler's: one maxed out runs every replica it may have.
+ */
+const SHORT_OF_PODS_RULES = new Set(['deployment', 'statefulset', 'daemonset', 'cronjob', 'job', 'replicaset']);
 
 /**
  * The generated parts of Kubernetes names. ReplicaSet hashes and pod suffixes use the
@@ -214,7 +232,25 @@ function scheduledMinuteOf(kind: string, labels: Readonly<Record<string, string>
 }
 
 /** The suffixes charts give a workload's extra Services. */
-const SERVICE_SUFFIXES = /-(headless|hl|metrics|management|mgmt|svc|service|internal|external|lb|http|https|grpc|admin|client|peer|cluster)$/;
+const SERVICE_SUFFIXES = /-(headless|hl|metrics|management|mgmt|svc|service|internal|external|lb|http|https|grpc|admin|client|peer|cluster|console|ui|dashboard)$/;
+
+interface WellKnownService {
+  namespace: string;
+  service: string;
+  workloads: string[];
+  /** Where the name comes from, and why it holds in any cluster. */
+  reason: string;
+}
+
+/** Services whose name is a convention that does not spell their workload's. */
+export const WELL_KNOWN_SERVICES: readonly WellKnownService[] = [
+  {
+    namespace: 'kube-system',
+    service: 'kube-dns',
+    workloads: ['coredns', 'kube-dns'],
+    reason: 'the cluster DNS Service keeps the name kube-dns for compatibility whether CoreDNS (kubeadm, EKS, AKS) or kube-dns (GKE) serves it',
+  },
+];
 
 /** A StatefulSet's claims, `<template>-<statefulset>-<ordinal>`, as one set: the name without its ordinal. */
 function claimSetOf(claim: string): string {
@@ -223,28 +259,102 @@ function claimSetOf(claim: string): string {
 }
 
 /** The workload names a claim or a Service most likely belongs to. */
-export function relatedWorkloads(scope: CulpritScope, name: string): string[] {
+export function relatedWorkloads(scope: CulpritScope, name: string, namespace?: string): string[] {
   if (scope === 'service') {
+    const known = WELL_KNOWN_SERVICES.find((row) => row.namespace === namespace && row.service === name);
+    if (known) return known.workloads;
     const stripped = name.replace(SERVICE_SUFFIXES, '');
     return stripped === name ? [name] : [name, stripped];
   }
   if (scope === 'pvc') {
     const set = claimSetOf(name);
-    if (set === name) return [];
-    // The template name comes first and is not empty: every proper dash-suffix may be the StatefulSet.
     const parts = set.split('-');
+    // A claim of no StatefulSet (no ordinal) is named after its workload, then what it holds: the name and its dash-prefixes.
+    if (set === name) return parts.map((_, index) => parts.slice(0, parts.length - index).join('-'));
+    // The template name comes first and is not empty: every proper dash-suffix may be the StatefulSet.
     return parts.slice(1).map((_, index) => parts.slice(index + 1).join('-'));
   }
   return [];
 }
 
-/** The incident an alert belongs to; undefined when its labels name nothing to correlate on. */
-export function culpritOf(labels: Readonly<Record<string, string>>): Culprit | undefined {
+/**
+ * The alert labels correlation reads: the object's own (`exported_*`) over the scrape
+ * target's, and without the scrape target's own pod. Unlike the diagnosis engine's
+ * reading, a pod is the exporter's only when it is kube-state-metrics' or the operator's,
+ * or when the scrape job names it: a DaemonSet named node-exporter, or a container named
+ * exporter, is still the subject of the pod alerts kube-state-metrics makes of it.
+ */
+function correlationSubject(labels: Readonly<Record<string, string>>): Record<string, string> {
   const subject = subjectLabels({ ...labels });
+  const pod = labels.exported_pod ?? labels.pod;
+  if (pod && !subject.pod && !isScrapeTargetPod(pod, labels)) {
+    subject.pod = pod;
+    const container = labels.exported_container ?? labels.container;
+    if (container) subject.container = container;
+  }
   for (const label of READ_LABELS) {
     const exported = labels[`exported_${label}`];
     if (exported) subject[label] = exported;
   }
+  return subject;
+}
+
+/** The pod an alert is about, as correlation reads it (not the scrape target's own); undefined when it names none. */
+export function podOfAlert(labels: Readonly<Record<string, string>>): string | undefined {
+  return correlationSubject(labels).pod || undefined;
+}
+
+const OBJECT_METRICS_EXPORTERS = /kube-state-metrics|prometheus-operator/;
+
+/** The scrape job names its target: `node-exporter` for a chart's `<release>-prometheus-node-exporter` pods, or their container. */
+function isScrapeTargetPod(pod: string, labels: Readonly<Record<string, string>>): boolean {
+  if (labels.exported_pod) return false;
+  if (OBJECT_METRICS_EXPORTERS.test(pod)) return true;
+  const job = labels.job;
+  if (!job) return false;
+  const workload = workloadOfPodName(pod).name;
+  return workload === job || workload.endsWith(`-${job}`) || (labels.container ?? '') === job;
+}
+
+/** Scopes whose alerts a notification takes after the others: a quota alert joins the workload-level run its namespace's alerts start. */
+export function takeOrderOf(culprit: Culprit | undefined): number {
+  return culprit?.scope === 'quota' ? 1 : 0;
+}
+
+const clusterSuffix = (labels: Readonly<Record<string, string>>): string => (labels.cluster ? ` cluster=${labels.cluster}` : '');
+
+/** The key of a node's incident, in the cluster the alert with these labels came from. */
+export function nodeCulpritKey(node: string, labels: Readonly<Record<string, string>>): string {
+  return `node:${node}${clusterSuffix(labels)}`;
+}
+
+/** The key of a workload's incident (a ReplicaSet's Deployment, a CronJob's Job climbed to the top), in the alert's cluster. */
+export function workloadCulpritKey(workload: { kind: string; namespace: string; name: string }, labels: Readonly<Record<string, string>>): string {
+  return `workload:${workload.namespace}/${workloadOfOwner(workload.kind, workload.name).name}${clusterSuffix(labels)}`;
+}
+
+/**
+ * The keys of a diagnosed culprit (`Kind`, namespace, name), in the cluster of the run's
+ * alert: a node's, a workload's (a pod's by the shape of its name), a Service's. A run
+ * that names its culprit answers for it from then on, so that the culprit's own alerts,
+ * arriving later, join the run that found it.
+ */
+export function diagnosedCulpritKeys(culprit: { kind: string; namespace?: string; name: string }, labels: Readonly<Record<string, string>>): string[] {
+  if (culprit.kind === 'Node') return [nodeCulpritKey(culprit.name, labels)];
+  if (!culprit.namespace) return [];
+  const { namespace, name } = culprit;
+  if (culprit.kind === 'Service') return [`service:${namespace}/${name}${clusterSuffix(labels)}`];
+  if (culprit.kind === 'Pod') {
+    const workload = workloadOfPodName(name);
+    return [`${workload.kind === 'Pod' ? 'pod' : 'workload'}:${namespace}/${workload.name}${clusterSuffix(labels)}`];
+  }
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job', 'ReplicaSet'].includes(culprit.kind)) return [workloadCulpritKey({ kind: culprit.kind, namespace, name }, labels)];
+  return [];
+}
+
+/** The incident an alert belongs to; undefined when its labels name nothing to correlate on. */
+export function culpritOf(labels: Readonly<Record<string, string>>): Culprit | undefined {
+  const subject = correlationSubject(labels);
   const namespace = subject.namespace || undefined;
   for (const rule of LABEL_RULES) {
     if (rule.namespaced && !namespace) continue;
@@ -254,16 +364,21 @@ export function culpritOf(labels: Readonly<Record<string, string>>): Culprit | u
     const cluster = labels.cluster ? ` cluster=${labels.cluster}` : '';
     const keyOf = (keyScope: CulpritScope, name: string): string => `${keyScope}:${rule.namespaced ? `${namespace}/` : ''}${name}${cluster}`;
     const key = keyOf(scope, scope === 'pvc' ? claimSetOf(found.name) : found.name);
-    const related = relatedWorkloads(scope, found.name).map((name) => keyOf('workload', name));
+    const related = relatedWorkloads(scope, found.name, namespace).map((name) => keyOf('workload', name));
+    const keys = [...new Set([key, ...related])];
+    const namespaceKey = `namespace:${namespace}${cluster}`;
+    const breadth = WORKLOAD_RULES.has(rule.id) ? 2 : rule.scope === 'workload' ? 1 : 0;
     return {
       key,
-      keys: [...new Set([key, ...related])],
+      keys,
+      findKeys: scope === 'quota' ? [...keys, namespaceKey] : keys,
+      ...(SHORT_OF_PODS_RULES.has(rule.id) ? { namespaceKey } : {}),
       scope,
       kind: found.kind,
       ...(rule.namespaced && namespace ? { namespace } : {}),
       name: found.name,
       rule: found.rule ?? rule.id,
-      breadth: WORKLOAD_RULES.has(rule.id) ? 2 : rule.scope === 'workload' ? 1 : 0,
+      breadth,
       ...scheduledMinuteOf(found.kind, subject),
     };
   }

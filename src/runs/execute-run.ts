@@ -52,6 +52,8 @@ export interface ExecuteRunInput {
   onRetry?(run: RunRecord): void;
   /** Signs the audit head logged when the run ends (default: logged unsigned). */
   anchors?: AnchorSigner;
+  /** Asked once the run is claimed: true when it ended there, joined to another run's incident, and must not run. */
+  joinIncident?(run: RunRecord): Promise<boolean>;
 }
 
 /** How long past its deadline a run may take to stop before it is failed without it. */
@@ -61,6 +63,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const { id, store, metrics, agent } = input;
   const run = store.claim(id);
   if (!run) return;
+  if (input.joinIncident && (await input.joinIncident(run))) return;
   const logger = input.logger.child({ runId: id });
   const controller = new AbortController();
   const onShutdown = (): void => controller.abort(new Error('the service is shutting down; the run resumes at its next start'));

@@ -5,6 +5,10 @@
  * startsAt; a start recovers what the last process left unfinished; `stop` lets running
  * runs finish within a grace period.
  *
+ * An alert's run about a workload or a pod waits a moment before it is queued and, once
+ * claimed, ends merged into its node's run when its pods are on a node with an open
+ * incident (node-incident.ts); a run that diagnosed its culprit answers for it from then on.
+ *
  * A run that holds an action for a person's approval parks: its checkpoint is stored, its
  * worker goes on to the next run, and a decision (or the action's expiry) queues it again
  * to resume. A run whose model failed in a way that may pass is queued again to start
@@ -25,7 +29,9 @@ import type { Metrics } from '../metrics.ts';
 import { isFinished, type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
+import { diagnosedCulpritKeys } from './correlate.ts';
 import { executeRun, type AgentDependencies } from './execute-run.ts';
+import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD_MS } from './node-incident.ts';
 import { recoverRuns, type RecoveryReport } from './recover-runs.ts';
 import { ensureRunCreated } from './run-created.ts';
 import { createRunQueue } from './run-queue.ts';
@@ -41,10 +47,14 @@ export interface RunSettings {
   failureBackoffMs?: number;
   /** The longest that wait grows to (default 1 h). */
   failureBackoffMaxMs?: number;
+  /** How long an alert's run about a workload or a pod waits before it starts, for its node's alert to arrive (node-incident.ts). */
+  nodeIncidentHoldMs?: number;
 }
 
 const DEFAULT_FAILURE_BACKOFF_MS = 60_000;
 const DEFAULT_FAILURE_BACKOFF_MAX_MS = 3_600_000;
+/** The longest the read of a claimed run's pods may take before the run runs on its own. */
+const JOIN_READ_TIMEOUT_MS = 5_000;
 
 export interface RunService {
   /** Recovers unfinished runs and starts working the queue. */
@@ -91,8 +101,9 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   const shutdown = new AbortController();
   const waiters = new Map<string, Set<(run: RunRecord | undefined) => void>>();
   let closing = false;
-  // Places promised to runs stored in a transaction not yet committed.
+  // Places promised to runs stored in a transaction not yet committed, or held before they are queued.
   let reserved = 0;
+  const holdMs = settings.nodeIncidentHoldMs ?? NODE_INCIDENT_HOLD_MS;
 
   const notifyFinished = (run: RunRecord): void => {
     const set = waiters.get(run.id);
@@ -116,6 +127,39 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     timer.unref();
     retryTimers.add(timer);
   };
+  /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
+  const registerDiagnosedCulprit = (run: RunRecord): void => {
+    if (run.trigger.kind !== 'alert' || !run.diagnosis || run.diagnosis.category === 'no-issue') return;
+    try {
+      store.addCulpritKeys(run.id, diagnosedCulpritKeys(run.diagnosis.culprit, run.trigger.alert.labels));
+    } catch (error) {
+      logger.warn({ err: error, runId: run.id }, 'the diagnosed culprit could not be registered: its later alerts may start a run of their own');
+    }
+  };
+
+  /** Late correlation when a run is claimed: a run whose pods are on a node with an open or recent run ends, merged into it. */
+  const joinIncident = async (run: RunRecord): Promise<boolean> => {
+    // Only a run's first start: a retried or resumed run has done work of its own.
+    if (run.attempts !== 1 || !mayJoinNodeIncident(run.trigger)) return false;
+    const signal = AbortSignal.any([shutdown.signal, AbortSignal.timeout(JOIN_READ_TIMEOUT_MS)]);
+    const incident = await findNodeIncident(run, { store, cluster: dependencies.agent.cluster, now: now(), dedupWindowMs: settings.dedupWindowMs, signal }).catch((error: unknown) => {
+      logger.warn({ err: error, runId: run.id }, "the run's node could not be read: it runs on its own");
+      return undefined;
+    });
+    if (!incident) return false;
+    const reason = mergedReason(incident);
+    const merged = await writes.run(() => ({ result: store.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
+    if (!merged) return false;
+    ensureRunCreated(audit, run);
+    audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'completed', reason, mergedInto: incident.runId, steps: 0 } });
+    metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'merged' });
+    logger.info({ runId: run.id, joined: incident.runId, node: incident.node, reason, ...anchorLogFields({ audit, runId: run.id, signer: anchors }) }, 'run finished');
+    logger.info({ runId: incident.runId, merged: run.id, node: incident.node }, "a run about the node's pods joined this run's incident");
+    const ended = store.get(run.id);
+    if (ended) notifyFinished(ended);
+    return true;
+  };
+
   const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: (run) => queue.offer(run.id, { force: true }) });
 
   const queue = createRunQueue({
@@ -130,7 +174,11 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         logger,
         agent: dependencies.agent,
         shutdown: shutdown.signal,
-        onFinished: notifyFinished,
+        onFinished: (run) => {
+          registerDiagnosedCulprit(run);
+          notifyFinished(run);
+        },
+        joinIncident,
         onParked: (run) => {
           approvals.expireDue();
           // A caller waiting for the run hears of it now: it waits for a person, not for the service.
@@ -162,10 +210,22 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     return run;
   };
 
-  /** After the batch commits: queue the runs it stored. */
+  /** After the batch commits: queue the runs it stored; an alert's run about a workload or a pod after the hold (it keeps its place in `reserved` meanwhile). */
   const enqueue = (runs: readonly RunRecord[]): void => {
-    reserved -= runs.length;
-    for (const run of runs) queue.offer(run.id, { force: true });
+    for (const run of runs) {
+      if (holdMs > 0 && run.source === 'alertmanager' && mayJoinNodeIncident(run.trigger)) {
+        const timer = setTimeout(() => {
+          retryTimers.delete(timer);
+          reserved--;
+          queue.offer(run.id, { force: true });
+        }, holdMs);
+        timer.unref();
+        retryTimers.add(timer);
+        continue;
+      }
+      reserved--;
+      queue.offer(run.id, { force: true });
+    }
   };
 
   const finishCancelled = (id: string): void => {

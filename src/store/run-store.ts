@@ -94,6 +94,14 @@ export interface RunStore {
   findByCulprit(culpritKeys: readonly string[]): AlertRunMatch | undefined;
   /** Attaches an alert firing to a run; attaching it twice changes nothing. */
   attachAlert(input: { runId: string; alert: AlertKey; labels: Record<string, string>; now?: Date }): void;
+  /** The run answers for these culprit keys too (the latest run of each it did not answer for yet); one statement per key. */
+  addCulpritKeys(runId: string, keys: readonly string[]): void;
+  /**
+   * Ends a running run as part of another run's incident: completed, with `reason`, its
+   * alerts attached to `into` and its culprit keys registered on `into` (so later alerts
+   * find that run). False when the run was not running.
+   */
+  mergeInto(input: { id: string; into: string; reason: string; now?: Date }): boolean;
   /** A run still queued gets another of its alerts as its trigger; false when it is no longer queued. */
   retargetQueued(id: string, input: { trigger: Trigger; alert: AlertKey }): boolean;
   /** The attached alert was sent again, unchanged. */
@@ -213,6 +221,15 @@ export function createRunStore(database: DatabaseSync): RunStore {
     attachAlert({ runId, alert, labels, now = new Date() }) {
       statements.attachAlert.run(runId, alert.fingerprint, alert.startsAt, labels.alertname ?? null, JSON.stringify(labels), now.toISOString());
     },
+    addCulpritKeys(runId, keys) {
+      for (const key of new Set(keys)) statements.addCulprit.run(key, runId, key, runId);
+    },
+    mergeInto({ id, into, reason, now = new Date() }) {
+      if (statements.merge.run(reason, now.toISOString(), id).changes !== 1) return false;
+      statements.copyAlerts.run(into, id);
+      statements.copyCulprits.run(into, id);
+      return true;
+    },
     retargetQueued(id, { trigger, alert }) {
       return statements.retarget.run(JSON.stringify(trigger), alert.fingerprint, alert.startsAt, triggerNamespace(trigger) ?? null, id).changes === 1;
     },
@@ -309,6 +326,15 @@ function prepareStatements(database: DatabaseSync) {
     ),
     retarget: database.prepare("UPDATE runs SET trigger = ?, fingerprint = ?, starts_at = ?, namespace = ? WHERE id = ? AND status = 'queued'"),
     insertCulprit: database.prepare('INSERT INTO run_culprits (key, run_id) VALUES (?, ?)'),
+    addCulprit: database.prepare('INSERT INTO run_culprits (key, run_id) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM run_culprits WHERE key = ? AND run_id = ?)'),
+    merge: database.prepare("UPDATE runs SET status = 'completed', reason = ?, finished_at = ?, checkpoint = NULL, not_before = NULL WHERE id = ? AND status = 'running'"),
+    // The merged run's alerts and keys, in their order, become the joined run's newest: lookups find the joined run.
+    copyAlerts: database.prepare(
+      `INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, status, ends_at, received_at, repeats)
+       SELECT ?, fingerprint, starts_at, alertname, labels, status, ends_at, received_at, repeats FROM run_alerts WHERE run_id = ? ORDER BY seq
+       ON CONFLICT (run_id, fingerprint, starts_at) DO NOTHING`,
+    ),
+    copyCulprits: database.prepare('INSERT INTO run_culprits (key, run_id) SELECT key, ? FROM run_culprits WHERE run_id = ? ORDER BY seq'),
     attachAlert: database.prepare(
       "INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, status, received_at) VALUES (?, ?, ?, ?, ?, 'firing', ?) ON CONFLICT (run_id, fingerprint, starts_at) DO NOTHING",
     ),

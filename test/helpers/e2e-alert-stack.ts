@@ -222,13 +222,14 @@ async function listRuns(service: ServiceProcess): Promise<AlertRun[]> {
 
 /**
  * The newest run each alert label set is on, from runs listed newest first: an alert is on
- * the run it started and on the run of its incident it was attached to. A list shows a
+ * the run it started and on the run of its incident it was attached to or merged into. A list shows a
  * run's first alerts only; a run with more is read whole.
  */
 async function newestRunByLabels(service: ServiceProcess, newestFirst: AlertRun[]): Promise<Map<string, AlertRun>> {
   const byLabels = new Map<string, AlertRun>();
   for (const listed of newestFirst) {
-    if (listed.trigger.kind !== 'alert') continue;
+    // A run merged into its node's incident lists its alerts on the run it joined too: that run is theirs.
+    if (listed.trigger.kind !== 'alert' || isMerged(listed)) continue;
     const run = (listed.alertCount ?? 0) > (listed.alerts?.length ?? 0) ? await readRun(service, listed.id) : listed;
     const labelSets = [run.trigger.kind === 'alert' ? run.trigger.alert.labels : {}, ...(run.alerts ?? []).map((alert) => alert.labels)];
     for (const labels of labelSets) {
@@ -237,6 +238,11 @@ async function newestRunByLabels(service: ServiceProcess, newestFirst: AlertRun[
     }
   }
   return byLabels;
+}
+
+/** Ended without running because it joined another run's incident (src/runs/node-incident.ts). */
+function isMerged(run: AlertRun): boolean {
+  return run.status === 'completed' && (run.reason ?? '').startsWith('merged:');
 }
 
 async function readRun(service: ServiceProcess, id: string): Promise<AlertRun> {
