@@ -105,6 +105,11 @@ test('from the configured attempt on, a run whose model keeps failing is diagnos
   assert.equal(errors.length, 2, JSON.stringify(errors));
   assert.match(String(errors[0]), /model error: Anthropic API 529/);
   assert.equal(errors[1], note);
+  // The failed attempt that was retried did not end the run in its audit chain: one run-finished, at the real end.
+  assert.deepEqual(
+    events.filter((event) => event.type === 'run-finished' || event.type === 'error').map((event) => event.type),
+    ['error', 'error', 'run-finished'],
+  );
 });
 
 type AuditLine = { type: string; payload: { message?: string } };

@@ -45,6 +45,8 @@ export interface RunAgentInput {
   resume?: { checkpoint: RunCheckpoint; actions: Action[] };
   signal?: AbortSignal;
   observer?: AgentObserver;
+  /** The caller starts the run again after a retryable model failure: the loop then leaves it unfinished in the audit (no run-finished). */
+  retriesModelFailures?: boolean;
   /** Which start of the run this is (1 for the first); sets the wait before a retry. */
   attempt?: number;
 }
@@ -270,6 +272,11 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     // A run stopped from outside (shutdown, timeout) is not the model's failure to retry.
     const retry = error instanceof ModelError && error.retryable && !signal.aborted ? { afterMs: runRetryDelayMs(error, input.attempt ?? 1) } : undefined;
     audit.record('error', { message: reason, ...(retry ? { retryable: true, retryAfterMs: retry.afterMs } : {}) });
+    if (retry && input.retriesModelFailures) {
+      // The run goes on at its next start: its chain gets one run-finished, when it really ends.
+      clearTimeout(timeout);
+      return { status: 'failed', reason, retry, usage, steps: step, toolCalls, actions };
+    }
     return finish({ status: 'failed', reason, ...(retry ? { retry } : {}) });
   }
 }

@@ -114,6 +114,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
         rung: run.rung,
         model: choice.model,
         attempt: run.attempts,
+        retriesModelFailures: run.attempts < MAX_MODEL_ATTEMPTS,
         registry: agent.registry,
         cluster: agent.cluster,
         policy: agent.policy,
@@ -158,6 +159,10 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
       if (queued) input.onRetry?.(queued);
       return;
     }
+  }
+  // A retry the loop left unfinished in the audit that is not taken (shutdown, or the run changed meanwhile) ends here.
+  if (outcome.retry && run.attempts < MAX_MODEL_ATTEMPTS && !input.shutdown.aborted) {
+    input.audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: outcome.reason, steps: outcome.steps, usage: outcome.usage } });
   }
   if (input.shutdown.aborted && outcome.status === 'failed') {
     logger.warn({ reason: outcome.reason, ...anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors }) }, 'run interrupted by shutdown; it resumes at the next start');
