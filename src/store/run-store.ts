@@ -162,8 +162,14 @@ interface RunRow {
   repeats: number;
   attempts: number;
   not_before?: string | null;
-  checkpoint?: string | null;
+  /** 1 when the run has a checkpoint (RUN_COLUMNS). */
+  parked?: number;
 }
+
+/** Every column a RunRecord is read from: a parked run's checkpoint (it can be large) is read only when resuming. */
+const RUN_COLUMNS =
+  'seq, id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, started_at, finished_at, diagnosis, reason, usage, steps, actions, ' +
+  'resolved_at, repeats, attempts, not_before, earlier_failures, checkpoint IS NOT NULL AS parked';
 
 const ACTIVE = "('running', 'awaiting_approval')";
 const UNFINISHED = "('queued', 'running', 'awaiting_approval')";
@@ -312,9 +318,9 @@ function prepareStatements(database: DatabaseSync) {
     insert: database.prepare(
       "INSERT INTO runs (id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, earlier_failures) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
     ),
-    selectById: database.prepare('SELECT * FROM runs WHERE id = ?'),
-    list: database.prepare('SELECT * FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?'),
-    listByStatus: database.prepare('SELECT * FROM runs WHERE seq < ? AND status = ? ORDER BY seq DESC LIMIT ?'),
+    selectById: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
+    list: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`),
+    listByStatus: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE seq < ? AND status = ? ORDER BY seq DESC LIMIT ?`),
     // The run that holds this alert firing last: through run_alerts, which lists every alert of every run.
     selectByAlert: database.prepare(
       `SELECT runs.id, runs.status, runs.created_at, runs.finished_at, runs.earlier_failures, runs.reason FROM run_alerts JOIN runs ON runs.id = run_alerts.run_id
@@ -347,7 +353,7 @@ function prepareStatements(database: DatabaseSync) {
     park: database.prepare("UPDATE runs SET status = 'awaiting_approval', checkpoint = ?, actions = ? WHERE id = ? AND status = 'running'"),
     selectCheckpoint: database.prepare('SELECT checkpoint FROM runs WHERE id = ?'),
     decide: database.prepare("UPDATE runs SET actions = ?, status = ? WHERE id = ? AND status = 'awaiting_approval' AND checkpoint IS NOT NULL AND actions = ?"),
-    parked: database.prepare("SELECT * FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq"),
+    parked: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq`),
     retryLater: database.prepare("UPDATE runs SET status = 'queued', not_before = ? WHERE id = ? AND status = 'running'"),
     updateProgress: database.prepare(`UPDATE runs SET status = ?, actions = ? WHERE id = ? AND status IN ${ACTIVE}`),
     finish: database.prepare(
@@ -357,7 +363,7 @@ function prepareStatements(database: DatabaseSync) {
     requeue: database.prepare(`UPDATE runs SET status = 'queued' WHERE id = ? AND status IN ${ACTIVE}`),
     resolve: database.prepare('UPDATE runs SET resolved_at = ? WHERE id = ?'),
     repeat: database.prepare('UPDATE runs SET repeats = repeats + 1 WHERE id = ?'),
-    unfinished: database.prepare(`SELECT * FROM runs WHERE status IN ${UNFINISHED} ORDER BY seq`),
+    unfinished: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ${UNFINISHED} ORDER BY seq`),
     ping: database.prepare('SELECT 1'),
   };
 }
@@ -384,7 +390,7 @@ function toRecord(row: RunRow): RunRecord {
     actions: JSON.parse(row.actions) as Action[],
     attempts: row.attempts,
     ...(row.not_before ? { notBefore: row.not_before } : {}),
-    ...(row.checkpoint ? { parked: true } : {}),
+    ...(row.parked ? { parked: true } : {}),
   };
 }
 
