@@ -1,37 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import { createAnthropicModel } from '../src/agent/anthropic-model.ts';
-import { runAgent } from '../src/agent/loop.ts';
-import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
-import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
-import { createToolRegistry } from '../src/tools/registry.ts';
-import { startFakeMessagesApi, type ScriptedAnswer } from './helpers/fake-messages-api.ts';
-import { createRecordingTools, demoDiagnosis, unusedCluster } from './helpers/fake-tools.ts';
+import { test } from 'node:test';
+import type { ScriptedAnswer } from './helpers/fake-messages-api.ts';
+import { demoDiagnosis } from './helpers/fake-tools.ts';
+import { pod, runClaude } from './helpers/model-run.ts';
 
-const servers: { close(): Promise<void> }[] = [];
-after(() => Promise.all(servers.map((server) => server.close())));
-
-async function runWithScript(script: ScriptedAnswer[], options: { maxSteps?: number; maxRetries?: number } = {}) {
-  const api = await startFakeMessagesApi(script);
-  servers.push(api);
-  const recording = createRecordingTools();
-  const model = createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: api.url, maxRetries: options.maxRetries ?? 2, timeoutMs: 5000 });
-  const outcome = await runAgent({
-    runId: 'run-claude',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-7d9f8c6b5-x2k4q' }, annotations: {} } },
-    rung: 'OBSERVE',
-    model,
-    registry: createToolRegistry(recording.tools),
-    cluster: unusedCluster,
-    policy: { actNamespaces: [] },
-    approvals: createInMemoryApprovalBroker(),
-    audit: createMemoryRunAudit(),
-    limits: { maxSteps: options.maxSteps ?? 6, tokenBudget: 1_000_000, timeoutMs: 20_000, approvalTtlMs: 1000, toolOutputBytes: 8192 },
-  });
-  return { api, outcome, recording };
+/** A run through the real SDK against the fake Messages API, letting the SDK retry twice unless told otherwise. */
+function runWithScript(script: ScriptedAnswer[], options: { maxSteps?: number; maxRetries?: number } = {}) {
+  return runClaude(script, { ...options, maxRetries: options.maxRetries ?? 2 });
 }
-
-const pod = { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' };
 
 test('a tool round trip with parallel calls: results go back tagged with their tool_use_id', async () => {
   const { api, outcome, recording } = await runWithScript([

@@ -3,13 +3,9 @@ import { test } from 'node:test';
 import { createAnthropicModel } from '../src/agent/anthropic-model.ts';
 import { createModelHealth, trackModelHealth } from '../src/agent/model-health.ts';
 import type { ModelRequest } from '../src/agent/model.ts';
-import { buildApp } from '../src/server/app.ts';
-import { createLogger } from '../src/server/logger.ts';
-import { openDatabase } from '../src/store/database.ts';
-import { createToolRegistry } from '../src/tools/registry.ts';
 import { startFakeMessagesApi, type ScriptedAnswer } from './helpers/fake-messages-api.ts';
-import { createRecordingTools, demoDiagnosis, unusedCluster } from './helpers/fake-tools.ts';
-import { TEST_LIMITS } from './helpers/service-app.ts';
+import { demoDiagnosis } from './helpers/fake-tools.ts';
+import { startTestApp } from './helpers/service-app.ts';
 
 const request = (signal = new AbortController().signal): ModelRequest => ({ system: 's', trigger: { kind: 'incident', text: 'x' }, transcript: [], tools: [], toolChoice: { type: 'auto' }, signal });
 
@@ -60,25 +56,11 @@ test('/readyz says degraded with the model\'s last error while Claude keeps answ
   let answer: ScriptedAnswer = { status: 500, errorType: 'api_error', message: 'Internal server error', headers: { 'retry-after-ms': '1' } };
   const api = await startFakeMessagesApi(() => answer);
   t.after(() => api.close());
-  const database = openDatabase(':memory:');
-  t.after(() => database.close());
-  const app = await buildApp({
-    database,
-    agent: {
-      model: createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: api.url, maxRetries: 0, timeoutMs: 5000 }),
-      registry: createToolRegistry(createRecordingTools().tools),
-      cluster: unusedCluster,
-      policy: { actNamespaces: [] },
-      limits: TEST_LIMITS,
-    },
-    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 3_600_000, maxAttempts: 3, shutdownGraceMs: 1000 },
+  const { app, waitForRun } = await startTestApp(t, {
+    model: createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: api.url, maxRetries: 0, timeoutMs: 5000 }),
+    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 3_600_000 },
     auth: { mode: 'off' },
-    bodyLimitBytes: 64 * 1024,
-    logger: createLogger({ level: 'silent' }),
-    checkCluster: async () => ({ ok: true }),
   });
-  await app.ready();
-  t.after(() => app.close());
 
   const ready = async () => {
     const response = await app.inject({ method: 'GET', url: '/readyz' });
@@ -93,12 +75,7 @@ test('/readyz says degraded with the model\'s last error while Claude keeps answ
 
   const diagnose = async (): Promise<Record<string, unknown>> => {
     const created = await app.inject({ method: 'POST', url: '/v1/incidents', payload: { text: `checkout-api restarts (${api.requests.length})`, namespace: 'staging' } });
-    const id = (created.json() as { id: string }).id;
-    for (;;) {
-      const run = (await app.inject({ method: 'GET', url: `/v1/runs/${id}` })).json() as Record<string, unknown>;
-      if (run.status === 'completed' || run.status === 'failed') return run;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    return waitForRun((created.json() as { id: string }).id);
   };
   const failed = await diagnose();
   assert.equal(failed.status, 'failed');

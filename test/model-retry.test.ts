@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
-import type { DatabaseSync } from 'node:sqlite';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { createAnthropicModel, retryAfterOf } from '../src/agent/anthropic-model.ts';
 import { chooseModel, countModelFailures, noteFallback } from '../src/agent/model-fallback.ts';
 import { ModelError, RUN_RETRY_MAX_MS, runRetryDelayMs } from '../src/agent/model.ts';
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
-import { buildApp } from '../src/server/app.ts';
-import { createLogger } from '../src/server/logger.ts';
-import { openDatabase } from '../src/store/database.ts';
-import { createToolRegistry } from '../src/tools/registry.ts';
 import { startFakeMessagesApi } from './helpers/fake-messages-api.ts';
-import { createRecordingTools, unusedCluster } from './helpers/fake-tools.ts';
 import { runClaude } from './helpers/model-run.ts';
-import { TEST_LIMITS } from './helpers/service-app.ts';
+import { startTestApp } from './helpers/service-app.ts';
 
 const overloaded = (headers: Record<string, string>) => ({ status: 529, errorType: 'overloaded_error', message: 'Overloaded', headers });
 
@@ -50,50 +44,21 @@ test('the wait before a retry is capped, whatever the attempt or the API asked',
   assert.equal(runRetryDelayMs(new ModelError('x', { retryable: true, retryAfterMs: 1500 }), 4), 1500);
 });
 
-async function startService(t: TestContext, input: { database: DatabaseSync; apiUrl: string }) {
-  const claude = createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: input.apiUrl, maxRetries: 0, timeoutMs: 5000 });
-  const app = await buildApp({
-    database: input.database,
-    agent: {
-      model: claude,
-      fallbackModel: createOfflineModel(),
-      fallbackAfterAttempts: 2,
-      registry: createToolRegistry(createRecordingTools().tools),
-      cluster: unusedCluster,
-      policy: { actNamespaces: [] },
-      limits: TEST_LIMITS,
-    },
-    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 3_600_000, maxAttempts: 3, shutdownGraceMs: 1000 },
-    auth: { mode: 'off' },
-    bodyLimitBytes: 64 * 1024,
-    logger: createLogger({ level: 'silent' }),
-    checkCluster: async () => ({ ok: true }),
-  });
-  await app.ready();
-  t.after(() => app.close());
-  return app;
-}
-
-async function waitForEnd(app: Awaited<ReturnType<typeof buildApp>>, id: string): Promise<Record<string, unknown>> {
-  for (;;) {
-    const run = (await app.inject({ method: 'GET', url: `/v1/runs/${id}` })).json() as Record<string, unknown>;
-    if (run.status === 'completed' || run.status === 'failed') return run;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 test('from the configured attempt on, a run whose model keeps failing is diagnosed by the offline engine, and says so', async (t) => {
   // The API asks for a 1 ms wait: the run layer queues the run again at once.
   const api = await startFakeMessagesApi(() => overloaded({ 'retry-after-ms': '1' }));
   t.after(() => api.close());
-  const database = openDatabase(':memory:');
-  t.after(() => database.close());
-  const app = await startService(t, { database, apiUrl: api.url });
+  const { app, waitForRun } = await startTestApp(t, {
+    model: createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: api.url, maxRetries: 0, timeoutMs: 5000 }),
+    fallback: { model: createOfflineModel(), afterAttempts: 2 },
+    runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 3_600_000 },
+    auth: { mode: 'off' },
+  });
 
   const created = await app.inject({ method: 'POST', url: '/v1/incidents', payload: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
   assert.equal(created.statusCode, 202);
   const id = (created.json() as { id: string }).id;
-  const run = await waitForEnd(app, id);
+  const run = await waitForRun(id);
   assert.equal(api.requests.length, 1, 'Claude was asked on the first attempt only');
   const note = 'model claude-test failed 1 time; diagnosed by the offline engine';
   assert.equal(run.status, 'completed');

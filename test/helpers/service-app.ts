@@ -30,6 +30,8 @@ export const TEST_LIMITS: Config['limits'] = { maxSteps: 6, tokenBudget: 100_000
 
 export interface TestAppOptions {
   model?: Model;
+  /** The model a run falls back to from its `fallbackAfterAttempts`-th start. */
+  fallback?: { model: Model; afterAttempts: number };
   database?: DatabaseSync;
   runs?: Partial<RunSettings>;
   auth?: AuthSettings;
@@ -62,6 +64,7 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       policy: { actNamespaces: options.actNamespaces ?? [] },
       limits: { ...TEST_LIMITS, ...options.limits },
       ...(options.runAgent ? { runAgent: options.runAgent } : {}),
+      ...(options.fallback ? { fallbackModel: options.fallback.model, fallbackAfterAttempts: options.fallback.afterAttempts } : {}),
     },
     runs: { concurrency: 2, queueSize: 100, dedupWindowMs: 4 * 3600 * 1000, maxAttempts: 3, shutdownGraceMs: 5000, ...options.runs },
     auth: options.auth ?? { mode: 'tokens', tokens: { ingest: [TOKENS.ingest, TOKENS.ingestAct], read: [TOKENS.read], approve: [TOKENS.approve], act: [TOKENS.ingestAct] } },
