@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { acquireDataDirectoryLock, LOCK_FILE, LockHeldError, type LockOwner } from '../src/store/lock.ts';
-import { startServiceProcess } from './helpers/service-process.ts';
+import { spawnServe, startServiceProcess } from './helpers/service-process.ts';
 
 const BIN = fileURLToPath(new URL('../bin/kubewhy.js', import.meta.url));
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 async function dataDirectory(t: TestContext): Promise<string> {
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-lock-'));
@@ -123,18 +122,11 @@ test('the owner refreshes its lock, and notices when another process took it', a
 
 /** `kubewhy serve` run to its exit: code and everything it printed. */
 async function serveUntilExit(environment: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', ...environment },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const { child, output } = spawnServe(environment);
   const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
   const [code] = (await once(child, 'exit')) as [number | null];
   clearTimeout(timer);
-  return { code, output };
+  return { code, output: output() };
 }
 
 test('a second serve on the same data directory stops at start with exit 2, naming the directory and the pid', async (t) => {

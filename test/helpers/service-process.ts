@@ -3,8 +3,9 @@
  * environment, the URL read from what it prints. For end-to-end tests (Alertmanager,
  * crash and restart).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/kubewhy.js', import.meta.url));
@@ -23,7 +24,8 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-export async function startServiceProcess(environment: Record<string, string>): Promise<ServiceProcess> {
+/** `kubewhy serve` started with `environment` (port 0, warn logs unless it says otherwise), everything it prints collected. */
+export function spawnServe(environment: Record<string, string>): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', ...environment },
@@ -32,18 +34,23 @@ export async function startServiceProcess(environment: Record<string, string>): 
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  return { child, output: () => output };
+}
+
+export async function startServiceProcess(environment: Record<string, string>): Promise<ServiceProcess> {
+  const { child, output: collected } = spawnServe(environment);
   const exited = once(child, 'exit');
 
   const url = await new Promise<string>((resolve, reject) => {
     const check = (): void => {
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /listening on (http:\/\/\S+)/.exec(collected());
       if (match?.[1]) {
         child.stdout.off('data', check);
         resolve(match[1]);
       }
     };
     child.stdout.on('data', check);
-    void exited.then(([code]) => reject(new Error(`kubewhy serve exited with ${String(code)} before listening:\n${output}`)));
+    void exited.then(([code]) => reject(new Error(`kubewhy serve exited with ${String(code)} before listening:\n${collected()}`)));
   });
 
   const request: ServiceProcess['request'] = async ({ method = 'GET', path, token, body }) => {
@@ -65,7 +72,7 @@ export async function startServiceProcess(environment: Record<string, string>): 
   return {
     url,
     child,
-    output: () => output,
+    output: collected,
     request,
     async stop() {
       if (child.exitCode !== null) return child.exitCode;
