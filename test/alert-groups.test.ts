@@ -7,14 +7,14 @@
  * correlate the pods of one Deployment into one run.
  */
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { labelsFingerprint } from '../src/runs/alert-intake.ts';
 import { kubePrometheusAlerts, type PostableAlert } from './helpers/e2e-alert-groups.ts';
 import { hasAlertmanager, startAlertmanager, type Alertmanager } from './helpers/service-alertmanager.ts';
-import { pollUntil, startServiceProcess, type ServiceProcess } from './helpers/service-process.ts';
+import { pollUntil, startServiceProcess, writeTokensDir, type ServiceProcess } from './helpers/service-process.ts';
 
 const INGEST = 'alert-groups-ingest-token-0123456789';
 const READ = 'alert-groups-read-token-0123456789';
@@ -44,10 +44,7 @@ interface Chain {
 async function startChain(t: TestContext, environment: Record<string, string> = {}): Promise<Chain> {
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-alert-groups-'));
   t.after(() => rm(directory, { recursive: true, force: true }));
-  const tokens = join(directory, 'tokens');
-  await mkdir(tokens);
-  await writeFile(join(tokens, 'ingest'), `${INGEST}\n`);
-  await writeFile(join(tokens, 'read'), `${READ}\n`);
+  const tokens = await writeTokensDir(directory, { ingest: INGEST, read: READ });
   const service = await startServiceProcess({ KUBEWHY_DATA_DIR: join(directory, 'data'), KUBEWHY_TOKENS_DIR: tokens, KUBEWHY_SHUTDOWN_GRACE_SECONDS: '0', KUBEWHY_CONCURRENCY: '1', ...environment });
   t.after(() => service.stop());
   const alertmanager = await startAlertmanager({

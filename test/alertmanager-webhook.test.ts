@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadScenario } from '../mock-cluster/index.ts';
 import { labelsFingerprint } from '../src/runs/alert-intake.ts';
 import { hasAlertmanager, startAlertmanager } from './helpers/service-alertmanager.ts';
-import { pollUntil, startServiceProcess } from './helpers/service-process.ts';
+import { pollUntil, startServiceProcess, writeTokensDir } from './helpers/service-process.ts';
 
 const INGEST = 'alertmanager-ingest-token-0123456789';
 const READ = 'alertmanager-read-token-0123456789';
@@ -26,10 +26,7 @@ test(
   async (t) => {
     const directory = await mkdtemp(join(tmpdir(), 'kubewhy-alertmanager-'));
     t.after(() => rm(directory, { recursive: true, force: true }));
-    const tokens = join(directory, 'tokens');
-    await mkdir(tokens);
-    await writeFile(join(tokens, 'ingest'), `${INGEST}\n`);
-    await writeFile(join(tokens, 'read'), `${READ}\n`);
+    const tokens = await writeTokensDir(directory, { ingest: INGEST, read: READ });
 
     const service = await startServiceProcess({ KUBEWHY_DATA_DIR: join(directory, 'data'), KUBEWHY_TOKENS_DIR: tokens, KUBEWHY_MOCK_SCENARIO: DEMO });
     t.after(() => service.stop());

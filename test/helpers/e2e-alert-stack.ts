@@ -13,7 +13,7 @@
  * an earlier scenario's alerts still resolve, and Alertmanager routes a target's alerts to
  * its lane's kubewhy by that label.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startMockCluster, type LoadedScenario } from '../../mock-cluster/index.ts';
 import type { Diagnosis } from '../../src/agent/diagnosis.ts';
@@ -23,7 +23,7 @@ import { startClusterProxy, type ClusterProxy } from './e2e-cluster-proxy.ts';
 import { startPrometheus, type Prometheus, type PrometheusAlert, type RuleGroup } from './e2e-prometheus.ts';
 import { holdPort, type HeldPort } from './ports.ts';
 import type { Alertmanager } from './service-alertmanager.ts';
-import { pollUntil, startServiceProcess, type ServiceProcess } from './service-process.ts';
+import { pollUntil, startServiceProcess, writeTokensDir, type ServiceProcess } from './service-process.ts';
 
 const INGEST_TOKEN = 'e2e-alerts-ingest-token-0123456789';
 const READ_TOKEN = 'e2e-alerts-read-token-0123456789';
@@ -92,10 +92,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
     stoppers.length = 0;
   };
   try {
-    const tokens = join(input.directory, 'tokens');
-    await mkdir(tokens, { recursive: true });
-    await writeFile(join(tokens, 'ingest'), `${INGEST_TOKEN}\n`);
-    await writeFile(join(tokens, 'read'), `${READ_TOKEN}\n`);
+    const tokens = await writeTokensDir(input.directory, { ingest: INGEST_TOKEN, read: READ_TOKEN });
 
     // A lane that draws quick scenarios serves more than its share: half as many again, and two more.
     const slotsPerLane = Math.ceil((input.scenarios / input.lanes) * 1.5) + 2;

@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +24,14 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
   /** SIGKILL: no chance to clean up. */
   kill(): Promise<void>;
+}
+
+/** Writes a tokens directory as `KUBEWHY_TOKENS_DIR` reads it (one file per scope, a token per line); returns its path. */
+export async function writeTokensDir(directory: string, tokens: Partial<Record<'ingest' | 'read' | 'approve' | 'act', string>>): Promise<string> {
+  const path = join(directory, 'tokens');
+  await mkdir(path, { recursive: true });
+  for (const [scope, token] of Object.entries(tokens)) await writeFile(join(path, scope), `${token}\n`);
+  return path;
 }
 
 /** `kubewhy serve` started with `environment` (port 0, warn logs unless it says otherwise), everything it prints collected. */
