@@ -112,20 +112,27 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     for (const resolve of set) resolve(run);
   };
 
-  const retryTimers = new Set<NodeJS.Timeout>();
+  const delayedStarts = new Set<NodeJS.Timeout>();
   /** Queues a stored queued run now, or when its `notBefore` comes. */
   const offerWhenDue = (id: string, notBefore?: string): void => {
     const delay = notBefore ? Date.parse(notBefore) - now().getTime() : 0;
-    if (!(delay > 0)) {
+    offerAfter(id, delay);
+  };
+  /** Queues a stored run after `delayMs` (at once when it is not positive); `before` runs just before it is offered. */
+  const offerAfter = (id: string, delayMs: number, before?: () => void): void => {
+    if (!(delayMs > 0)) {
+      before?.();
       queue.offer(id, { force: true });
       return;
     }
     const timer = setTimeout(() => {
-      retryTimers.delete(timer);
+      delayedStarts.delete(timer);
+      before?.();
       queue.offer(id, { force: true });
-    }, Math.min(delay, 2 ** 31 - 1));
+    }, Math.min(delayMs, 2 ** 31 - 1));
+    // A pending start must not keep a stopping process alive.
     timer.unref();
-    retryTimers.add(timer);
+    delayedStarts.add(timer);
   };
   /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
   const registerDiagnosedCulprit = (run: RunRecord): void => {
@@ -213,18 +220,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   /** After the batch commits: queue the runs it stored; an alert's run about a workload or a pod after the hold (it keeps its place in `reserved` meanwhile). */
   const enqueue = (runs: readonly RunRecord[]): void => {
     for (const run of runs) {
-      if (holdMs > 0 && run.source === 'alertmanager' && mayJoinNodeIncident(run.trigger)) {
-        const timer = setTimeout(() => {
-          retryTimers.delete(timer);
-          reserved--;
-          queue.offer(run.id, { force: true });
-        }, holdMs);
-        timer.unref();
-        retryTimers.add(timer);
-        continue;
-      }
-      reserved--;
-      queue.offer(run.id, { force: true });
+      const held = run.source === 'alertmanager' && mayJoinNodeIncident(run.trigger);
+      offerAfter(run.id, held ? holdMs : 0, () => void reserved--);
     }
   };
 
@@ -341,7 +338,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     async stop() {
       queue.pause();
       approvals.close();
-      for (const timer of retryTimers) clearTimeout(timer);
+      for (const timer of delayedStarts) clearTimeout(timer);
       const idle = queue.idle();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<'timeout'>((resolve) => {
