@@ -85,7 +85,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   let choice: ModelChoice = { model: agent.model };
   try {
     ensureRunCreated(input.audit, run);
-    const resume = resumeFrom(run, store.checkpointOf(id));
+    const resume = run.parked ? resumeFrom(run, store.checkpointOf(id)) : undefined;
     choice = chooseModel({
       model: agent.model,
       ...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
