@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { retiredAnchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
-import { createModelHealth, trackModelHealth } from '../agent/model-health.ts';
+import { createModelHealth, trackModelHealth, type ModelHealth } from '../agent/model-health.ts';
 import { createMetrics } from '../metrics.ts';
 import type { AgentDependencies } from '../runs/execute-run.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
@@ -45,6 +45,8 @@ export interface AppDependencies {
   auditAnchors?: AnchorSigner;
   /** Checks the tokens instead of one built from `auth`: serve passes one whose tokens it reloads when the files change. */
   authenticator?: Authenticator;
+  /** Whether the model answers (for /readyz and a gauge); serve shares it with the agent workers, which report their model calls to it. */
+  modelHealth?: ModelHealth;
   /** Finished runs older than `days` are removed, at start and every `intervalMs` (default hourly); days 0 or absent: kept forever. */
   retention?: { days: number; intervalMs?: number; now?: () => Date };
 }
@@ -68,7 +70,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   // The gauges read the run service at scrape time; it needs the metrics to exist first.
   const scraped: { runs?: RunService } = {};
   // Every model call of this app's runs tells whether the model answers (for /readyz and a gauge).
-  const modelHealth = createModelHealth();
+  const modelHealth = dependencies.modelHealth ?? createModelHealth();
   const agent: AgentDependencies = { ...dependencies.agent, model: trackModelHealth(dependencies.agent.model, modelHealth) };
   const metrics = createMetrics({
     version: dependencies.version ?? 'unknown',
@@ -89,6 +91,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     return503OnClosing: true,
+    logController: new OneLinePerRequest(),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -96,6 +99,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   // The API speaks JSON only: any other body is a 415, not a string that fails validation.
   app.removeContentTypeParser('text/plain');
   app.decorateRequest('identity', 'anonymous');
+  app.decorateRequest('logSummary', undefined);
   app.decorate('runService', runService);
 
   await app.register(fastifySwagger, {
@@ -176,6 +180,21 @@ function startRetentionSweeps(dependencies: AppDependencies, metrics: ReturnType
       logger.error({ err: error }, 'retention: the sweep failed; the next one tries again');
     },
   });
+}
+
+/**
+ * One line per request, when it completes, with what the route did (`request.logSummary`)
+ * and what the request was: an alert storm is thousands of requests, and the line Fastify
+ * writes when a request comes in says nothing the completed line does not.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const fields = { req: request, res: reply, responseTime: reply.elapsedTime, ...request.logSummary };
+    if (error) reply.log.error({ ...fields, err: error }, 'request errored');
+    else reply.log.info(fields, 'request completed');
+  }
 }
 
 function outcomeOf(status: number): string {

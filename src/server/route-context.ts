@@ -31,6 +31,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Who the request's token names (`<scope>#<first 8 hex of its sha256>`; no `token:` in it, which the audit redactor would mask), or `anonymous` without auth. */
     identity: string;
+    /** What the route did, logged on the request's one `request completed` line (app.ts). */
+    logSummary: Record<string, unknown> | undefined;
   }
 }
 
