@@ -35,14 +35,16 @@ export function createAuditStore(database: DatabaseSync): AuditStore {
 
   return {
     append({ runId, type, payload, time = new Date() }) {
+      // Payloads pass the redactor: a secret that slipped into an argument or a message never lands here.
+      // Done before the transaction: other connections (the agent workers') wait for its lock.
+      const safePayload = redactValue(payload) as Record<string, unknown>;
+      const payloadJson = JSON.stringify(safePayload);
       database.exec('BEGIN IMMEDIATE');
       try {
         const head = selectHead.get(runId) as { seq: number; hash: string } | undefined;
-        // Payloads pass the redactor: a secret that slipped into an argument or a message never lands here.
-        const safePayload = redactValue(payload) as Record<string, unknown>;
         const unhashed = { runId, seq: (head?.seq ?? 0) + 1, time: time.toISOString(), type, payload: safePayload, prevHash: head?.hash ?? GENESIS_HASH };
         const event: AuditEvent = { ...unhashed, hash: hashEvent(unhashed) };
-        insertEvent.run(event.runId, event.seq, event.time, event.type, JSON.stringify(event.payload), event.prevHash, event.hash);
+        insertEvent.run(event.runId, event.seq, event.time, event.type, payloadJson, event.prevHash, event.hash);
         upsertHead.run(event.runId, event.seq, event.hash);
         database.exec('COMMIT');
         return event;

@@ -27,6 +27,17 @@ interface Job {
   reject(error: unknown): void;
 }
 
+/** The connection's usual busy timeout (database.ts sets the same). */
+const BUSY_TIMEOUT_MS = 5000;
+/** How often a batch tries again for the write lock another connection holds, and for how long before it waits for it. */
+const LOCK_RETRY_MS = 1;
+const LOCK_WAIT_MS = 100;
+
+/** SQLITE_BUSY: another connection holds the lock. */
+function isBusy(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { errcode?: number }).errcode === 5;
+}
+
 /** `onAfterCommitError` hears of an `afterCommit` that threw; the request still gets its result, the data being committed. */
 export function createWriteBatcher(database: DatabaseSync, options: { onAfterCommitError?: (error: unknown) => void } = {}): WriteBatcher {
   const begin = database.prepare('BEGIN IMMEDIATE');
@@ -55,13 +66,48 @@ export function createWriteBatcher(database: DatabaseSync, options: { onAfterCom
     }
   };
 
+  const dontWait = database.prepare('PRAGMA busy_timeout = 0');
+  const waitAsUsual = database.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  let waitedMs = 0;
+
+  /**
+   * BEGIN IMMEDIATE without waiting while another connection (an agent worker's) holds the
+   * write lock: the event loop would stand still for the wait. false: try again shortly,
+   * with the requests that arrive meanwhile in the same batch. After LOCK_WAIT_MS of
+   * trying, it waits for the lock like any other write.
+   */
+  const tryBegin = (): boolean => {
+    if (waitedMs >= LOCK_WAIT_MS) {
+      begin.run();
+      return true;
+    }
+    dontWait.run();
+    try {
+      begin.run();
+      return true;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      return false;
+    } finally {
+      waitAsUsual.run();
+    }
+  };
+
   const flush = (): void => {
     scheduled = false;
     const jobs = pending;
     pending = [];
     try {
-      begin.run();
+      if (!tryBegin()) {
+        pending = [...jobs, ...pending];
+        waitedMs += LOCK_RETRY_MS;
+        scheduled = true;
+        setTimeout(flush, LOCK_RETRY_MS);
+        return;
+      }
+      waitedMs = 0;
     } catch (error) {
+      waitedMs = 0;
       for (const job of jobs) job.reject(error);
       return;
     }
