@@ -19,13 +19,13 @@
  * `run-created` audit event (stamped with the run's creation time) is appended when the
  * run starts, is cancelled, or is found at a restart: always first in its chain.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Trigger } from '../agent/trigger.ts';
 import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
+import { newRunId } from '../store/run-ids.ts';
 import { isFinished, type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
@@ -203,15 +203,16 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
 
   /** Inside a batch: stores a run and reserves its place in the queue. */
   const createRun = (input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number }): RunRecord => {
+    const createdAt = now();
     const run = store.create({
-      id: randomUUID(),
+      id: newRunId(createdAt),
       trigger: input.trigger,
       source: input.source,
       rung: input.rung,
       ...(input.alert ? { alert: input.alert } : {}),
       ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}),
       earlierFailures: input.earlierFailures ?? 0,
-      now: now(),
+      now: createdAt,
     });
     reserved++;
     return run;
