@@ -51,7 +51,8 @@ export interface NodeIncident {
 
 /**
  * The open or recent run of a node the claimed run's pods are on, if any. One cluster read
- * (the pods of the run's namespace); a failed read finds nothing (the run then runs).
+ * (the pods of the run's namespace), only when some node has an open or recent run; a
+ * failed read finds nothing (the run then runs).
  */
 export async function findNodeIncident(
   run: RunRecord,
@@ -61,6 +62,8 @@ export async function findNodeIncident(
   const labels = run.trigger.alert.labels;
   const culprit = culpritOf(labels);
   if (!culprit?.namespace || (culprit.scope !== 'workload' && culprit.scope !== 'pod')) return undefined;
+  // No node has an open or recent incident (the common case, and every alert of a storm about workloads): nothing to read.
+  if (!input.store.hasNodeIncidentSince(new Date(input.now.getTime() - input.dedupWindowMs))) return undefined;
   const listed = await input.cluster.list('Pod', { namespace: culprit.namespace, maxItems: MAX_PODS_READ, ...(input.signal ? { signal: input.signal } : {}) });
   if (!listed.ok) return undefined;
   const named = new Set([labels, ...(run.alerts ?? []).map((alert) => alert.labels)].flatMap((alertLabels) => podOfAlert(alertLabels) ?? []));

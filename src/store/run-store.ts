@@ -92,6 +92,8 @@ export interface RunStore {
   findByAlert(key: AlertKey): AlertRunMatch | undefined;
   /** The latest run that answers for any of these culprit keys (correlate.ts), if any. */
   findByCulprit(culpritKeys: readonly string[]): AlertRunMatch | undefined;
+  /** Whether any run answers for a node (culprit keys `node:…`) that has not failed and is unfinished or ended at or after `since`. */
+  hasNodeIncidentSince(since: Date): boolean;
   /** Attaches an alert firing to a run; attaching it twice changes nothing. */
   attachAlert(input: { runId: string; alert: AlertKey; labels: Record<string, string>; now?: Date }): void;
   /** The run answers for these culprit keys too (the latest run of each it did not answer for yet); one statement per key. */
@@ -215,6 +217,9 @@ export function createRunStore(database: DatabaseSync): RunStore {
     findByAlert({ fingerprint, startsAt }) {
       return toMatch(statements.selectByAlert.get(fingerprint, startsAt) as MatchRow | undefined);
     },
+    hasNodeIncidentSince(since) {
+      return statements.nodeIncidentSince.get(since.toISOString()) !== undefined;
+    },
     findByCulprit(culpritKeys) {
       // One index lookup per key; the run registered last wins.
       let latest: (MatchRow & { culprit_seq: number }) | undefined;
@@ -325,6 +330,11 @@ function prepareStatements(database: DatabaseSync) {
     selectByAlert: database.prepare(
       `SELECT runs.id, runs.status, runs.created_at, runs.finished_at, runs.earlier_failures, runs.reason FROM run_alerts JOIN runs ON runs.id = run_alerts.run_id
        WHERE run_alerts.fingerprint = ? AND run_alerts.starts_at = ? ORDER BY run_alerts.seq DESC LIMIT 1`,
+    ),
+    // A range of the key index: node keys only.
+    nodeIncidentSince: database.prepare(
+      `SELECT 1 FROM run_culprits JOIN runs ON runs.id = run_culprits.run_id
+       WHERE run_culprits.key >= 'node:' AND run_culprits.key < 'node;' AND runs.status != 'failed' AND (runs.finished_at IS NULL OR runs.finished_at >= ?) LIMIT 1`,
     ),
     selectByCulprit: database.prepare(
       `SELECT runs.id, runs.status, runs.created_at, runs.finished_at, runs.earlier_failures, runs.reason, run_culprits.seq AS culprit_seq
