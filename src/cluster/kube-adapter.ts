@@ -1,15 +1,17 @@
 /**
  * The `Cluster` over `@kubernetes/client-node`: the only module that touches `KubeConfig`.
  *
- * Every request gets its own timeout joined to the caller's signal. Reads (get, list,
- * logs, the scale read) are retried with backoff on 429, 5xx and dropped connections,
+ * Every request gets its own timeout joined to the caller's signal. Gets and lists are read
+ * as plain JSON (json-reader.ts); logs, secrets and writes go through the generated client.
+ * Reads (get, list, logs, the scale read) are retried with backoff on 429, 5xx and dropped connections,
  * honouring `Retry-After`; writes are sent once. Errors come back as values. The cluster's
  * clock is read from each answer's `Date` header so ages match what the cluster sees.
  */
-import { AppsV1Api, AutoscalingV2Api, BatchV1Api, CoreV1Api, KubeConfig, NetworkingV1Api, StorageV1Api, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
 import type { CallOptions, Cluster, KindMap, ListOptions, PatchableKind, ReadableKind, SecretSummary } from './cluster.ts';
 import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
-import { KIND_OPERATIONS, type KubeApis } from './kube-operations.ts';
+import { createJsonReader } from './json-reader.ts';
+import { adoptModelNames, collectionPath, objectPath, pageQuery, type Page } from './kube-operations.ts';
 import { createRequestRunner } from './request-runner.ts';
 
 export interface KubeClusterOptions {
@@ -81,17 +83,30 @@ function summarizeSecret(secret: V1Secret): SecretSummary {
   };
 }
 
+/** A list answer as a page: its items with the models' field names, and the ListMeta's paging fields. */
+function toPage<T>(kind: ReadableKind, body: unknown): Page<T> {
+  const list = (body ?? {}) as { items?: unknown[] | null; metadata?: { continue?: string; remainingItemCount?: number; resourceVersion?: string } };
+  const items = list.items ?? [];
+  for (const item of items) adoptModelNames(kind, item);
+  const metadata = list.metadata ?? {};
+  return {
+    items: items as T[],
+    metadata: {
+      ...(metadata.resourceVersion !== undefined ? { resourceVersion: metadata.resourceVersion } : {}),
+      ...(metadata.continue ? { _continue: metadata.continue } : {}),
+      ...(metadata.remainingItemCount !== undefined ? { remainingItemCount: metadata.remainingItemCount } : {}),
+    },
+  };
+}
+
 /** Builds a `Cluster` from a kubeconfig, a context or the in-cluster service account. */
 export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
   const config = loadKubeConfig(options);
-  const apis: KubeApis = {
+  const apis = {
     core: config.makeApiClient(CoreV1Api),
     apps: config.makeApiClient(AppsV1Api),
-    batch: config.makeApiClient(BatchV1Api),
-    networking: config.makeApiClient(NetworkingV1Api),
-    storage: config.makeApiClient(StorageV1Api),
-    autoscaling: config.makeApiClient(AutoscalingV2Api),
   };
+  const readJson = createJsonReader(config);
   const requests = createRequestRunner({
     timeoutMs: options.requestTimeoutMs ?? 10_000,
     pageSize: options.pageSize ?? 500,
@@ -102,16 +117,20 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
     },
   });
   const { call, listPages, readPolicy, writePolicy } = requests;
+  const onHeaders = (headers: Record<string, string>): void => requests.recordHeaders(headers);
 
   return {
     now: () => requests.now(),
 
     get<K extends ReadableKind>(kind: K, reference: { namespace?: string; name: string }, callOptions?: CallOptions) {
       const namespace = CLUSTER_SCOPED_KINDS.has(kind) ? '' : (reference.namespace ?? 'default');
-      const operations = KIND_OPERATIONS[kind];
       return call<KindMap[K]>({
         operation: `get ${describeTarget(kind, namespace, reference.name)}`,
-        invoke: (options) => operations.read(apis, { namespace, name: reference.name }, options),
+        invoke: async (_options, signal) => {
+          const object = await readJson({ path: objectPath(kind, { namespace, name: reference.name }), signal, onHeaders });
+          adoptModelNames(kind, object);
+          return object as KindMap[K];
+        },
         signal: callOptions?.signal,
         policy: readPolicy,
       });
@@ -119,21 +138,18 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
 
     list<K extends ReadableKind>(kind: K, listOptions: ListOptions = {}) {
       const namespace = CLUSTER_SCOPED_KINDS.has(kind) ? undefined : listOptions.namespace;
-      const operations = KIND_OPERATIONS[kind];
+      const path = collectionPath(kind, namespace);
       return listPages<KindMap[K]>(
         `list ${describeTarget(kind, namespace)}`,
-        (limit, continueToken, options) =>
-          operations.list(
-            apis,
-            {
-              limit,
-              ...(namespace !== undefined ? { namespace } : {}),
-              ...(listOptions.labelSelector ? { labelSelector: listOptions.labelSelector } : {}),
-              ...(listOptions.fieldSelector ? { fieldSelector: listOptions.fieldSelector } : {}),
-              ...(continueToken ? { _continue: continueToken } : {}),
-            },
-            options,
-          ),
+        async (limit, continueToken, _options, signal) => {
+          const query = pageQuery({
+            limit,
+            ...(listOptions.labelSelector ? { labelSelector: listOptions.labelSelector } : {}),
+            ...(listOptions.fieldSelector ? { fieldSelector: listOptions.fieldSelector } : {}),
+            ...(continueToken ? { continueToken } : {}),
+          });
+          return toPage<KindMap[K]>(kind, await readJson({ path, query, signal, onHeaders }));
+        },
         listOptions,
       );
     },

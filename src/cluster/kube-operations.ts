@@ -1,35 +1,18 @@
 /**
- * The `@kubernetes/client-node` calls behind each kind: one read and one list per kind,
- * namespaced or across namespaces. The adapter wraps these with timeouts, retries and
- * error mapping; this table only says which generated method serves which kind.
+ * Where each readable kind lives in the Kubernetes REST API: its group/version prefix,
+ * its plural, and whether it is namespaced. The adapter builds every get and list path
+ * from this table and reads the answer as plain JSON.
  */
-import type {
-  AppsV1Api,
-  AutoscalingV2Api,
-  BatchV1Api,
-  ConfigurationOptions,
-  CoreV1Api,
-  NetworkingV1Api,
-  StorageV1Api,
-  V1ListMeta,
-} from '@kubernetes/client-node';
-import type { KindMap, ReadableKind } from './cluster.ts';
-
-export interface KubeApis {
-  core: CoreV1Api;
-  apps: AppsV1Api;
-  batch: BatchV1Api;
-  networking: NetworkingV1Api;
-  storage: StorageV1Api;
-  autoscaling: AutoscalingV2Api;
-}
+import type { V1ListMeta } from '@kubernetes/client-node';
+import type { ReadableKind } from './cluster.ts';
+import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
 
 export interface PageRequest {
   namespace?: string;
   labelSelector?: string;
   fieldSelector?: string;
   limit: number;
-  _continue?: string;
+  continueToken?: string;
 }
 
 export interface Page<T> {
@@ -37,147 +20,79 @@ export interface Page<T> {
   metadata?: V1ListMeta;
 }
 
-interface KindOperations<T> {
-  read(apis: KubeApis, reference: { namespace: string; name: string }, options: ConfigurationOptions): Promise<T>;
-  list(apis: KubeApis, request: PageRequest, options: ConfigurationOptions): Promise<Page<T>>;
+interface KindPath {
+  /** `/api/v1` for the core group, `/apis/<group>/<version>` otherwise. */
+  prefix: string;
+  plural: string;
 }
 
-type OperationTable = { [K in ReadableKind]: KindOperations<KindMap[K]> };
+const CORE = '/api/v1';
 
-/** The query every list call sends, without the namespace. */
-function query(request: PageRequest): Omit<PageRequest, 'namespace'> {
-  const { namespace: _namespace, ...rest } = request;
-  return rest;
+export const KIND_PATHS: { [K in ReadableKind]: KindPath } = {
+  Pod: { prefix: CORE, plural: 'pods' },
+  Deployment: { prefix: '/apis/apps/v1', plural: 'deployments' },
+  ReplicaSet: { prefix: '/apis/apps/v1', plural: 'replicasets' },
+  StatefulSet: { prefix: '/apis/apps/v1', plural: 'statefulsets' },
+  DaemonSet: { prefix: '/apis/apps/v1', plural: 'daemonsets' },
+  ControllerRevision: { prefix: '/apis/apps/v1', plural: 'controllerrevisions' },
+  Job: { prefix: '/apis/batch/v1', plural: 'jobs' },
+  CronJob: { prefix: '/apis/batch/v1', plural: 'cronjobs' },
+  Node: { prefix: CORE, plural: 'nodes' },
+  Namespace: { prefix: CORE, plural: 'namespaces' },
+  Service: { prefix: CORE, plural: 'services' },
+  Endpoints: { prefix: CORE, plural: 'endpoints' },
+  Event: { prefix: CORE, plural: 'events' },
+  ConfigMap: { prefix: CORE, plural: 'configmaps' },
+  PersistentVolumeClaim: { prefix: CORE, plural: 'persistentvolumeclaims' },
+  PersistentVolume: { prefix: CORE, plural: 'persistentvolumes' },
+  StorageClass: { prefix: '/apis/storage.k8s.io/v1', plural: 'storageclasses' },
+  ResourceQuota: { prefix: CORE, plural: 'resourcequotas' },
+  LimitRange: { prefix: CORE, plural: 'limitranges' },
+  NetworkPolicy: { prefix: '/apis/networking.k8s.io/v1', plural: 'networkpolicies' },
+  HorizontalPodAutoscaler: { prefix: '/apis/autoscaling/v2', plural: 'horizontalpodautoscalers' },
+};
+
+/** The collection path of `kind`: in one namespace when given one (and the kind is namespaced), across all otherwise. */
+export function collectionPath(kind: ReadableKind, namespace: string | undefined): string {
+  const { prefix, plural } = KIND_PATHS[kind];
+  if (CLUSTER_SCOPED_KINDS.has(kind) || namespace === undefined) return `${prefix}/${plural}`;
+  return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${plural}`;
+}
+
+/** The path of one object. */
+export function objectPath(kind: ReadableKind, reference: { namespace: string; name: string }): string {
+  const namespace = CLUSTER_SCOPED_KINDS.has(kind) ? undefined : reference.namespace;
+  return `${collectionPath(kind, namespace)}/${encodeURIComponent(reference.name)}`;
+}
+
+/** The query of a list page. */
+export function pageQuery(request: PageRequest): Record<string, string> {
+  return {
+    limit: String(request.limit),
+    ...(request.labelSelector ? { labelSelector: request.labelSelector } : {}),
+    ...(request.fieldSelector ? { fieldSelector: request.fieldSelector } : {}),
+    ...(request.continueToken ? { continue: request.continueToken } : {}),
+  };
 }
 
 /**
- * Lists in one namespace when given one, across all otherwise.
- * The generated request types differ only in `namespace`, so one helper serves every kind.
+ * The client-node models rename three JSON fields of the kinds above (reserved words):
+ * `continue` of ListMeta, `default` of a LimitRange item, `from` of a NetworkPolicy ingress
+ * rule. Objects read as plain JSON get the model's names, so tools read one shape.
  */
-function either<T>(
-  namespaced: (param: PageRequest & { namespace: string }) => Promise<Page<T>>,
-  everywhere: (param: Omit<PageRequest, 'namespace'>) => Promise<Page<T>>,
-  request: PageRequest,
-): Promise<Page<T>> {
-  return request.namespace === undefined ? everywhere(query(request)) : namespaced({ ...query(request), namespace: request.namespace });
+export function adoptModelNames(kind: ReadableKind, object: unknown): void {
+  if (typeof object !== 'object' || object === null) return;
+  const spec = (object as { spec?: Record<string, unknown> }).spec;
+  if (kind === 'LimitRange') {
+    for (const limit of (spec?.['limits'] as Record<string, unknown>[] | undefined) ?? []) rename(limit, 'default', '_default');
+  }
+  if (kind === 'NetworkPolicy') {
+    for (const rule of (spec?.['ingress'] as Record<string, unknown>[] | undefined) ?? []) rename(rule, 'from', '_from');
+  }
 }
 
-export const KIND_OPERATIONS: OperationTable = {
-  Pod: {
-    read: (apis, reference, options) => apis.core.readNamespacedPod(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedPod(param, options), (param) => apis.core.listPodForAllNamespaces(param, options), request),
-  },
-  Deployment: {
-    read: (apis, reference, options) => apis.apps.readNamespacedDeployment(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.apps.listNamespacedDeployment(param, options), (param) => apis.apps.listDeploymentForAllNamespaces(param, options), request),
-  },
-  ReplicaSet: {
-    read: (apis, reference, options) => apis.apps.readNamespacedReplicaSet(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.apps.listNamespacedReplicaSet(param, options), (param) => apis.apps.listReplicaSetForAllNamespaces(param, options), request),
-  },
-  StatefulSet: {
-    read: (apis, reference, options) => apis.apps.readNamespacedStatefulSet(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.apps.listNamespacedStatefulSet(param, options), (param) => apis.apps.listStatefulSetForAllNamespaces(param, options), request),
-  },
-  DaemonSet: {
-    read: (apis, reference, options) => apis.apps.readNamespacedDaemonSet(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.apps.listNamespacedDaemonSet(param, options), (param) => apis.apps.listDaemonSetForAllNamespaces(param, options), request),
-  },
-  ControllerRevision: {
-    read: (apis, reference, options) => apis.apps.readNamespacedControllerRevision(reference, options),
-    list: (apis, request, options) =>
-      either(
-        (param) => apis.apps.listNamespacedControllerRevision(param, options),
-        (param) => apis.apps.listControllerRevisionForAllNamespaces(param, options),
-        request,
-      ),
-  },
-  Job: {
-    read: (apis, reference, options) => apis.batch.readNamespacedJob(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.batch.listNamespacedJob(param, options), (param) => apis.batch.listJobForAllNamespaces(param, options), request),
-  },
-  CronJob: {
-    read: (apis, reference, options) => apis.batch.readNamespacedCronJob(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.batch.listNamespacedCronJob(param, options), (param) => apis.batch.listCronJobForAllNamespaces(param, options), request),
-  },
-  Node: {
-    read: (apis, reference, options) => apis.core.readNode({ name: reference.name }, options),
-    list: (apis, request, options) => apis.core.listNode(query(request), options),
-  },
-  Namespace: {
-    read: (apis, reference, options) => apis.core.readNamespace({ name: reference.name }, options),
-    list: (apis, request, options) => apis.core.listNamespace(query(request), options),
-  },
-  Service: {
-    read: (apis, reference, options) => apis.core.readNamespacedService(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedService(param, options), (param) => apis.core.listServiceForAllNamespaces(param, options), request),
-  },
-  Endpoints: {
-    read: (apis, reference, options) => apis.core.readNamespacedEndpoints(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedEndpoints(param, options), (param) => apis.core.listEndpointsForAllNamespaces(param, options), request),
-  },
-  Event: {
-    read: (apis, reference, options) => apis.core.readNamespacedEvent(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedEvent(param, options), (param) => apis.core.listEventForAllNamespaces(param, options), request),
-  },
-  ConfigMap: {
-    read: (apis, reference, options) => apis.core.readNamespacedConfigMap(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedConfigMap(param, options), (param) => apis.core.listConfigMapForAllNamespaces(param, options), request),
-  },
-  PersistentVolumeClaim: {
-    read: (apis, reference, options) => apis.core.readNamespacedPersistentVolumeClaim(reference, options),
-    list: (apis, request, options) =>
-      either(
-        (param) => apis.core.listNamespacedPersistentVolumeClaim(param, options),
-        (param) => apis.core.listPersistentVolumeClaimForAllNamespaces(param, options),
-        request,
-      ),
-  },
-  PersistentVolume: {
-    read: (apis, reference, options) => apis.core.readPersistentVolume({ name: reference.name }, options),
-    list: (apis, request, options) => apis.core.listPersistentVolume(query(request), options),
-  },
-  StorageClass: {
-    read: (apis, reference, options) => apis.storage.readStorageClass({ name: reference.name }, options),
-    list: (apis, request, options) => apis.storage.listStorageClass(query(request), options),
-  },
-  ResourceQuota: {
-    read: (apis, reference, options) => apis.core.readNamespacedResourceQuota(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedResourceQuota(param, options), (param) => apis.core.listResourceQuotaForAllNamespaces(param, options), request),
-  },
-  LimitRange: {
-    read: (apis, reference, options) => apis.core.readNamespacedLimitRange(reference, options),
-    list: (apis, request, options) =>
-      either((param) => apis.core.listNamespacedLimitRange(param, options), (param) => apis.core.listLimitRangeForAllNamespaces(param, options), request),
-  },
-  NetworkPolicy: {
-    read: (apis, reference, options) => apis.networking.readNamespacedNetworkPolicy(reference, options),
-    list: (apis, request, options) =>
-      either(
-        (param) => apis.networking.listNamespacedNetworkPolicy(param, options),
-        (param) => apis.networking.listNetworkPolicyForAllNamespaces(param, options),
-        request,
-      ),
-  },
-  HorizontalPodAutoscaler: {
-    read: (apis, reference, options) => apis.autoscaling.readNamespacedHorizontalPodAutoscaler(reference, options),
-    list: (apis, request, options) =>
-      either(
-        (param) => apis.autoscaling.listNamespacedHorizontalPodAutoscaler(param, options),
-        (param) => apis.autoscaling.listHorizontalPodAutoscalerForAllNamespaces(param, options),
-        request,
-      ),
-  },
-};
+function rename(record: Record<string, unknown>, from: string, to: string): void {
+  if (!Object.hasOwn(record, from)) return;
+  record[to] = record[from];
+  delete record[from];
+}

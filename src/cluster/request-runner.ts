@@ -15,7 +15,8 @@ const DEFAULT_MAX_ITEMS = 5000;
 export interface CallRequest<T> {
   /** What was asked, for error messages: `get Pod shop/cart-1`. */
   operation: string;
-  invoke: (options: ConfigurationOptions) => Promise<T>;
+  /** `options` carry the attempt's signal and the clock middleware for a generated call; a plain request takes `signal` and reports its headers through `recordHeaders`. */
+  invoke: (options: ConfigurationOptions, signal: AbortSignal) => Promise<T>;
   signal: AbortSignal | undefined;
   policy: RetryPolicy;
   /** Overrides the generated client's Content-Type (patch flavours). */
@@ -25,11 +26,13 @@ export interface CallRequest<T> {
 export interface RequestRunner {
   /** The cluster's clock: the local clock shifted by the last answer's `Date`. */
   now(): Date;
+  /** Reads the cluster's clock from an answer's headers (for requests made without the generated client). */
+  recordHeaders(headers: Record<string, string>): void;
   call<T>(request: CallRequest<T>): Promise<ClusterResult<T>>;
   /** Pages through a list until it ends or `maxItems`; a failing later page keeps what was read. */
   listPages<T>(
     operation: string,
-    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions) => Promise<Page<T>>,
+    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions, signal: AbortSignal) => Promise<Page<T>>,
     listOptions: ListOptions,
   ): Promise<ClusterResult<ListResult<T>>>;
   readPolicy: RetryPolicy;
@@ -42,8 +45,8 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
   const writePolicy: RetryPolicy = { retries: 0, baseDelayMs: 0, maxDelayMs: 0 };
   let clockOffsetMs = 0;
 
-  function recordServerDate(response: ResponseContext): void {
-    const header = response.headers['date'];
+  function recordHeaders(headers: Record<string, string>): void {
+    const header = headers['date'];
     const serverMs = header === undefined ? Number.NaN : Date.parse(header);
     if (!Number.isNaN(serverMs)) clockOffsetMs = serverMs - Date.now();
   }
@@ -56,7 +59,7 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
         return new Observable(Promise.resolve(request));
       },
       post: (response: ResponseContext) => {
-        recordServerDate(response);
+        recordHeaders(response.headers);
         return new Observable(Promise.resolve(response));
       },
     };
@@ -77,7 +80,7 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
           const timeout = AbortSignal.timeout(timeoutMs);
           const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
           try {
-            return await request.invoke(requestOptions(signal, request.contentType));
+            return await request.invoke(requestOptions(signal, request.contentType), signal);
           } catch (error) {
             timedOut = timeout.aborted && !request.signal?.aborted;
             throw error;
@@ -93,7 +96,7 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
 
   async function listPages<T>(
     operation: string,
-    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions) => Promise<Page<T>>,
+    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions, signal: AbortSignal) => Promise<Page<T>>,
     listOptions: ListOptions,
   ): Promise<ClusterResult<ListResult<T>>> {
     const maxItems = listOptions.maxItems ?? DEFAULT_MAX_ITEMS;
@@ -104,7 +107,7 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
       const token = continueToken;
       const page = await call({
         operation,
-        invoke: (options) => fetchPage(limit, token, options),
+        invoke: (options, signal) => fetchPage(limit, token, options, signal),
         signal: listOptions.signal,
         policy: readPolicy,
       });
@@ -122,5 +125,5 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
     }
   }
 
-  return { now: () => new Date(Date.now() + clockOffsetMs), call, listPages, readPolicy, writePolicy };
+  return { now: () => new Date(Date.now() + clockOffsetMs), recordHeaders, call, listPages, readPolicy, writePolicy };
 }
