@@ -50,6 +50,8 @@ export interface MockCluster {
   list(kind: string, namespace?: string): KubeObject[];
   /** Every API request served, in order (path without the query; the query apart). */
   requestLog: { method: string; path: string; query: string }[];
+  /** The body bytes of every API answer, in the order answered, beside the request it answers: what a client had to read. */
+  responseLog: { method: string; path: string; query: string; status: number; bytes: number }[];
   close(): Promise<void>;
 }
 
@@ -69,21 +71,24 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function send(response: ServerResponse, result: ApiResponse, headers: Record<string, string> = {}): void {
+/** Writes the answer; returns the body's size in bytes. */
+function send(response: ServerResponse, result: ApiResponse, headers: Record<string, string> = {}): number {
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   response.setHeader('Cache-Control', 'no-cache, private');
   if ('text' in result) {
     response.writeHead(result.status, { 'Content-Type': 'text/plain' });
     response.end(result.text);
-    return;
+    return Buffer.byteLength(result.text);
   }
   const contentType = typeof result.body['apiVersion'] === 'string' && String(result.body['apiVersion']).startsWith('apidiscovery.k8s.io/') ? `application/json;g=apidiscovery.k8s.io;v=${String(result.body['apiVersion']).split('/')[1]};as=APIGroupDiscoveryList` : 'application/json';
   response.writeHead(result.status, { 'Content-Type': contentType });
-  response.end(JSON.stringify(result.body));
+  const body = JSON.stringify(result.body);
+  response.end(body);
+  return Buffer.byteLength(body);
 }
 
-function sendError(response: ServerResponse, error: ApiError): void {
-  send(response, { status: error.code, body: error.toStatus() }, error.headers);
+function sendError(response: ServerResponse, error: ApiError): number {
+  return send(response, { status: error.code, body: error.toStatus() }, error.headers);
 }
 
 function buildState(scenario: LoadedScenario, generatedPods: { namespace: string; count: number }[]): ClusterState {
@@ -112,6 +117,7 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
   const faults = new FaultInjector();
   faults.set(options.faults ?? []);
   const requestLog: MockCluster['requestLog'] = [];
+  const responseLog: MockCluster['responseLog'] = [];
   let serverAddress = '';
 
   async function route(request: IncomingMessage, url: URL): Promise<ApiResponse> {
@@ -178,13 +184,19 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
     response.sendDate = false;
     response.setHeader('Date', new Date(state.now()).toUTCString());
     const url = new URL(request.url ?? '/', 'http://mock');
+    // Set once the request is logged as an API request: the control path and /metrics are not.
+    let entry: MockCluster['requestLog'][number] | undefined;
+    const answered = (status: number, bytes: number): void => {
+      if (entry) responseLog.push({ ...entry, status, bytes });
+    };
     try {
       if (url.pathname.startsWith('/_mock/')) {
         send(response, await control(request, url.pathname.slice('/_mock/'.length)));
         return;
       }
       if (url.pathname === '/metrics') return serveMetrics({ state, method: request.method, response });
-      requestLog.push({ method: request.method ?? 'GET', path: url.pathname, query: url.search });
+      entry = { method: request.method ?? 'GET', path: url.pathname, query: url.search };
+      requestLog.push(entry);
       const decision = faults.decide(request.method ?? 'GET', url.pathname);
       if (decision.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
       const action = decision.action;
@@ -200,14 +212,15 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
         };
         const failure = failures[action.fault];
         if (failure) {
-          sendError(response, failure);
+          answered(failure.code, sendError(response, failure));
           return;
         }
       }
-      send(response, await route(request, url));
+      const result = await route(request, url);
+      answered(result.status, send(response, result));
     } catch (error) {
-      if (error instanceof ApiError) sendError(response, error);
-      else sendError(response, new ApiError({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${(error as Error).message}` }));
+      const failure = error instanceof ApiError ? error : new ApiError({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${(error as Error).message}` });
+      answered(failure.code, sendError(response, failure));
     }
   }
 
@@ -243,6 +256,7 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
       return type ? state.store.list(type, namespace) : [];
     },
     requestLog,
+    responseLog,
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -15,6 +15,7 @@ import type { ApprovalBroker } from '../gate/approvals.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import type { Cluster } from '../cluster/cluster.ts';
+import { createRunReadCache } from '../cluster/read-cache.ts';
 import type { ToolResult, ToolSpec } from '../tools/tool.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
 import { diagnosisInputSchema, type Action, type Diagnosis } from './diagnosis.ts';
@@ -99,7 +100,8 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     policy: input.policy,
     registry,
     toolContext: {
-      cluster: input.cluster,
+      // One read cache per run: each object or list is fetched once; a write empties it.
+      cluster: createRunReadCache(input.cluster),
       signal,
       outputBudgetBytes: input.limits.toolOutputBytes,
       ...(input.policy.allowedNamespaces ? { allowedNamespaces: input.policy.allowedNamespaces } : {}),

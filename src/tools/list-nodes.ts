@@ -10,7 +10,8 @@ import { BudgetedText } from './format/budget.ts';
 import { oneLine } from './format/pod-status.ts';
 import { formatQuantity, parseQuantity } from './format/quantity.ts';
 import { failureFrom, success } from './tool-results.ts';
-import type { ReadTool } from './tool.ts';
+import type { ReadTool, ReadToolContext } from './tool.ts';
+import type { ClusterResult } from '../cluster/cluster.ts';
 
 export interface NodeSummaryData {
   name: string;
@@ -71,6 +72,29 @@ function sumRequests(pods: readonly V1Pod[]): Map<string, { requests: Record<str
     byNode.set(node, entry);
   }
   return byNode;
+}
+
+/** Past this many nodes, one list of every pod costs less than a list per node. */
+const PER_NODE_LIST_LIMIT = 5;
+
+/**
+ * The pods scheduled on `nodes` (every node when undefined): a field-selected list per node
+ * when there are few, so a question about one node never reads the whole cluster's pods;
+ * otherwise one list of every pod, the same list `list_pods` makes, which the run's read
+ * cache then answers once for both.
+ */
+async function readScheduledPods(context: ReadToolContext, nodes: readonly V1Node[] | undefined): Promise<ClusterResult<V1Pod[]>> {
+  const read = (fieldSelector?: string) => context.cluster.list('Pod', { ...(fieldSelector ? { fieldSelector } : {}), maxItems: 20_000, signal: context.signal });
+  if (nodes === undefined || nodes.length > PER_NODE_LIST_LIMIT) {
+    const all = await read();
+    return all.ok ? { ok: true, value: all.value.items } : all;
+  }
+  const pods: V1Pod[] = [];
+  for (const listed of await Promise.all(nodes.map((node) => read(`spec.nodeName=${node.metadata?.name ?? ''}`)))) {
+    if (!listed.ok) return listed;
+    pods.push(...listed.value.items);
+  }
+  return { ok: true, value: pods };
 }
 
 function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; count: number } | undefined, now: Date, podsRead: boolean): NodeSummaryData {
@@ -139,11 +163,9 @@ export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
     const nodes = listed.value.items.filter((node) => args.name === undefined || node.metadata?.name === args.name);
     if (args.name !== undefined && nodes.length === 0) return { ok: false, error: 'not-found', content: `not-found: no node named "${args.name}". Call list_nodes without name.` };
     // Requests are summed over every namespace's pods, which a namespace allowlist forbids reading.
-    const pods = context.allowedNamespaces
-      ? undefined
-      : await context.cluster.list('Pod', { ...(args.name ? { fieldSelector: `spec.nodeName=${args.name}` } : {}), maxItems: 20_000, signal: context.signal });
+    const pods = context.allowedNamespaces ? undefined : await readScheduledPods(context, nodes.length === listed.value.items.length && args.name === undefined && !args.labelSelector ? undefined : nodes);
     const podsRead = pods?.ok === true;
-    const usage = sumRequests(pods?.ok ? pods.value.items : []);
+    const usage = sumRequests(pods?.ok ? pods.value : []);
     const now = context.cluster.now();
     const summaries = nodes.map((node) => summarizeNode(node, usage.get(node.metadata?.name ?? ''), now, podsRead)).sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
     const data: NodesData = { total: summaries.length, notReady: summaries.filter((node) => !node.ready).length, nodes: summaries.slice(0, 500) };
