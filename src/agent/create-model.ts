@@ -5,13 +5,17 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { createAnthropicModel } from './anthropic-model.ts';
 import type { Model } from './model.ts';
 import { createOfflineModel } from './offline/offline-model.ts';
 
-/** `logger`: where the SDK's warnings go (the service's log); without it, the SDK's defaults. */
-export function createModel(settings: Config['model'], options: { logger?: Logger } = {}): Model {
+/**
+ * `logger`: where the SDK's warnings go (the service's log); without it, the SDK's defaults.
+ * The Anthropic adapter (and the SDK under it, hundreds of modules) is loaded only when
+ * Claude is configured, so an offline run never pays for it.
+ */
+export async function createModel(settings: Config['model'], options: { logger?: Logger } = {}): Promise<Model> {
   if (settings.provider === 'offline') return createOfflineModel();
+  const { createAnthropicModel } = await import('./anthropic-model.ts');
   return createAnthropicModel({
     apiKey: settings.apiKey,
     model: settings.name,

@@ -3,27 +3,28 @@
  * in-process mock cluster or a real cluster through a kubeconfig. Prints the rung, the
  * diagnosis and the trail of tool calls (or the whole run as JSON); the run's audit
  * events go to the SQLite store in the data folder.
+ *
+ * What only some runs need is imported when they need it (the mock cluster for a
+ * scenario, the YAML reader for --alert, a logger for Claude): each start loads only
+ * the code of the run it makes.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { createModel } from '../agent/create-model.ts';
 import { runAgent, type RunOutcome } from '../agent/loop.ts';
+import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
 import { createKubeCluster } from '../cluster/kube-adapter.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
-import { createLogger } from '../server/logger.ts';
 import { openDatabase } from '../store/database.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';
-import { loadScenario } from '../../mock-cluster/index.ts';
-import { runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
+import type { LoadedScenario } from '../../mock-cluster/index.ts';
 import { formatRun } from './format-run.ts';
-import { readAlertFile } from './read-alert.ts';
 
 const USAGE = `usage: kubewhy diagnose [--scenario DIR [--background NAME] | --kubeconfig FILE [--context NAME]] [--alert FILE]
                         [--rung OBSERVE|ACT] [--act-namespace NS]... [--namespace NS] [--json] ["incident text"]
@@ -74,13 +75,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write('kubewhy diagnose: --background needs a scenario to place inside it (--scenario DIR)\n');
     return 2;
   }
-  const scenario = scenarioDir ? await loadScenario(scenarioDir, values.background === undefined ? {} : { background: values.background }) : undefined;
+  const scenario = scenarioDir ? await loadScenarioFrom(scenarioDir, values.background) : undefined;
 
-  let trigger: Trigger | undefined;
-  const text = positionals.join(' ').trim();
-  if (text) trigger = { kind: 'incident', text, ...(values.namespace ? { namespace: values.namespace } : {}) };
-  else if (values.alert) trigger = await readAlertFile(values.alert);
-  else if (scenario) trigger = scenarioTriggers(scenario)[0]?.trigger;
+  const trigger = await chooseTrigger({ text: positionals.join(' ').trim(), namespace: values.namespace, alertFile: values.alert, scenario });
   if (!trigger) {
     process.stderr.write(`kubewhy diagnose: say what to diagnose: incident text or --alert FILE\n\n${USAGE}\n`);
     return 2;
@@ -97,8 +94,7 @@ export async function run(argv: string[]): Promise<number> {
   const auditStore = createAuditStore(database);
   const audit = auditFor(auditStore, runId);
   audit.record('run-created', { trigger, rung, source: 'cli', ...(scenario ? { scenario: scenario.name } : {}) });
-  // stdout holds the diagnosis: the SDK's warnings go to stderr, as JSON log lines.
-  const model = createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
+  const model = await createModelFor(config);
   const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
   const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
 
@@ -107,6 +103,7 @@ export async function run(argv: string[]): Promise<number> {
   const started = performance.now();
   try {
     if (scenario) {
+      const { runOnScenario } = await import('../eval/run-scenario.ts');
       ({ outcome } = await runOnScenario({ scenario, trigger, model, rung, policy, approvals, audit, runId, limits }));
     } else {
       const cluster = createKubeCluster({
@@ -128,4 +125,31 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(formatRun({ runId, outcome, rungLine, durationMs }) + `Audit${head}: kubewhy audit verify --run ${runId}\n`);
   }
   return outcome.status === 'completed' ? 0 : 1;
+}
+
+/** The incident text, else the alert in the file, else the scenario's own trigger. */
+async function chooseTrigger(input: { text: string; namespace: string | undefined; alertFile: string | undefined; scenario: LoadedScenario | undefined }): Promise<Trigger | undefined> {
+  if (input.text) return { kind: 'incident', text: input.text, ...(input.namespace ? { namespace: input.namespace } : {}) };
+  if (input.alertFile) {
+    const { readAlertFile } = await import('./read-alert.ts');
+    return readAlertFile(input.alertFile);
+  }
+  if (!input.scenario) return undefined;
+  const { scenarioTriggers } = await import('../eval/run-scenario.ts');
+  return scenarioTriggers(input.scenario)[0]?.trigger;
+}
+
+async function loadScenarioFrom(directory: string, background: string | undefined): Promise<LoadedScenario> {
+  const { loadScenario } = await import('../../mock-cluster/index.ts');
+  return loadScenario(directory, background === undefined ? {} : { background });
+}
+
+/**
+ * stdout holds the diagnosis: the SDK's warnings go to stderr, as JSON log lines. The
+ * offline engine logs nothing, so it is created without loading a logger.
+ */
+async function createModelFor(config: Config): Promise<Model> {
+  if (config.model.provider === 'offline') return createModel(config.model);
+  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../server/logger.ts')]);
+  return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
 }

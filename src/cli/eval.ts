@@ -54,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
   // An unknown name fails here, before any run (a BackgroundError: one line, exit code 2).
   const backgrounds = await backgroundsFor(values.background);
   const config = loadConfig();
-  const model = createModel(config.model);
+  const model = await createModel(config.model);
   const directories = await listScenarioDirs(values.scenarios);
   const rows: EvalRow[] = [];
   const broken: { scenario: string; error: string }[] = [];

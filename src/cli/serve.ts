@@ -92,7 +92,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const cluster = await connectCluster(config, (started) => (mock = started));
     const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
-    const model = createModel(config.model, { logger });
+    const model = await createModel(config.model, { logger });
     const app = await buildApp({
       database,
       agent: { model, ...createFallback(config.model), registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy: config.policy, limits: config.limits },
