@@ -3,6 +3,7 @@
  * overrides) with zod. Nothing else reads `process.env`. A bad value fails fast with a
  * message that names the setting.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const commaList = z
@@ -76,6 +77,8 @@ const environmentSchema = z.object({
   KUBEWHY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
 
   KUBEWHY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Worker threads that diagnose, off the HTTP thread; 0 diagnoses on the HTTP thread. Default: the cores but one, 1 to 4. */
+  KUBEWHY_RUN_WORKERS: z.coerce.number().int().min(0).max(32).optional(),
   KUBEWHY_QUEUE_SIZE: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   KUBEWHY_DEDUP_WINDOW_SECONDS: positiveInteger.default(4 * 3600),
   KUBEWHY_RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
@@ -122,7 +125,8 @@ export interface Config {
   /** retentionDays: finished runs older than this are removed (0: never). */
   store: { retentionDays: number };
   /** maxAttempts: starts of one run (restarts resume it) before it fails; shutdownGraceMs: how long SIGTERM waits for running runs. */
-  runs: { concurrency: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
+  /** workers: threads that diagnose off the HTTP thread (0: on it). */
+  runs: { concurrency: number; workers: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
   /** keyFile: the HMAC key that signs audit anchors (read at start, never stored). */
   audit: { keyFile?: string };
 }
@@ -172,6 +176,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     store: { retentionDays: settings.KUBEWHY_RETENTION_DAYS },
     runs: {
       concurrency: settings.KUBEWHY_CONCURRENCY,
+      workers: settings.KUBEWHY_RUN_WORKERS ?? defaultRunWorkers(),
       queueSize: settings.KUBEWHY_QUEUE_SIZE,
       dedupWindowMs: settings.KUBEWHY_DEDUP_WINDOW_SECONDS * 1000,
       maxAttempts: settings.KUBEWHY_RUN_MAX_ATTEMPTS,
@@ -226,4 +231,9 @@ function resolveModel(settings: Settings): Config['model'] {
 /** An empty variable means "not set", as a shell user expects. */
 function stripEmpty(environment: Environment): Environment {
   return Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+}
+
+/** One thread per core beside the HTTP thread's, at least one and at most four: a diagnosis waits on the API server and the model as much as it computes. */
+function defaultRunWorkers(): number {
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
 }

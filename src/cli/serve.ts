@@ -19,7 +19,9 @@ import type { Logger } from 'pino';
 import packageJson from '../../package.json' with { type: 'json' };
 import { createFallback, createModel } from '../agent/create-model.ts';
 import { createAnchorSigner, readAuditKey, type AnchorSigner } from '../audit/anchors.ts';
-import { createKubeCluster } from '../cluster/kube-adapter.ts';
+import { createModelHealth } from '../agent/model-health.ts';
+import { createKubeCluster, type KubeClusterOptions } from '../cluster/kube-adapter.ts';
+import { createAgentWorkers, type AgentWorkers } from '../runs/workers/pool.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
 import { decideAuth } from '../server/listen-policy.ts';
@@ -88,14 +90,38 @@ export async function run(argv: string[]): Promise<number> {
   process.on('SIGHUP', reloadTokens);
 
   let mock: MockCluster | undefined;
+  let workers: AgentWorkers | undefined;
   const closeMock = async (): Promise<void> => void (await mock?.close());
   try {
-    const cluster = await connectCluster(config, (started) => (mock = started));
-    const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
+    const clusterOptions = await connectCluster(config, (started) => (mock = started));
+    const cluster = createKubeCluster(clusterOptions);
+    const databasePath = join(config.dataDir, 'kubewhy.db');
+    const database = openDatabase(databasePath);
     const model = await createModel(config.model, { logger });
+    const modelHealth = createModelHealth();
+    // Diagnoses run on worker threads, so that ingest answers at once however many runs are diagnosing.
+    if (config.runs.workers > 0) {
+      // The workers copy the write-ahead log into the database (agent-worker.ts): a checkpoint, with its fsync, is never the HTTP thread's.
+      database.exec('PRAGMA wal_autocheckpoint = 0');
+      workers = createAgentWorkers({
+        count: config.runs.workers,
+        setup: { databasePath, cluster: clusterOptions, model: config.model, secretKeys: config.policy.secretKeys, logLevel: config.logLevel },
+        logger,
+        modelHealth,
+      });
+    }
     const app = await buildApp({
       database,
-      agent: { model, ...createFallback(config.model), registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy: config.policy, limits: config.limits },
+      agent: {
+        model,
+        ...createFallback(config.model),
+        registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })),
+        cluster,
+        policy: config.policy,
+        limits: config.limits,
+        ...(workers ? { runAgent: workers.runAgent } : {}),
+      },
+      modelHealth,
       runs: config.runs,
       auth: auth.settings,
       bodyLimitBytes: config.server.bodyLimitBytes,
@@ -120,11 +146,13 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGTERM', force);
     process.once('SIGINT', force);
     await app.close();
+    await workers?.close();
     database.close();
     await closeMock();
     logger.info('stopped');
     return 0;
   } catch (error) {
+    await workers?.close().catch(() => undefined);
     await closeMock().catch(() => undefined);
     process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
@@ -171,22 +199,23 @@ function watchTokenFiles(input: { config: Config; tokens: TokenSet; authenticato
   });
 }
 
-async function connectCluster(config: Config, onMock: (mock: MockCluster) => void): Promise<ReturnType<typeof createKubeCluster>> {
+/** How to reach the cluster (starting the mock cluster in mock mode): the HTTP thread and every agent worker build their client from it. */
+async function connectCluster(config: Config, onMock: (mock: MockCluster) => void): Promise<KubeClusterOptions> {
   const requestTimeoutMs = config.cluster.timeoutMs;
   switch (config.cluster.mode) {
     case 'mock': {
       const mock = await startMockCluster({ scenario: config.cluster.scenarioDir, faults: config.cluster.faults.map(parseFaultSpec) });
       onMock(mock);
-      return createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs });
+      return { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs };
     }
     case 'kubeconfig':
-      return createKubeCluster({
+      return {
         ...(config.cluster.kubeconfigPath ? { kubeconfigPath: config.cluster.kubeconfigPath } : {}),
         ...(config.cluster.context ? { context: config.cluster.context } : {}),
         requestTimeoutMs,
-      });
+      };
     case 'in-cluster':
-      return createKubeCluster({ inCluster: true, requestTimeoutMs });
+      return { inCluster: true, requestTimeoutMs };
   }
 }
 
