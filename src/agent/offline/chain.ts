@@ -14,6 +14,7 @@ import { serviceFinding } from './findings.ts';
 import { gatherForPod, gatherForWorkload, type Case } from './gather.ts';
 import type { WorkloadKind } from './locate.ts';
 import { mentionScore, pickWorstPod, workloadOfPod } from './locate.ts';
+import { namespacePods } from './narrow.ts';
 import type { Query } from './query.ts';
 import { isClusterDnsFailure, readDependencyTarget } from './signals/targets.ts';
 
@@ -70,7 +71,7 @@ function lookBehindHealthy(gathered: Case, finding: Finding, query: Query, hops:
 export function lookAcrossNamespace(gathered: Case, query: Query): Conclusion | undefined {
   const focus = gathered.focus;
   if (focus.kind !== 'namespace') return undefined;
-  const pods = query.data('list_pods', { namespace: focus.namespace })?.pods ?? [];
+  const pods = namespacePods(focus.namespace, query)?.pods ?? [];
   const byWorkload = new Map<string, PodSummaryData>();
   for (const pod of pods) {
     const workload = workloadOfPod(pod)?.name ?? pod.name;

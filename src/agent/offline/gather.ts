@@ -18,6 +18,7 @@ import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 import type { ToolInputMap } from '../../tools/registry.ts';
+import { failingNamedByPods, namespacePods } from './narrow.ts';
 import { rolesReported } from './roles.ts';
 import { isMisscheduled } from './rules/placement.ts';
 import type { WorkloadHistory } from './remediation.ts';
@@ -88,6 +89,10 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   // A person who names the namespace has narrowed the search already.
   const scope = trigger.namespace ? { namespace: trigger.namespace } : {};
   const pods = query.data('list_pods', scope);
+  query.barrier();
+  // Narrow first: a failing workload the words name in full is the lead, without listing the rest of the cluster.
+  const narrowed = failingNamedByPods(pods?.pods ?? [], trigger.text);
+  if (narrowed) return narrowed.focus;
   const deployments = query.data('list_deployments', scope);
   const statefulSets = query.data('list_stateful_sets', scope);
   const daemonSets = query.data('list_daemon_sets', scope);
@@ -177,7 +182,7 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
 }
 
 function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>, query: Query): Gathered {
-  const pods = query.data('list_pods', focus.kind === 'namespace' ? { namespace: focus.namespace } : {});
+  const pods = focus.kind === 'namespace' ? namespacePods(focus.namespace, query) : query.data('list_pods', {});
   const nodes = query.data('list_nodes', {});
   query.barrier();
   const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy);
