@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
-import { foldEvents, formatEvent, type EventData } from './format/events.ts';
+import { foldEvents, formatEvent, formatRoutineEvents, type EventData } from './format/events.ts';
 import { formatPodGroup, readPodGroup, type PodGroupData } from './format/pod-group.ts';
 import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
 import { oneLine } from './format/pod-status.ts';
@@ -34,6 +34,15 @@ const input = z.object({
   namespace: namespaceName().describe('Namespace of the Deployment'),
   name: objectName().describe('Deployment name'),
 });
+
+/** Revisions written in full: the current one and the one before it. */
+const SHOWN_REVISIONS = 2;
+
+/** Reasons a True condition carries when all is as it should be. */
+const SETTLED_REASONS = new Set(['MinimumReplicasAvailable', 'NewReplicaSetAvailable']);
+
+/** Reasons whose message is the same sentence on every Deployment ("Deployment does not have minimum availability."). */
+const BOILERPLATE_REASONS = new Set(['MinimumReplicasAvailable', 'MinimumReplicasUnavailable']);
 
 export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsData, 'describe_deployment'> = {
   name: 'describe_deployment',
@@ -80,9 +89,14 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
 
     const text = new BudgetedText(context.outputBudgetBytes);
     const counts = [`ready ${summary.ready}/${summary.desired}`, `updated ${summary.updated ?? '?'}`, `available ${summary.available ?? '?'}`];
-    text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategy}, selector ${summary.selector}`);
+    // The default rolling update (25% / 25%) goes without saying.
+    const strategyText = strategy === 'RollingUpdate maxUnavailable=25% maxSurge=25%' ? 'RollingUpdate' : strategy;
+    text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategyText}, selector ${summary.selector}`);
     for (const condition of summary.conditions) {
-      text.addIfRoom(`condition ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${condition.message ? `: ${oneLine(condition.message, 400)}` : ''}`);
+      // A condition that holds for its usual reason says nothing its message adds to.
+      const said = (condition.status === 'True' && SETTLED_REASONS.has(condition.reason ?? '')) || BOILERPLATE_REASONS.has(condition.reason ?? '');
+      const message = condition.message && !said ? `: ${oneLine(condition.message, 400)}` : '';
+      text.addIfRoom(`condition ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${message}`);
     }
     for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
     for (const container of template.containers) {
@@ -98,12 +112,21 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
         text.addIfRoom(`latest change, ${header}`);
         for (const entry of entries) text.addIfRoom(entry);
       }
-      for (const revision of [...history.value.revisions].reverse().slice(0, 4)) text.addIfRoom(formatRevisionLine(revision, now));
-      if (history.value.revisions.length > 4) text.addIfRoom(`(${history.value.revisions.length - 4} older revision(s): see rollout_history)`);
+      // The current revision and the one before it (where a rollback goes); older ones are a call away.
+      const newestFirst = [...history.value.revisions].reverse();
+      const shown = newestFirst.slice(0, SHOWN_REVISIONS);
+      shown.forEach((revision, index) => text.addIfRoom(formatRevisionLine(revision, now, shown[index - 1])));
+      const older = newestFirst.slice(SHOWN_REVISIONS);
+      if (older.length > 0) text.addIfRoom(`older revision(s): ${older.map((revision) => revision.revision).join(', ')} (rollout_history shows them)`);
     }
     if (events.length) {
       text.addIfRoom(`events of the Deployment and its ReplicaSets (${events.length}, newest first):`);
-      for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: true })}`);
+      // Warnings and the newest rollout step in full; older routine steps (scaling, pod creation) counted in one line.
+      const [newest, ...older] = events;
+      const shown = events.filter((event) => event === newest || event.type !== 'Normal').slice(0, 15);
+      for (const event of shown) text.addIfRoom(`  ${formatEvent(event, now, { withObject: true })}`);
+      const routine = formatRoutineEvents(older.filter((event) => event.type === 'Normal'), now);
+      if (routine) text.addIfRoom(`  ${routine.replace(/^routine:/, 'earlier:')}`);
     }
     return success(text.finish('use rollout_history, list_pods with the selector, or list_events for the rest.'), data, text.truncated);
   },

@@ -38,6 +38,17 @@ function rank(pod: PodSummaryData): number {
   return pod.restarts > 0 ? 1 : 2;
 }
 
+/** Running, every container ready, never restarted, nothing to report. */
+function isQuiet(pod: PodSummaryData): boolean {
+  return pod.healthy && pod.restarts === 0 && pod.status === 'Running' && !pod.problem && !pod.lastTermination;
+}
+
+function groupByNamespace(pods: readonly PodSummaryData[]): Map<string, PodSummaryData[]> {
+  const groups = new Map<string, PodSummaryData[]>();
+  for (const pod of pods) groups.set(pod.namespace, [...(groups.get(pod.namespace) ?? []), pod]);
+  return groups;
+}
+
 function formatPodLine(pod: PodSummaryData, now: Date, withNamespace: boolean): string {
   const name = withNamespace ? `${pod.namespace}/${pod.name}` : pod.name;
   const parts = [name, pod.status, `ready ${pod.ready}`, `restarts ${pod.restarts}`, `age ${pod.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - pod.ageSeconds * 1000), now) : '?'}`];
@@ -89,12 +100,23 @@ export const listPodsTool: ReadTool<typeof input, ListPodsData, 'list_pods'> = {
     text.add(`${summaries.length} pod(s) in ${scope}${selectors ? ` (${selectors})` : ''}: ${unhealthy} unhealthy. By status: ${counts || 'none'}.`);
     for (const note of notes) text.add(note);
     const shown = args.onlyUnhealthy ? summaries.filter((pod) => !pod.healthy) : summaries;
+    // A pod that runs ready and never restarted has nothing to tell but its name: those are listed by name only, per namespace.
+    const telling = shown.filter((pod) => !isQuiet(pod));
+    const quiet = groupByNamespace(shown.filter(isQuiet));
+    const ordered = [...telling, ...[...quiet.values()].flat()];
     let written = 0;
-    for (const pod of shown) {
+    for (const pod of telling) {
       if (!text.add(formatPodLine(pod, now, args.namespace === undefined))) break;
       written += 1;
     }
-    const leftOut = shown.slice(written);
+    if (written === telling.length && quiet.size > 0 && text.add(`running and ready, no restarts (${ordered.length - telling.length}):`)) {
+      for (const [namespace, pods] of quiet) {
+        const names = pods.map((pod) => pod.name).join(', ');
+        if (!text.add(args.namespace === undefined ? `  ${namespace}: ${names}` : `  ${names}`)) break;
+        written += pods.length;
+      }
+    }
+    const leftOut = ordered.slice(written);
     const leftOutUnhealthy = leftOut.filter((pod) => !pod.healthy).length;
     const content = text.finish(
       `${leftOut.length} pod(s) not listed (${leftOutUnhealthy} unhealthy); narrow with namespace, labelSelector, fieldSelector (e.g. "status.phase!=Running") or onlyUnhealthy=true.`,

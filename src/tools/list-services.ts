@@ -75,7 +75,11 @@ export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_servic
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${summaries.length} Service(s): ${data.withoutReadyEndpoints} with a selector but no ready endpoint.`);
     for (const service of summaries) {
-      const line = `${args.namespace ? '' : `${service.namespace}/`}${service.name}: ${service.type}, selector ${service.selector || '(none: endpoints managed by hand)'}, ports ${service.ports.join(' ') || '-'}, endpoints ready ${service.readyEndpoints}, not ready ${service.notReadyEndpoints}${service.noReadyEndpoints ? '  <- NO READY ENDPOINTS' : ''}`;
+      // A Service that reaches ready pods through its selector is as kubectl get svc shows it: the selector only where something is wrong.
+      const reaching = service.selector !== '' && service.readyEndpoints > 0;
+      const selector = reaching ? '' : `, selector ${service.selector || '(none: endpoints managed by hand)'}`;
+      const notReady = reaching && service.notReadyEndpoints === 0 ? '' : `, not ready ${service.notReadyEndpoints}`;
+      const line = `${args.namespace ? '' : `${service.namespace}/`}${service.name}: ${service.type}${selector}, ports ${service.ports.join(' ') || '-'}, endpoints ready ${service.readyEndpoints}${notReady}${service.noReadyEndpoints ? '  <- NO READY ENDPOINTS' : ''}`;
       if (!text.add(line)) break;
     }
     return success(text.finish('narrow with namespace, or use describe_service.'), data, text.truncated);

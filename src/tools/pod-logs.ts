@@ -31,6 +31,46 @@ export interface PodLogsData {
   containerState?: ContainerStatusData;
 }
 
+/** A Combined Log Format line: what was asked and answered, the referer and the user agent. */
+const COMBINED_LOG_LINE = /^(\S+ \S+ \S+ \[[^\]]+\] "[^"]*" \d{3} \S+) "([^"]*)" "([^"]*)"(.*)$/;
+
+/** An access-log line with its user agent cut to the first product ("Mozilla/5.0", "kube-probe/1.31+") and an empty referer left out. */
+export function shortenAccessLogLine(line: string): string {
+  const match = COMBINED_LOG_LINE.exec(line);
+  if (!match) return line;
+  const [, request, referer, agent, rest] = match;
+  return `${request}${referer && referer !== '-' ? ` "${referer}"` : ''} "${agent?.split(' ')[0] ?? ''}"${rest ?? ''}`;
+}
+
+/** Request lines written in full at the start of a run of them; the rest of the run is counted by status, server errors excepted. */
+const REQUEST_LINES_SHOWN = 2;
+
+/** Runs of access-log lines: the first few and every 5xx in full, the others counted by status. */
+export function foldRequestLines(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  let folded = new Map<string, number>();
+  let inRun = 0;
+  const flush = (): void => {
+    if (folded.size > 0) out.push(`[${[...folded.values()].reduce((sum, count) => sum + count, 0)} more request line(s): ${[...folded].map(([status, count]) => `${status} x${count}`).join(', ')}]`);
+    folded = new Map();
+  };
+  for (const line of lines) {
+    const match = COMBINED_LOG_LINE.exec(line);
+    const status = match ? /" (\d{3}) \S+$/.exec(match[1] ?? '')?.[1] : undefined;
+    if (!status) {
+      flush();
+      inRun = 0;
+      out.push(line);
+      continue;
+    }
+    inRun += 1;
+    if (inRun <= REQUEST_LINES_SHOWN || status.startsWith('5')) out.push(shortenAccessLogLine(line));
+    else folded.set(status, (folded.get(status) ?? 0) + 1);
+  }
+  flush();
+  return out;
+}
+
 /** Lines fetched beyond the tail, so older error lines can be pulled forward. */
 const FETCH_LINES = 5000;
 
@@ -134,7 +174,7 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
     }
     if (digest.notable.length) {
       text.add(`errors and warnings before the last lines (each once, [xN] = repeated; ${digest.omittedLines} other line(s) not shown):`);
-      for (const line of digest.notable) text.addIfRoom(line);
+      for (const line of digest.notable) text.addIfRoom(shortenAccessLogLine(line));
     } else if (digest.omittedLines > 0) {
       text.add(`${digest.omittedLines} earlier line(s) without errors or warnings not shown.`);
     }
@@ -147,7 +187,7 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
       used += Buffer.byteLength(digest.tail[first] ?? '') + 1;
     }
     text.add(`last ${digest.tail.length - first} line(s)${first > 0 ? ` (${first} more cut to fit the output budget)` : ''}:`);
-    for (const line of digest.tail.slice(first)) text.add(line);
+    for (const line of foldRequestLines(digest.tail.slice(first))) text.add(line);
     const content = text.finish('use grep, a smaller tailLines, or sinceSeconds.');
     return success(content, data, text.truncated || first > 0);
   },

@@ -38,10 +38,13 @@ export function revisionSource(revision: RevisionData): string {
   return revision.controllerRevision !== undefined ? `ControllerRevision ${revision.controllerRevision}` : `ReplicaSet ${revision.replicaSet ?? '?'}`;
 }
 
-export function formatRevisionLine(revision: RevisionData, now: Date): string {
+/** One revision; given the revision listed just before it (a newer one), an unchanged image is said so rather than repeated. */
+export function formatRevisionLine(revision: RevisionData, now: Date, newer?: RevisionData): string {
   const age = revision.createdAt ? `${formatAge(revision.createdAt, now)} ago` : 'age ?';
   const cause = revision.changeCause ? `, change-cause: ${revision.changeCause}` : '';
-  return `revision ${revision.revision}${revision.current ? ' (current)' : ''}: ${revisionSource(revision)}, created ${age}, ready ${revision.readyReplicas}/${revision.replicas}, image ${revision.images.join(' ')}${cause}`;
+  const images = revision.images.join(' ');
+  const image = newer && newer.images.join(' ') === images ? `same image as revision ${newer.revision}` : `image ${images}`;
+  return `revision ${revision.revision}${revision.current ? ' (current)' : ''}: ${revisionSource(revision)}, created ${age}, ready ${revision.readyReplicas}/${revision.replicas}, ${image}${cause}`;
 }
 
 export function formatChangeLines(change: RevisionChangeData): string[] {
@@ -72,7 +75,8 @@ export const rolloutHistoryTool: ReadTool<typeof input, RolloutHistoryData, 'rol
     // Newest change first: it is the likeliest cause of a fresh incident.
     for (const change of [...changes].reverse()) for (const line of formatChangeLines(change)) text.addIfRoom(line);
     text.addIfRoom('revisions:');
-    for (const revision of [...revisions].reverse()) text.addIfRoom(`  ${formatRevisionLine(revision, now)}`);
+    const newestFirst = [...revisions].reverse();
+    newestFirst.forEach((revision, index) => text.addIfRoom(`  ${formatRevisionLine(revision, now, newestFirst[index - 1])}`));
     if (args.revision !== undefined) {
       const chosen = revisions.find((revision) => revision.revision === args.revision);
       if (!chosen) text.addIfRoom(`revision ${args.revision} is not kept (kept: ${revisions.map((revision) => revision.revision).join(', ') || 'none'}).`);

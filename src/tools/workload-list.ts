@@ -69,7 +69,20 @@ export function createWorkloadListTool<Name extends string>(definition: { kind: 
       const text = new BudgetedText(context.outputBudgetBytes);
       text.add(`${summaries.length} ${kind}(s) in ${args.namespace ?? 'the readable namespaces'}: ${unhealthy} not fully ready or with failing conditions.`);
       for (const note of notes) text.add(note);
-      for (const summary of summaries) if (!text.add(formatWorkloadLine(summary, now, { withNamespace: args.namespace === undefined }))) break;
+      // Listing many, a workload that is fully ready has nothing to tell but its name: those are named per namespace.
+      const listingMany = args.name === undefined;
+      const quiet = listingMany ? summaries.filter((summary) => summary.healthy) : [];
+      let complete = true;
+      for (const summary of summaries) {
+        if (quiet.includes(summary)) continue;
+        if (!text.add(formatWorkloadLine(summary, now, { withNamespace: args.namespace === undefined }))) {
+          complete = false;
+          break;
+        }
+      }
+      if (complete && quiet.length > 0 && text.add(`fully ready (${quiet.length}):`)) {
+        for (const [namespace, names] of namesByNamespace(quiet)) if (!text.add(args.namespace === undefined ? `  ${namespace}: ${names.join(', ')}` : `  ${names.join(', ')}`)) break;
+      }
 
       const only = items[0];
       if (args.name !== undefined && args.namespace !== undefined && only) {
@@ -80,4 +93,10 @@ export function createWorkloadListTool<Name extends string>(definition: { kind: 
       return success(text.finish('narrow with namespace, name or labelSelector.'), data, text.truncated);
     },
   };
+}
+
+function namesByNamespace(summaries: readonly WorkloadSummaryData[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const summary of summaries) groups.set(summary.namespace, [...(groups.get(summary.namespace) ?? []), summary.name]);
+  return groups;
 }

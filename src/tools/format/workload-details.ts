@@ -5,7 +5,7 @@
 import type { V1PodSpec } from '@kubernetes/client-node';
 import type { ReadCluster } from '../../cluster/cluster.ts';
 import type { BudgetedText } from './budget.ts';
-import { foldEvents, formatEvent, type EventData } from './events.ts';
+import { foldEvents, formatEvent, formatRoutineEvents, isRoutineEvent, type EventData } from './events.ts';
 import { formatPodGroup, readPodGroup, type PodGroupData } from './pod-group.ts';
 import { summarizePodSpec, type PodTemplateData } from './pod-template.ts';
 import { formatContainerSpec, formatPodLevel } from './template-text.ts';
@@ -46,6 +46,9 @@ export function writeWorkloadDetails(text: BudgetedText, read: Awaited<ReturnTyp
   for (const line of formatPodLevel(template)) text.addIfRoom(line);
   if (events.length) {
     text.addIfRoom(`events (${events.length}, newest first):`);
-    for (const event of events.slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
+    // Pod creation and the like, counted in one line; everything else in full.
+    for (const event of events.filter((item) => !isRoutineEvent(item)).slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
+    const routine = formatRoutineEvents(events.filter(isRoutineEvent), now);
+    if (routine) text.addIfRoom(`  ${routine}`);
   }
 }
