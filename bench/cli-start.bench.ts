@@ -22,7 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SummaryRow } from './summary.ts';
+import { median, type SummaryRow } from './summary.ts';
 
 export const name = 'Start-up of the CLI (CPU per command)';
 
@@ -38,10 +38,6 @@ interface Command {
   expect: string;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 /** The user + system CPU seconds of one run of `argv`, whose output must hold `expect`. */
 function measureCpu(command: Command, workspace: Workspace): number {

@@ -17,7 +17,7 @@ import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
 import { runOnScenario, scenarioTriggers } from '../src/eval/run-scenario.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
-import type { SummaryRow } from './summary.ts';
+import { table, type SummaryRow } from './summary.ts';
 
 export const name = "context: what the model reads against kubectl's reading of the culprit";
 
@@ -184,10 +184,6 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
-}
 
 export async function runBench(): Promise<SummaryRow[]> {
   const kubectl = await ensureKubectl();

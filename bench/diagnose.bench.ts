@@ -12,15 +12,12 @@ import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
 import { createToolRegistry, defaultTools } from '../src/tools/registry.ts';
+import { median } from './summary.ts';
 
 export const name = 'Diagnosis of the demo incident (offline engine)';
 
 const ROUNDS = 15;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
 
 export async function runBench(): Promise<void> {
   const scenario = await loadScenario('mock-cluster/scenarios/checkout-secret-rotation');

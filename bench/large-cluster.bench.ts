@@ -15,7 +15,7 @@ import type { Cluster } from '../src/cluster/cluster.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
 import { createToolRegistry, defaultTools, type ToolRegistry } from '../src/tools/registry.ts';
 import type { Tool } from '../src/tools/tool.ts';
-import type { SummaryRow } from './summary.ts';
+import { median, table, type SummaryRow } from './summary.ts';
 
 export const name = 'Demo diagnosis in a large cluster (0 against 5,000 extra pods)';
 
@@ -36,15 +36,7 @@ interface Setup {
   cluster: Cluster;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
-}
 
 function diagnose(setup: Setup, registry: ToolRegistry, runId: string, namespace?: string): Promise<RunOutcome> {
   return runAgent({

@@ -23,7 +23,14 @@ export interface BenchModule {
   runBench(): Promise<SummaryRow[] | void>;
 }
 
-function pad(rows: string[][]): string {
+/** The middle value (the upper one of an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+/** Rows as aligned columns, two spaces apart. */
+export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
 }
@@ -32,5 +39,5 @@ function pad(rows: string[][]): string {
 export function formatSummary(rows: readonly SummaryRow[]): string {
   const lines = [['figure', 'kubewhy', 'baseline', 'ratio', 'aim', 'met']];
   for (const row of rows) lines.push([row.figure, row.kubewhy, row.baseline, Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-', row.aim, row.met ? 'met' : 'NOT met']);
-  return pad(lines);
+  return table(lines);
 }

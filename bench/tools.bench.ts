@@ -19,6 +19,7 @@ import type { ListPodsData } from '../src/tools/list-pods.ts';
 import type { PodLogsData } from '../src/tools/pod-logs.ts';
 import { createToolRegistry, runReadTool } from '../src/tools/registry.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
+import { median, table } from './summary.ts';
 
 export const name = 'tools: output size, latency, and bytes against kubectl';
 
@@ -38,15 +39,7 @@ async function call(cluster: ReadCluster, tool: string, input: Record<string, un
   return runReadTool({ registry, name: tool, input: decision.input, context: { cluster, signal: AbortSignal.timeout(120_000), outputBudgetBytes: BUDGET_BYTES } });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
-}
 
 async function benchListPods(): Promise<void> {
   const rows = [['pods', 'bytes', 'budget', 'within', 'truncated', 'median ms', 'runs']];

@@ -23,7 +23,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SummaryRow } from './summary.ts';
+import { table, type SummaryRow } from './summary.ts';
 
 export const name = 'ingest while diagnosing: kubewhy serve against a bare Fastify route';
 
@@ -171,7 +171,7 @@ export async function runBench(): Promise<SummaryRow[]> {
       row('bare Fastify POST, 20-alert body', figures.bare20, figures.bare20),
       row('webhook, 20 new alerts', figures.new20, figures.bare20),
     ];
-    process.stdout.write(`${pad(rows)}\n`);
+    process.stdout.write(`${table(rows)}\n`);
     process.stdout.write(`${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${DURATION_SECONDS} s per case; runs ended while measured: ${diagnosed}\n`);
 
     const storm = await stormMemory(directory, kubeconfig);
@@ -222,7 +222,3 @@ function row(label: string, result: AutocannonResult, baseline: AutocannonResult
   return [label, result.requests.average.toFixed(0), result.latency.p99.toFixed(1), result.latency.average.toFixed(2), String(result.non2xx + result.errors), (result.requests.average / baseline.requests.average).toFixed(2)];
 }
 
-function pad(rows: string[][]): string {
-  const widths = rows[0]!.map((_cell, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
-  return rows.map((cells) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
-}
