@@ -12,14 +12,14 @@ import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
 import { createToolRegistry, defaultTools } from '../src/tools/registry.ts';
-import { median } from './summary.ts';
+import { median, type SummaryRow } from './summary.ts';
 
 export const name = 'Diagnosis of the demo incident (offline engine)';
 
 const ROUNDS = 15;
 
 
-export async function runBench(): Promise<void> {
+export async function runBench(): Promise<SummaryRow[]> {
   const scenario = await loadScenario('mock-cluster/scenarios/checkout-secret-rotation');
   const mock = await startMockCluster({ scenario });
   try {
@@ -62,6 +62,7 @@ export async function runBench(): Promise<void> {
     const baseline = median(baselineTimes);
     process.stdout.write(`demo incident, ${calls} tool calls: kubewhy ${agent.toFixed(1)} ms (median of ${ROUNDS}), direct API reads ${baseline.toFixed(1)} ms\n`);
     process.stdout.write(`ratio kubewhy / direct reads: ${(agent / baseline).toFixed(2)}  (goal: the whole diagnosis under 1000 ms: ${agent < 1000 ? 'met' : 'NOT met'})\n`);
+    return [{ figure: 'demo diagnosis, offline engine, in process', kubewhy: `${agent.toFixed(0)} ms`, baseline: `${baseline.toFixed(0)} ms (direct reads)`, ratio: agent / baseline, aim: '< 1000 ms in all', met: agent < 1000 }];
   } finally {
     await mock.close();
   }

@@ -19,7 +19,7 @@ import type { ListPodsData } from '../src/tools/list-pods.ts';
 import type { PodLogsData } from '../src/tools/pod-logs.ts';
 import { createToolRegistry, runReadTool } from '../src/tools/registry.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
-import { median, table } from './summary.ts';
+import { median, table, type SummaryRow } from './summary.ts';
 
 export const name = 'tools: output size, latency, and bytes against kubectl';
 
@@ -41,8 +41,9 @@ async function call(cluster: ReadCluster, tool: string, input: Record<string, un
 
 
 
-async function benchListPods(): Promise<void> {
+async function benchListPods(): Promise<SummaryRow> {
   const rows = [['pods', 'bytes', 'budget', 'within', 'truncated', 'median ms', 'runs']];
+  let largest = 0;
   for (const count of POD_COUNTS) {
     const mock = await startMockCluster({ scenario: join(SCENARIOS, 'checkout-secret-rotation'), generatedPods: [{ namespace: 'bulk', count }] });
     try {
@@ -57,6 +58,7 @@ async function benchListPods(): Promise<void> {
       }
       if (!last?.ok) throw new Error(`list_pods failed: ${last?.content}`);
       const bytes = Buffer.byteLength(last.content);
+      largest = Math.max(largest, bytes);
       const total = (last.data as ListPodsData).total;
       if (total !== count) throw new Error(`list_pods counted ${total} pods, expected ${count}`);
       rows.push([String(count), String(bytes), String(BUDGET_BYTES), bytes <= BUDGET_BYTES ? 'yes' : 'NO', String(last.truncated), median(timings).toFixed(0), String(timings.length)]);
@@ -65,6 +67,7 @@ async function benchListPods(): Promise<void> {
     }
   }
   process.stdout.write(`list_pods on one namespace (warm, median of 3):\n${table(rows)}\n\n`);
+  return { figure: `list_pods output at up to ${POD_COUNTS.at(-1)} pods`, kubewhy: `${largest} B`, baseline: `${BUDGET_BYTES} B budget`, ratio: largest / BUDGET_BYTES, aim: '≤ 1 (the budget)', met: largest <= BUDGET_BYTES };
 }
 
 /** The pod a person on call would look at first for this scenario's culprit. */
@@ -140,7 +143,7 @@ async function measureScenario(dir: string, kubectl: string): Promise<RatioRow |
   }
 }
 
-async function benchAgainstKubectl(): Promise<void> {
+async function benchAgainstKubectl(): Promise<SummaryRow[]> {
   const kubectl = await ensureKubectl();
   const rows = [['scenario', 'culprit pod', 'ours B', 'kubectl B', 'ratio', 'mustMention kept (kubectl has)', 'lost']];
   const skipped: string[] = [];
@@ -169,9 +172,13 @@ async function benchAgainstKubectl(): Promise<void> {
       `${overAim} of ${ratios.length} scenario(s) over the aim; ${lost} mustMention pattern(s) kubectl's output matches and ours does not.\n`,
   );
   for (const line of skipped) process.stdout.write(`skipped: ${line} (its culprit is not a pod's)\n`);
+  const perScenario = median(ratios);
+  return [
+    { figure: "culprit pod's tool output, median of kubectl's", kubewhy: `${oursTotal} B in all`, baseline: `${kubectlTotal} B in all`, ratio: perScenario, aim: `≤ ${RATIO_AIM}`, met: perScenario <= RATIO_AIM },
+    { figure: "culprit pod's mustMention facts kubectl shows and we lose", kubewhy: String(lost), baseline: '-', ratio: lost, aim: '0', met: lost === 0 },
+  ];
 }
 
-export async function runBench(): Promise<void> {
-  await benchListPods();
-  await benchAgainstKubectl();
+export async function runBench(): Promise<SummaryRow[]> {
+  return [await benchListPods(), ...(await benchAgainstKubectl())];
 }
