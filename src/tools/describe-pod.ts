@@ -65,9 +65,6 @@ function readConditions(pod: V1Pod): PodConditionData[] {
   }));
 }
 
-/** Spec lines that a Deployment's pod shares with its template and that describe_deployment carries: env, envFrom, command, args, mounts. */
-const TEMPLATE_ONLY_LINE = /^ {2}(env|envFrom|command|args|mounts): /;
-
 export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_pod'> = {
   name: 'describe_pod',
   description:
@@ -128,24 +125,13 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
       text.addIfRoom(`conditions not true: ${badConditions.map((condition) => `${condition.type}=${condition.status}${condition.reason ? ` (${condition.reason}${condition.message ? `: ${oneLine(condition.message, 300)}` : ''})` : ''}`).join('; ')}`);
     }
     const specsByName = new Map(spec.containers.map((container) => [`${container.init}/${container.name}`, container]));
-    // A Deployment's pod is made from its ReplicaSet's template, which describe_deployment prints: only what differs is written here.
-    const replicaSet = owners[0]?.kind === 'ReplicaSet' ? owners[0] : undefined;
-    const templateSpecs = new Map((replicaSet?.template?.containers ?? []).map((container) => [`${container.init}/${container.name}`, container]));
-    let sameAsTemplate = 0;
     for (const container of containers) {
       text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}, ready ${container.ready}, restarts ${container.restartCount}`);
       text.addIfRoom(`  state: ${formatContainerState(container.state, now, { messageLimit: 600 })}`);
       if (container.lastState) text.addIfRoom(`  last state: ${formatContainerState(container.lastState, now, { messageLimit: 600 })}`);
       const containerSpec = specsByName.get(`${container.init}/${container.name}`);
-      const templateSpec = templateSpecs.get(`${container.init}/${container.name}`);
-      const templateLines = new Set(templateSpec && replicaSet?.template ? formatContainerSpec(templateSpec, { volumes: replicaSet.template.volumes }) : []);
-      for (const line of containerSpec ? formatContainerSpec(containerSpec, { volumes: spec.volumes }) : []) {
-        // Ports, resources and probes bear on the container's own state (a Service's targetPort, an OOM kill, a failing probe): always written.
-        if (templateLines.has(line) && TEMPLATE_ONLY_LINE.test(line)) sameAsTemplate += 1;
-        else text.addIfRoom(line);
-      }
+      if (containerSpec) for (const line of formatContainerSpec(containerSpec, { volumes: spec.volumes })) text.addIfRoom(line);
     }
-    if (replicaSet && sameAsTemplate > 0) text.addIfRoom(`spec: env, command and mounts as in ReplicaSet ${replicaSet.name}'s pod template, which describe_deployment prints`);
     for (const line of formatPodLevel(spec)) text.addIfRoom(line);
     // A pull that fails: whether the pod presents registry credentials at all is the first thing to know.
     const pulling = containers.some((container) => container.state.state === 'waiting' && /ImagePull|ErrImage/.test(container.state.reason ?? ''));

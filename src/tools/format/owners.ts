@@ -3,9 +3,8 @@
  * (with its rollout revision) → Deployment, pod → Job → CronJob, pod → StatefulSet...
  * The top of the chain is the workload a diagnosis names as culprit.
  */
-import type { V1ObjectMeta, V1OwnerReference, V1PodSpec } from '@kubernetes/client-node';
+import type { V1ObjectMeta, V1OwnerReference } from '@kubernetes/client-node';
 import type { ReadCluster, ReadableKind } from '../../cluster/cluster.ts';
-import { summarizePodSpec, type PodTemplateData } from './pod-template.ts';
 
 export interface OwnerData {
   kind: string;
@@ -14,8 +13,6 @@ export interface OwnerData {
   revision?: number;
   /** The reference exists but the object could not be read (deleted, or no permission). */
   unresolved?: string;
-  /** A ReplicaSet's pod template: what its pods were made from. */
-  template?: PodTemplateData;
 }
 
 const RESOLVABLE: ReadonlySet<string> = new Set(['ReplicaSet', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
@@ -46,8 +43,7 @@ export async function resolveOwnerChain(input: { cluster: ReadCluster; namespace
     }
     const metadata = (owner.value as { metadata?: V1ObjectMeta }).metadata;
     const revision = reference.kind === 'ReplicaSet' ? readRevision(metadata) : undefined;
-    const podSpec = reference.kind === 'ReplicaSet' ? (owner.value as { spec?: { template?: { spec?: V1PodSpec } } }).spec?.template?.spec : undefined;
-    chain.push({ kind: reference.kind, name: reference.name, ...(revision !== undefined ? { revision } : {}), ...(podSpec ? { template: summarizePodSpec(podSpec) } : {}) });
+    chain.push({ kind: reference.kind, name: reference.name, ...(revision !== undefined ? { revision } : {}) });
     reference = controllerOf(metadata);
   }
   return chain;
