@@ -8,11 +8,14 @@ import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { latestSchemaVersion, migrate, SchemaError, schemaVersion } from './migrations.ts';
 
+/** How long a connection waits for another's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** `:memory:` gives a private in-memory database. */
 export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path);
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;');
+  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
   try {
     migrate(database);
   } catch (error) {
@@ -31,7 +34,7 @@ export function openDatabase(path: string): DatabaseSync {
  */
 export function openDatabaseReadOnly(path: string): DatabaseSync {
   const database = new DatabaseSync(path, { readOnly: true });
-  database.exec('PRAGMA busy_timeout = 5000;');
+  database.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`);
   const version = schemaVersion(database);
   if (version > latestSchemaVersion()) {
     database.close();

@@ -10,6 +10,7 @@
  * anything that opens a transaction of its own (the audit store does: use afterCommit).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { BUSY_TIMEOUT_MS } from './database.ts';
 
 export interface BatchedWork<T> {
   result: T;
@@ -27,8 +28,6 @@ interface Job {
   reject(error: unknown): void;
 }
 
-/** The connection's usual busy timeout (database.ts sets the same). */
-const BUSY_TIMEOUT_MS = 5000;
 /** How often a batch tries again for the write lock another connection holds, and for how long before it waits for it. */
 const LOCK_RETRY_MS = 1;
 const LOCK_WAIT_MS = 100;
