@@ -52,7 +52,7 @@ export function createModelHealth(options: { degradedAfter?: number; now?: () =>
 }
 
 /** `model`, with every call's outcome told to `health`. */
-export function trackModelHealth(model: Model, health: ModelHealth): Model {
+export function trackModelHealth(model: Model, health: Pick<ModelHealth, 'recordSuccess' | 'recordFailure'>): Model {
   return {
     name: model.name,
     async createTurn(request: ModelRequest): Promise<ModelTurn> {

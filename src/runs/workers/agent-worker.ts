@@ -10,7 +10,8 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createFallback, createModel } from '../../agent/create-model.ts';
 import { runAgent } from '../../agent/loop.ts';
-import type { Model, ModelRequest, ModelTurn } from '../../agent/model.ts';
+import type { Model } from '../../agent/model.ts';
+import { trackModelHealth } from '../../agent/model-health.ts';
 import type { AgentObserver } from '../../agent/observer.ts';
 import { auditFor } from '../../agent/run-audit.ts';
 import { createAuditStore } from '../../audit/audit-store.ts';
@@ -57,19 +58,10 @@ function yieldToIngest(): void {
 
 /** The primary model, with every call's outcome told to the HTTP thread's health (for /readyz). */
 function reportHealth(model: Model): Model {
-  return {
-    name: model.name,
-    async createTurn(request: ModelRequest): Promise<ModelTurn> {
-      try {
-        const turn = await model.createTurn(request);
-        send({ type: 'model-health', ok: true });
-        return turn;
-      } catch (error) {
-        if (!request.signal.aborted) send({ type: 'model-health', ok: false, error: error instanceof Error ? error.message : String(error) });
-        throw error;
-      }
-    },
-  };
+  return trackModelHealth(model, {
+    recordSuccess: () => send({ type: 'model-health', ok: true }),
+    recordFailure: (error) => send({ type: 'model-health', ok: false, error: error instanceof Error ? error.message : String(error) }),
+  });
 }
 
 function observerFor(runId: string): AgentObserver {
@@ -111,4 +103,3 @@ port.on('message', (request: WorkerRequest) => {
   if (request.type === 'run') void diagnose(request);
   else running.get(request.runId)?.abort(new Error(request.reason));
 });
-send({ type: 'ready' });
