@@ -20,7 +20,7 @@ export class ApiError extends Error {
   }
 
   toStatus(): JsonRecord {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, ...(this.details ? { details: this.details } : {}), code: this.code };
+    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, ...(this.reason ? { reason: this.reason } : {}), ...(this.details ? { details: this.details } : {}), code: this.code };
   }
 }
 

@@ -58,7 +58,7 @@ for (const name of NAMES) {
         const core = config.makeApiClient(CoreV1Api);
         const apps = config.makeApiClient(AppsV1Api);
         const batch = config.makeApiClient(BatchV1Api);
-        const now = new Date(background.now);
+        const now = mock.now();
         const unhealthyPods = (await core.listPodForAllNamespaces()).items.map((pod) => summarizePod(pod, now)).filter((pod) => !pod.healthy || !['Running', 'Completed'].includes(pod.status));
         assert.deepEqual(unhealthyPods.map((pod) => `${pod.namespace}/${pod.name} ${pod.status}`), []);
         const nodes = (await core.listNode()).items;

@@ -3,10 +3,12 @@
  * per scenario and object), `resourceVersion`, `creationTimestamp`, the namespace of
  * namespaced objects, Namespaces that objects use but the snapshot does not list, the
  * uids that owner references and events' involvedObject leave out, and the ControllerRevision
- * every StatefulSet and DaemonSet has (controller-revisions.ts).
+ * every StatefulSet and DaemonSet has (controller-revisions.ts), and Deployment generations
+ * no lower than their rollout history allows (generations.ts).
  */
 import { createHash } from 'node:crypto';
 import { addMissingControllerRevisions } from './controller-revisions.ts';
+import { raiseDeploymentGenerations } from './generations.ts';
 import { ResourceRegistry } from './resources.ts';
 import { timestamp } from './state.ts';
 import type { KubeObject } from './types.ts';
@@ -49,6 +51,7 @@ export function completeObjects(objects: KubeObject[], context: { scenario: stri
     }
     if (object.kind === 'Event') completeEventReference(object, byIdentity);
   }
+  raiseDeploymentGenerations(objects);
   addMissingControllerRevisions(objects, { uidFor: (identity) => stableUid(`${context.scenario}/${identity}`) });
   assignResourceVersions(objects);
 }

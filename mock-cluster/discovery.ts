@@ -57,7 +57,7 @@ function aggregatedResource(type: ResourceType): JsonRecord {
     responseKind: { group: type.group, version: type.version, kind: type.kind },
     scope: type.namespaced ? 'Namespaced' : 'Cluster',
     singularResource: type.singular,
-    verbs: VERBS,
+    verbs: type.verbs ?? VERBS,
     ...(type.shortNames?.length ? { shortNames: type.shortNames } : {}),
     ...(type.categories?.length ? { categories: type.categories } : {}),
     ...(type.subresources?.length
@@ -113,7 +113,7 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
       singularName: type.singular,
       namespaced: type.namespaced,
       kind: type.kind,
-      verbs: VERBS,
+      verbs: type.verbs ?? VERBS,
       ...(type.shortNames?.length ? { shortNames: type.shortNames } : {}),
       ...(type.categories?.length ? { categories: type.categories } : {}),
     });

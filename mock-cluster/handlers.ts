@@ -1,12 +1,15 @@
 /**
  * The verbs on a resource path: list / get / create / update / patch / delete /
- * deletecollection, and the `status`, `scale`, `log` and `eviction` subresources. Watch is
- * not supported: it answers 405 MethodNotAllowed as a Status. Everything else about a
+ * deletecollection, watch (watch.ts), and the `status`, `scale`, `log` and `eviction`
+ * subresources. Everything else about a
  * request (faults, the clock, discovery) is server.ts's.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import { badRequest, methodNotAllowed, notFound, notFoundPath, unsupportedMediaType } from './api-error.ts';
-import { readPodLog } from './logs.ts';
+import { issueServiceAccountToken } from './authentication.ts';
+import { unreachableKubelet } from './kubelet.ts';
+import { chooseContainer, readPodLog } from './logs.ts';
 import { decodeProtobufObject, ProtobufError } from './protobuf.ts';
 import type { PodShape } from './pod-status.ts';
 import { listObjects, negotiate, renderList, renderObject } from './reads.ts';
@@ -15,6 +18,7 @@ import type { Route } from './router.ts';
 import type { ClusterState } from './state.ts';
 import type { JsonRecord, KubeObject } from './types.ts';
 import { isRecord } from './types.ts';
+import { prepareWatch } from './watch.ts';
 import { createObject, decodePatchBody, deleteObject, patchObject, patchTypeOf, scaleOf, updateObject, writeScale, type DeleteOptions } from './writes.ts';
 
 export interface ApiRequest {
@@ -25,7 +29,8 @@ export interface ApiRequest {
   readBody(): Promise<Buffer>;
 }
 
-export type ApiResponse = { status: number; body: JsonRecord } | { status: number; text: string };
+/** A JSON body, a text body, or a stream the server hands the response to (a watch). */
+export type ApiResponse = { status: number; body: JsonRecord } | { status: number; text: string } | { status: number; stream: (request: IncomingMessage, response: ServerResponse) => void };
 
 type ResourceRoute = Extract<Route, { route: 'resource' }>;
 
@@ -38,7 +43,8 @@ function isDryRun(url: URL, body?: unknown): boolean {
   return isRecord(body) && Array.isArray(body['dryRun']) && body['dryRun'].includes('All');
 }
 
-async function readJsonBody(request: ApiRequest): Promise<unknown> {
+/** The body as JSON (or YAML, or a protobuf the mock can decode); undefined when empty. */
+export async function readJsonBody(request: Pick<ApiRequest, 'contentType' | 'readBody'>): Promise<unknown> {
   const body = await request.readBody();
   const mediaType = (request.contentType ?? 'application/json').split(';')[0]?.trim() ?? '';
   if (mediaType === 'application/vnd.kubernetes.protobuf' && body.length > 0) {
@@ -111,6 +117,9 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
     case 'log': {
       if (method !== 'GET') throw methodNotAllowed();
       const pod = existing() as PodShape;
+      const container = chooseContainer(pod, url.searchParams.get('container'));
+      const unreachable = unreachableKubelet(state, pod, `containerLogs/${pod.metadata.namespace ?? ''}/${pod.metadata.name}/${container}`);
+      if (unreachable) throw unreachable;
       const tailLines = numberParameter(url, 'tailLines');
       const sinceSeconds = numberParameter(url, 'sinceSeconds');
       const limitBytes = numberParameter(url, 'limitBytes');
@@ -120,7 +129,7 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
         logs: state.logs,
         now: state.now(),
         query: {
-          container: url.searchParams.get('container'),
+          container,
           previous: isTrue(url.searchParams.get('previous')),
           timestamps: isTrue(url.searchParams.get('timestamps')),
           ...(tailLines !== undefined ? { tailLines } : {}),
@@ -130,6 +139,11 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
         },
       });
       return { status: 200, text };
+    }
+    case 'token': {
+      if (method !== 'POST') throw methodNotAllowed();
+      const serviceAccount = existing();
+      return { status: 201, body: issueServiceAccountToken(state, { namespace: route.namespace ?? '', name: route.name, ...(serviceAccount.metadata.uid ? { uid: serviceAccount.metadata.uid } : {}) }, await readJsonBody(request)) };
     }
     case 'eviction':
       if (method !== 'POST') throw methodNotAllowed();
@@ -156,7 +170,7 @@ function deleteOptions(url: URL, body: unknown): DeleteOptions {
 
 export async function handleResource(state: ClusterState, route: ResourceRoute, request: ApiRequest): Promise<ApiResponse> {
   const { method, url } = request;
-  if (route.watchPath || isTrue(url.searchParams.get('watch'))) throw methodNotAllowed();
+  const watching = route.watchPath || isTrue(url.searchParams.get('watch'));
   let type = state.registry.lookup(route.group, route.version, route.plural);
   let body: unknown;
   if (!type && method === 'POST' && route.name === undefined) {
@@ -167,6 +181,10 @@ export async function handleResource(state: ClusterState, route: ResourceRoute, 
   if (route.namespace !== undefined && !type.namespaced) throw notFoundPath();
   const namespace = type.namespaced ? route.namespace : undefined;
   const representation = negotiate(request.accept);
+  if (watching) {
+    if (method !== 'GET' || route.subresource !== undefined) throw methodNotAllowed();
+    return { status: 200, stream: prepareWatch({ state, type, namespace, ...(route.name !== undefined ? { name: route.name } : {}), url, representation }) };
+  }
 
   if (route.name === undefined) {
     switch (method) {

@@ -30,7 +30,7 @@ function parseTime(value: string | undefined): number | undefined {
   return Number.isNaN(parsed) ? undefined : parsed;
 }
 
-function chooseContainer(pod: PodShape, requested: string | null | undefined): string {
+export function chooseContainer(pod: PodShape, requested: string | null | undefined): string {
   const containers = (pod.spec?.containers ?? []).map((container) => container.name);
   const initContainers = (pod.spec?.initContainers ?? []).map((container) => container.name);
   if (requested) {

@@ -3,9 +3,12 @@
  * the PATCH operation tagged with its group-version-kind and the `fieldValidation` query
  * parameter. That is what kubectl's and helm's field-validation check reads to decide that
  * the server validates fields itself, so they send objects without client-side schema
- * validation (which would need the full schema). No other schema is served.
+ * validation (which would need the full schema). Each kind the Kubernetes client models also
+ * gets its schema, with descriptions (openapi-schemas.ts), which is what `kubectl explain`
+ * reads.
  */
 import { createHash } from 'node:crypto';
+import { kindSchemas } from './openapi-schemas.ts';
 import type { ResourceRegistry } from './resources.ts';
 import type { JsonRecord } from './types.ts';
 
@@ -51,5 +54,5 @@ export function openApiGroupVersion(registry: ResourceRegistry, path: string): J
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.33.0' }, paths, components: { schemas: {} } };
+  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.33.0' }, paths, components: { schemas: kindSchemas(types.map((type) => ({ group, version, kind: type.kind }))) } };
 }

@@ -1,51 +1,17 @@
 /**
  * Decodes the Kubernetes protobuf encoding of the few objects clients send that way:
- * recent client-go clientsets (helm 4's release storage) write Secrets, ConfigMaps and
- * DeleteOptions as `application/vnd.kubernetes.protobuf`. The mock always answers in JSON,
+ * recent client-go clientsets (helm 4's release storage, kubectl's typed clients) write
+ * Secrets, ConfigMaps, DeleteOptions and access control objects (protobuf-access.ts) as
+ * `application/vnd.kubernetes.protobuf`. The mock always answers in JSON,
  * which those clients accept. Any other kind in protobuf is refused as unsupported.
  */
+import { decodeAccessKind } from './protobuf-access.ts';
+import { bytes, integer, ProtobufError, readFields, text, type Field } from './protobuf-fields.ts';
 import type { JsonRecord } from './types.ts';
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
-export class ProtobufError extends Error {}
-
-type Field = { number: number; wire: number; value: bigint | Buffer };
-
-function readFields(buffer: Buffer): Field[] {
-  const fields: Field[] = [];
-  let offset = 0;
-  const readVarint = (): bigint => {
-    let result = 0n;
-    let shift = 0n;
-    for (;;) {
-      if (offset >= buffer.length) throw new ProtobufError('truncated varint');
-      const byte = buffer[offset++] ?? 0;
-      result |= BigInt(byte & 0x7f) << shift;
-      if ((byte & 0x80) === 0) return result;
-      shift += 7n;
-    }
-  };
-  while (offset < buffer.length) {
-    const key = Number(readVarint());
-    const number = key >>> 3;
-    const wire = key & 7;
-    if (wire === 0) fields.push({ number, wire, value: readVarint() });
-    else if (wire === 2) {
-      const length = Number(readVarint());
-      if (offset + length > buffer.length) throw new ProtobufError('truncated field');
-      fields.push({ number, wire, value: buffer.subarray(offset, offset + length) });
-      offset += length;
-    } else if (wire === 1) offset += 8;
-    else if (wire === 5) offset += 4;
-    else throw new ProtobufError(`unsupported wire type ${wire}`);
-  }
-  return fields;
-}
-
-const bytes = (field: Field): Buffer => (Buffer.isBuffer(field.value) ? field.value : Buffer.alloc(0));
-const text = (field: Field): string => bytes(field).toString('utf8');
-const integer = (field: Field): number => (typeof field.value === 'bigint' ? Number(BigInt.asIntN(64, field.value)) : 0);
+export { ProtobufError };
 
 function mapEntries(fields: Field[], number: number, value: (field: Field) => string): Record<string, string> | undefined {
   const entries = fields.filter((field) => field.number === number);
@@ -132,8 +98,11 @@ function decodeKind(kind: string, raw: Buffer): JsonRecord {
       }
       return options;
     }
-    default:
-      throw new ProtobufError(`protobuf bodies are supported only for Secret, ConfigMap and DeleteOptions, not ${kind}`);
+    default: {
+      const access = decodeAccessKind(kind, fields);
+      if (!access) throw new ProtobufError(`protobuf bodies are supported only for Secret, ConfigMap, DeleteOptions and access control kinds, not ${kind}`);
+      return { ...object, ...access };
+    }
   }
 }
 

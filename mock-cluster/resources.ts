@@ -19,6 +19,8 @@ export interface ResourceType {
   categories?: string[];
   /** `status`, `scale`, `log`, ... */
   subresources?: string[];
+  /** What discovery lists; every verb when absent. */
+  verbs?: string[];
 }
 
 export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): string {
@@ -94,6 +96,11 @@ const BUILTINS: Record<string, Builtin[]> = {
     ['CSIDriver', 'csidrivers', false, [], []],
     ['VolumeAttachment', 'volumeattachments', false, [], ['status']],
   ],
+  'authentication.k8s.io/v1': [['SelfSubjectReview', 'selfsubjectreviews', false, [], []]],
+  'authorization.k8s.io/v1': [
+    ['SelfSubjectAccessReview', 'selfsubjectaccessreviews', false, [], []],
+    ['SelfSubjectRulesReview', 'selfsubjectrulesreviews', false, [], []],
+  ],
   'coordination.k8s.io/v1': [['Lease', 'leases', true, [], []]],
   'scheduling.k8s.io/v1': [['PriorityClass', 'priorityclasses', false, ['pc'], []]],
   'apiextensions.k8s.io/v1': [['CustomResourceDefinition', 'customresourcedefinitions', false, ['crd', 'crds'], ['status']]],
@@ -115,7 +122,8 @@ export class ResourceRegistry {
     for (const [apiVersion, builtins] of Object.entries(BUILTINS)) {
       const { group, version } = splitApiVersion(apiVersion);
       for (const [kind, plural, namespaced, shortNames, subresources, categories] of builtins) {
-        this.register({ group, version, kind, plural, singular: kind.toLowerCase(), namespaced, shortNames, subresources, ...(categories ? { categories } : {}) });
+        const reviews = plural.endsWith('reviews');
+        this.register({ group, version, kind, plural, singular: kind.toLowerCase(), namespaced, shortNames, subresources, ...(categories ? { categories } : {}), ...(reviews ? { verbs: ['create'] } : {}) });
       }
     }
   }

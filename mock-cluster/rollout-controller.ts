@@ -4,10 +4,12 @@
  * - a Deployment whose pod template changed gets the ReplicaSet with an equal template
  *   (pod-template-hash aside) as its newest revision, or a new ReplicaSet, and the new
  *   revision number (max + 1), so `rollout undo` and `rollout restart` show up in
- *   `rollout history`; its replicas follow the Deployment's;
+ *   `rollout history`; its replicas follow the Deployment's, and a ReplicaSet whose count
+ *   changed gets that many pods, the Deployment's status following (replica-controller.ts);
  * - a deleted pod owned by a ReplicaSet that still wants it is replaced by a new pending pod.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { deploymentStatus, podsOf, reconcileReplicaSetPods } from './replica-controller.ts';
 import { save, randomSuffix, safeEncode, timestamp, type ClusterState } from './state.ts';
 import type { KubeObject, OwnerReference } from './types.ts';
 import { deepClone, isRecord, jsonEqual, readPath, withoutEmpty } from './types.ts';
@@ -110,9 +112,14 @@ export function reconcileDeployment(state: ClusterState, deployment: KubeObject,
       modified.add(replicaSet);
     }
   }
+  const scaled = [...modified].filter((replicaSet) => replicaSet['spec'] && readPath(replicaSet, 'spec.replicas') !== podsOf(state, replicaSet).length);
+  for (const replicaSet of scaled) reconcileReplicaSetPods(state, replicaSet);
   for (const replicaSet of modified) save(state, type, replicaSet);
   deployment.metadata.annotations = { ...(deployment.metadata.annotations ?? {}), [REVISION]: String(revisionOf(current)) };
-  deployment['status'] = { ...(isRecord(deployment['status']) ? deployment['status'] : {}), observedGeneration: deployment.metadata.generation ?? 1 };
+  deployment['status'] =
+    scaled.length > 0
+      ? deploymentStatus(state, deployment, { current, all: owned.includes(current) ? owned : [current, ...owned] })
+      : { ...(isRecord(deployment['status']) ? deployment['status'] : {}), observedGeneration: deployment.metadata.generation ?? 1 };
 }
 
 /** After a pod is deleted: its ReplicaSet, if it still wants more pods, creates a replacement. */

@@ -1,7 +1,10 @@
 /**
  * The mock cluster: a `node:http` server speaking the Kubernetes API over a loaded
- * scenario's objects (DESIGN.md, "The mock cluster"). Every response carries the cluster's
- * clock as its `Date` header: the scenario's `now`, advancing with real time. Faults are
+ * scenario's objects (DESIGN.md, "The mock cluster"). The scenario is served moved to the
+ * real now (served-clock.ts), and every response carries that clock as its `Date` header.
+ * Each request is authenticated (authentication.ts: no credentials is the administrator, a
+ * token the mock issued is its service account, `--as` impersonates) and authorized by RBAC
+ * (authorization.ts) before it is routed. Faults are
  * applied before routing; `/_mock/faults` (GET, PUT, DELETE) changes them at run time and is
  * itself never faulted nor logged.
  */
@@ -15,17 +18,20 @@ import { stableUid } from './complete-objects.ts';
 import { acceptedAggregatedVersion, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION } from './discovery.ts';
 import { faultRuleSchema, FaultInjector, type FaultRule } from './faults.ts';
 import { generateWorkloads } from './generate.ts';
-import { handleResource, type ApiResponse } from './handlers.ts';
+import { authenticate, impersonated, type UserInfo } from './authentication.ts';
+import { attributesOf, authorize } from './authorization.ts';
+import { handleResource, readJsonBody, type ApiResponse } from './handlers.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { loadScenario, type LoadedScenario } from './loader.ts';
 import { serveMetrics } from './metrics.ts';
 import { openApiGroupVersion, openApiRoot } from './openapi.ts';
 import { ResourceRegistry } from './resources.ts';
+import { answerSelfReview, isSelfReview } from './reviews.ts';
 import { resolveRoute } from './router.ts';
+import { servedClock, shiftScenario } from './served-clock.ts';
 import { save, type ClusterState } from './state.ts';
 import { ObjectStore } from './store.ts';
 import type { KubeObject } from './types.ts';
-import { deepClone } from './types.ts';
 
 export interface MockClusterOptions {
   scenario: LoadedScenario | string;
@@ -42,8 +48,10 @@ export interface MockCluster {
   url: string;
   kubeconfigPath: string;
   scenario: LoadedScenario;
-  /** The cluster's clock. */
+  /** The cluster's clock: the real clock (served-clock.ts). */
   now(): Date;
+  /** What was added to every time of the scenario to serve it at the real now. */
+  clockShiftMs: number;
   faults: { set(rules: FaultRule[]): void; clear(): void };
   /** Read-only views of the current objects, for tests. */
   get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined;
@@ -71,10 +79,14 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Writes the answer; returns the body's size in bytes. */
-function send(response: ServerResponse, result: ApiResponse, headers: Record<string, string> = {}): number {
+/** Writes the answer (or hands the response to its stream); returns the body's size in bytes (0 for a stream). */
+function send(request: IncomingMessage, response: ServerResponse, result: ApiResponse, headers: Record<string, string> = {}): number {
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   response.setHeader('Cache-Control', 'no-cache, private');
+  if ('stream' in result) {
+    result.stream(request, response);
+    return 0;
+  }
   if ('text' in result) {
     response.writeHead(result.status, { 'Content-Type': 'text/plain' });
     response.end(result.text);
@@ -87,18 +99,18 @@ function send(response: ServerResponse, result: ApiResponse, headers: Record<str
   return Buffer.byteLength(body);
 }
 
-function sendError(response: ServerResponse, error: ApiError): number {
-  return send(response, { status: error.code, body: error.toStatus() }, error.headers);
+function sendError(request: IncomingMessage, response: ServerResponse, error: ApiError): number {
+  return send(request, response, { status: error.code, body: error.toStatus() }, error.headers);
 }
 
 function buildState(scenario: LoadedScenario, generatedPods: { namespace: string; count: number }[]): ClusterState {
   const registry = new ResourceRegistry();
-  const objects = deepClone(scenario.objects);
+  const clock = servedClock(Date.parse(scenario.meta.now));
+  const { objects, logs } = shiftScenario({ objects: scenario.objects, logs: scenario.logs, scenarioNow: Date.parse(scenario.meta.now), shiftMs: clock.shiftMs });
   for (const object of objects) if (object.kind === 'CustomResourceDefinition') registry.registerDefinition(object);
   const store = new ObjectStore(registry, objects);
-  const startedAt = Date.now();
-  const scenarioNow = Date.parse(scenario.meta.now);
-  const state: ClusterState = { registry, store, logs: scenario.logs, now: () => scenarioNow + (Date.now() - startedAt) };
+  const scenarioNow = Date.parse(scenario.meta.now) + clock.shiftMs;
+  const state: ClusterState = { registry, store, logs, now: clock.now, clockShiftMs: clock.shiftMs };
   const namespaceType = registry.forKind('v1', 'Namespace');
   const nodeType = registry.forKind('v1', 'Node');
   for (const { namespace, count } of generatedPods) {
@@ -120,13 +132,17 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
   const responseLog: MockCluster['responseLog'] = [];
   let serverAddress = '';
 
-  async function route(request: IncomingMessage, url: URL): Promise<ApiResponse> {
+  async function route(request: IncomingMessage, url: URL, user: UserInfo): Promise<ApiResponse> {
     const method = request.method ?? 'GET';
     const target = resolveRoute(state.registry, url.pathname);
+    authorize(state, user, attributesOf(target, method, url));
     const accept = request.headers.accept;
     const discoveryVersion = acceptedAggregatedVersion(accept);
     switch (target.route) {
       case 'resource':
+        if (method === 'POST' && isSelfReview(target.group, target.plural)) {
+          return { status: 201, body: answerSelfReview(state, user, { group: target.group, version: target.version, plural: target.plural, body: await readJsonBody({ contentType: request.headers['content-type'], readBody: () => readBody(request) }) }) };
+        }
         return handleResource(state, target, { method, url, accept, contentType: request.headers['content-type'], readBody: () => readBody(request) });
       case 'version':
         return { status: 200, body: KUBERNETES_VERSION };
@@ -191,7 +207,7 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
     };
     try {
       if (url.pathname.startsWith('/_mock/')) {
-        send(response, await control(request, url.pathname.slice('/_mock/'.length)));
+        send(request, response, await control(request, url.pathname.slice('/_mock/'.length)));
         return;
       }
       if (url.pathname === '/metrics') return serveMetrics({ state, method: request.method, response });
@@ -212,15 +228,19 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
         };
         const failure = failures[action.fault];
         if (failure) {
-          answered(failure.code, sendError(response, failure));
+          answered(failure.code, sendError(request, response, failure));
           return;
         }
       }
-      const result = await route(request, url);
-      answered(result.status, send(response, result));
+      const authenticated = authenticate(state, request.headers.authorization);
+      const user = impersonated(authenticated, { user: request.headers['impersonate-user'], groups: request.headers['impersonate-group'] }, (target) =>
+        authorize(state, authenticated, { resourceRequest: true, verb: 'impersonate', group: '', ...target }),
+      );
+      const result = await route(request, url, user);
+      answered(result.status, send(request, response, result));
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${(error as Error).message}` });
-      answered(failure.code, sendError(response, failure));
+      answered(failure.code, sendError(request, response, failure));
     }
   }
 
@@ -246,6 +266,7 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
     kubeconfigPath,
     scenario,
     now: () => new Date(state.now()),
+    clockShiftMs: state.clockShiftMs,
     faults: { set: (rules) => faults.set(rules), clear: () => faults.clear() },
     get(kind, namespace, name) {
       const type = typeOfKind(kind);

@@ -12,8 +12,10 @@ export interface ClusterState {
   registry: ResourceRegistry;
   store: ObjectStore;
   logs: ScenarioLog[];
-  /** The cluster's clock, in epoch milliseconds: the scenario's `now`, advancing with real time. */
+  /** The cluster's clock, in epoch milliseconds: the real clock, the scenario being served shifted to it (served-clock.ts). */
   now(): number;
+  /** What was added to every time of the scenario. */
+  clockShiftMs: number;
 }
 
 /** Stores `object` with the next resourceVersion. */

@@ -1,7 +1,9 @@
 /**
  * The cluster's objects in memory, per resource, kept in the order etcd lists them
  * (namespace, then name), with one resourceVersion counter for the whole cluster.
- * Callers own validation and bookkeeping; the store only keeps and finds.
+ * Callers own validation and bookkeeping; the store only keeps and finds, and tells
+ * watchers what changed (the last changes are kept, so a watch from a resourceVersion
+ * replays what it missed, as the watch cache does).
  */
 import { storageKey, type ResourceRegistry, type ResourceType } from './resources.ts';
 import type { KubeObject } from './types.ts';
@@ -10,11 +12,26 @@ function objectKey(namespace: string | undefined, name: string): string {
   return `${namespace ?? ''}/${name}`;
 }
 
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+/** One change to a stored object: what a watch sends. `resourceVersion` orders changes. */
+export interface StoreChange {
+  type: WatchEventType;
+  resource: string;
+  object: KubeObject;
+  resourceVersion: number;
+}
+
+const KEPT_CHANGES = 2000;
+
 export class ObjectStore {
   readonly registry: ResourceRegistry;
   private resourceVersion: number;
   private readonly tables = new Map<string, Map<string, KubeObject>>();
   private readonly sortedKeys = new Map<string, string[]>();
+  private readonly watchers = new Set<(change: StoreChange) => void>();
+  private readonly changes: StoreChange[] = [];
+  private building = true;
 
   constructor(registry: ResourceRegistry, objects: KubeObject[]) {
     this.registry = registry;
@@ -24,6 +41,7 @@ export class ObjectStore {
       highest = Math.max(highest, Number(object.metadata.resourceVersion) || 0);
     }
     this.resourceVersion = highest;
+    this.building = false;
   }
 
   /** The latest resourceVersion handed out. */
@@ -73,8 +91,31 @@ export class ObjectStore {
     let table = this.tables.get(key);
     if (!table) this.tables.set(key, (table = new Map()));
     const name = objectKey(type.namespaced ? object.metadata.namespace : undefined, object.metadata.name);
-    if (!table.has(name)) this.sortedKeys.delete(key);
+    const existed = table.has(name);
+    if (!existed) this.sortedKeys.delete(key);
     table.set(name, object);
+    this.announce({ type: existed ? 'MODIFIED' : 'ADDED', resource: key, object, resourceVersion: Number(object.metadata.resourceVersion) || this.resourceVersion });
+  }
+
+  /** Calls `listener` with every change from now on; returns the function that stops it. */
+  watch(listener: (change: StoreChange) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  /** The kept changes after `resourceVersion`, oldest first; undefined when older ones were already dropped. */
+  changesSince(resourceVersion: number): StoreChange[] | undefined {
+    const oldest = this.changes[0];
+    if (oldest && oldest.resourceVersion > resourceVersion + 1 && this.changes.length >= KEPT_CHANGES) return undefined;
+    return this.changes.filter((change) => change.resourceVersion > resourceVersion);
+  }
+
+  private announce(change: StoreChange): void {
+    // Objects put while the store is being built are its starting state, not changes.
+    if (this.building) return;
+    this.changes.push(change);
+    if (this.changes.length > KEPT_CHANGES) this.changes.shift();
+    for (const watcher of this.watchers) watcher(change);
   }
 
   remove(type: ResourceType, namespace: string | undefined, name: string): KubeObject | undefined {
@@ -85,6 +126,7 @@ export class ObjectStore {
     if (object) {
       table?.delete(objectName);
       this.sortedKeys.delete(key);
+      this.announce({ type: 'DELETED', resource: key, object, resourceVersion: this.resourceVersion + 1 });
     }
     return object;
   }

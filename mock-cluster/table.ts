@@ -5,6 +5,7 @@
  */
 import { summarizePod, type PodShape } from './pod-status.ts';
 import { formatLabelSelector } from './selectors.ts';
+import { autoscalerTargets, endpointSliceAddresses, endpointSlicePorts } from './table-lists.ts';
 import { text, number, list, map, age, containerCells, formatLabels, accessModes, storageClassOf, endpointsText, serviceExternalIp, nodeStatus, nodeRoles, nodeAddress, jobStatus, jobCompletions, jobDuration, quotaColumns } from './table-cells.ts';
 import type { JsonRecord, KubeObject } from './types.ts';
 import { isRecord, readPath } from './types.ts';
@@ -133,7 +134,11 @@ const PRINTERS: Record<string, Printer> = {
   ResourceQuota: { columns: [NAME, AGE, column('Request'), column('Limit')], cells: (object, now) => [object.metadata.name, age(object.metadata.creationTimestamp, now), ...quotaColumns(object)] },
   HorizontalPodAutoscaler: {
     columns: [NAME, column('Reference'), column('Targets'), column('MinPods'), column('MaxPods'), column('Replicas'), AGE],
-    cells: (object, now) => [object.metadata.name, `${text(object, 'spec.scaleTargetRef.kind')}/${text(object, 'spec.scaleTargetRef.name')}`, list(object, 'spec.metrics').length === 0 ? '<none>' : `${list(object, 'spec.metrics').length} metric(s)`, text(object, 'spec.minReplicas', '<unset>'), number(object, 'spec.maxReplicas'), number(object, 'status.currentReplicas'), age(object.metadata.creationTimestamp, now)],
+    cells: (object, now) => [object.metadata.name, `${text(object, 'spec.scaleTargetRef.kind')}/${text(object, 'spec.scaleTargetRef.name')}`, autoscalerTargets(object), text(object, 'spec.minReplicas', '<unset>'), number(object, 'spec.maxReplicas'), number(object, 'status.currentReplicas'), age(object.metadata.creationTimestamp, now)],
+  },
+  EndpointSlice: {
+    columns: [NAME, column('AddressType'), column('Ports'), column('Endpoints'), AGE],
+    cells: (object, now) => [object.metadata.name, text(object, 'addressType'), endpointSlicePorts(object), endpointSliceAddresses(object), age(object.metadata.creationTimestamp, now)],
   },
   NetworkPolicy: { columns: [NAME, column('Pod-Selector'), AGE], cells: (object, now) => [object.metadata.name, formatLabelSelector(readPath(object, 'spec.podSelector')) || '<none>', age(object.metadata.creationTimestamp, now)] },
   Ingress: {

@@ -110,11 +110,26 @@ describe('writes', () => {
     assert.equal((await api('DELETE', '/apis/apps/v1/namespaces/shop/deployments/web')).status, 404);
   });
 
-  test('watch is not supported: 405 MethodNotAllowed as a Status', async () => {
-    for (const path of ['/api/v1/namespaces/shop/pods?watch=true', '/api/v1/watch/namespaces/shop/pods', '/api/v1/secrets?labelSelector=owner%3Dhelm&watch=1']) {
-      const response = await api('GET', path);
-      assert.deepEqual([response.status, response.body['kind'], response.body['reason']], [405, 'Status', 'MethodNotAllowed'], path);
+  test('watch streams an ADDED event per object, then ends at timeoutSeconds', async () => {
+    const pods = (await api('GET', '/api/v1/namespaces/shop/pods')).body['items'] as unknown[];
+    for (const path of ['/api/v1/namespaces/shop/pods?watch=true&timeoutSeconds=1', '/api/v1/watch/namespaces/shop/pods?timeoutSeconds=1']) {
+      const response = await fetch(`${cluster.url}${path}`);
+      assert.equal(response.status, 200, path);
+      const events = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: { kind: string } });
+      assert.equal(events.length, pods.length, path);
+      assert.ok(events.every((event) => event.type === 'ADDED' && event.object.kind === 'Pod'), path);
     }
+  });
+
+  test('a watch from a resourceVersion replays the changes after it, and 410 Expired for a version it no longer has', async () => {
+    const list = await api('GET', '/api/v1/namespaces/shop/configmaps');
+    const since = String((list.body['metadata'] as Json)['resourceVersion']);
+    assert.equal((await api('POST', '/api/v1/namespaces/shop/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watched' }, data: { a: '1' } })).status, 201);
+    const response = await fetch(`${cluster.url}/api/v1/namespaces/shop/configmaps?watch=true&resourceVersion=${since}&timeoutSeconds=1`);
+    const events = (await response.text()).trim().split('\n').map((line) => JSON.parse(line) as { type: string; object: { metadata: { name: string } } });
+    assert.deepEqual(events.map((event) => `${event.type} ${event.object.metadata.name}`), ['ADDED watched']);
+    const expired = await api('GET', '/api/v1/namespaces/shop/configmaps?watch=true&resourceVersion=not-a-version');
+    assert.deepEqual([expired.status, expired.body['reason']], [410, 'Expired']);
   });
 });
 

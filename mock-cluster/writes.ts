@@ -13,6 +13,7 @@ import { ApiError, alreadyExists, badRequest, conflict, invalid, notFound, unsup
 import { keepsControllerRevisions, reconcileControllerRevisions } from './controller-revisions.ts';
 import { applyJsonPatch, applyMergePatch, applyStrategicMergePatch, PatchError } from './patch.ts';
 import { apiVersionOf, type ResourceType } from './resources.ts';
+import { reconcileReplicaSetPods } from './replica-controller.ts';
 import { reconcileDeployment, replaceDeletedPod } from './rollout-controller.ts';
 import { formatLabelSelector } from './selectors.ts';
 import { randomSuffix, save, timestamp, type ClusterState } from './state.ts';
@@ -70,6 +71,7 @@ function hasStatusSubresource(type: ResourceType): boolean {
 /** Runs the controllers on a workload or CRD about to be stored, then stores it. */
 function commit(state: ClusterState, type: ResourceType, object: KubeObject, previous: KubeObject | undefined): KubeObject {
   if (object.kind === 'Deployment' && type.group === 'apps') reconcileDeployment(state, object, previous);
+  if (object.kind === 'ReplicaSet' && type.group === 'apps' && previous && readPath(object, 'spec.replicas') !== readPath(previous, 'spec.replicas')) reconcileReplicaSetPods(state, object);
   if (keepsControllerRevisions(object)) reconcileControllerRevisions(state, object, previous);
   if (object.kind === 'CustomResourceDefinition') state.registry.registerDefinition(object);
   return save(state, type, object);

@@ -88,9 +88,15 @@ export function toClusterError(error: unknown, context: ErrorContext): ClusterEr
   return { kind: 'unavailable', message: `${context.operation}: API server unreachable (${code ?? detail})` };
 }
 
-/** 429, 5xx and dropped connections are worth retrying for idempotent reads. */
+/** The API server could not dial a node's kubelet (port 10250): the node is lost, and another attempt meets the same dead node. */
+function isKubeletUnreachable(message: string): boolean {
+  return /dial tcp \S+:10250: /.test(message);
+}
+
+/** 429, 5xx and dropped connections are worth retrying for idempotent reads; a kubelet that cannot be dialed is not. */
 export function isRetryableError(error: unknown): boolean {
   if (isHttpFailure(error) && error.code >= 100 && error.code < 600) {
+    if (isKubeletUnreachable(readStatusMessage(error.body) ?? '')) return false;
     return error.code === 429 || (error.code >= 500 && error.code !== 501);
   }
   const name = error instanceof Error ? error.name : '';

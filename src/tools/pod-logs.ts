@@ -12,6 +12,9 @@ import { formatContainerState, readContainerStatuses, type ContainerStatusData }
 import { failureFrom, success } from './tool-results.ts';
 import type { ReadTool, ReadToolContext } from './tool.ts';
 
+/** The API server's answer when it cannot dial the kubelet of the pod's node (a lost node): `dial tcp 10.0.3.7:10250: i/o timeout`. */
+const KUBELET_UNREACHABLE = /dial tcp \S+:10250: /;
+
 export interface PodLogsData {
   namespace: string;
   pod: string;
@@ -145,7 +148,9 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
       const hint =
         log.error.kind === 'not-found' && previous
           ? `Container "${picked.name}" has no previous terminated run (restarts: ${picked.restartCount}); read the current log instead.`
-          : undefined;
+          : KUBELET_UNREACHABLE.test(log.error.message)
+            ? `The kubelet of node ${pod.value.spec?.nodeName ?? '?'} does not answer, so no log can be read from it: list_nodes shows whether the node is NotReady, and describe_pod and list_events show what happened to the pod.`
+            : undefined;
       return failureFrom(log.error, hint);
     }
     const now = context.cluster.now();
