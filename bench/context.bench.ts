@@ -18,6 +18,7 @@ import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
 import { runOnScenario, scenarioTriggers } from '../src/eval/run-scenario.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
 import { table, type SummaryRow } from './summary.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 export const name = "context: what the model reads against kubectl's reading of the culprit";
 
@@ -128,7 +129,7 @@ function pickContainer(pod: KubeObject): ContainerStatus | undefined {
 
 /** kubectl's reading of the culprit, as an SRE would take it, against a mock cluster serving the scenario. */
 async function readWithKubectl(scenario: LoadedScenario, kubectl: string): Promise<string | undefined> {
-  const culprit = parseCulprit(scenario.meta.expect.culprit);
+  const culprit = parseCulprit(scenarioExpect(scenario).culprit);
   const mock = await startMockCluster({ scenario });
   try {
     const kubectlOutput = async (args: string[]): Promise<{ ok: boolean; stdout: string }> => {
@@ -167,8 +168,8 @@ async function readWithKubectl(scenario: LoadedScenario, kubectl: string): Promi
 async function measureScenario(dir: string, kubectl: string): Promise<ScenarioMeasure | string> {
   const scenario = await loadScenario(dir);
   const reading = await readWithKubectl(scenario, kubectl);
-  if (reading === undefined) return `${scenario.name}: kubectl cannot describe ${scenario.meta.expect.culprit} (the culprit is absent)`;
-  const kubectlHas = scenario.meta.expect.mustMention.filter((pattern) => new RegExp(pattern, 'i').test(reading));
+  if (reading === undefined) return `${scenario.name}: kubectl cannot describe ${scenarioExpect(scenario).culprit} (the culprit is absent)`;
+  const kubectlHas = scenarioExpect(scenario).mustMention.filter((pattern) => new RegExp(pattern, 'i').test(reading));
   const runs: RunMeasure[] = [];
   for (const kind of ['alert', 'incident'] as const) {
     const measured = await measureRun(scenario, kind, kubectlHas);

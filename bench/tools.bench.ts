@@ -20,6 +20,7 @@ import type { PodLogsData } from '../src/tools/pod-logs.ts';
 import { createToolRegistry, runReadTool } from '../src/tools/registry.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
 import { median, table, type SummaryRow } from './summary.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 export const name = 'tools: output size, latency, and bytes against kubectl';
 
@@ -72,7 +73,7 @@ async function benchListPods(): Promise<SummaryRow> {
 
 /** The pod a person on call would look at first for this scenario's culprit. */
 function pickCulpritPod(scenario: LoadedScenario, pods: PodSummaryData[]): PodSummaryData | undefined {
-  const culprit = parseCulprit(scenario.meta.expect.culprit);
+  const culprit = parseCulprit(scenarioExpect(scenario).culprit);
   const alertPod = scenario.meta.trigger.alert?.labels['pod'];
   const named = pods.find((pod) => pod.name === alertPod);
   if (named && (culprit.kind !== 'Node' || named.node === culprit.name)) return named;
@@ -93,7 +94,7 @@ interface RatioRow {
 
 async function measureScenario(dir: string, kubectl: string): Promise<RatioRow | string> {
   const scenario = await loadScenario(dir);
-  const culprit = parseCulprit(scenario.meta.expect.culprit);
+  const culprit = parseCulprit(scenarioExpect(scenario).culprit);
   const namespace = culprit.namespace ?? scenario.meta.trigger.alert?.labels['namespace'];
   const mock: MockCluster = await startMockCluster({ scenario });
   try {
@@ -101,7 +102,7 @@ async function measureScenario(dir: string, kubectl: string): Promise<RatioRow |
     const listed = await call(cluster, 'list_pods', namespace ? { namespace } : {});
     if (!listed.ok) return `${scenario.name}: list_pods failed`;
     const pod = pickCulpritPod(scenario, (listed.data as ListPodsData).pods);
-    if (!pod) return `${scenario.name}: no pod of ${scenario.meta.expect.culprit}`;
+    if (!pod) return `${scenario.name}: no pod of ${scenarioExpect(scenario).culprit}`;
     const details = await call(cluster, 'describe_pod', { namespace: pod.namespace, name: pod.name });
     if (!details.ok) return `${scenario.name}: describe_pod failed`;
     const containers = (details.data as PodDetailsData).containers;
@@ -125,7 +126,7 @@ async function measureScenario(dir: string, kubectl: string): Promise<RatioRow |
       await kubectlOutput(['get', 'events', '--field-selector', `involvedObject.name=${pod.name}`]),
     ].join('\n');
 
-    const patterns = scenario.meta.expect.mustMention;
+    const patterns = scenarioExpect(scenario).mustMention;
     const matches = (text: string): string[] => patterns.filter((pattern) => new RegExp(pattern, 'i').test(text));
     const kept = matches(ours);
     const kubectlHas = matches(theirs);

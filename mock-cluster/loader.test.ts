@@ -3,7 +3,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { listScenarioDirs, loadScenario, ScenarioError } from './loader.ts';
+import { listScenarioDirs, loadScenario, ScenarioError, scenarioExpect } from './loader.ts';
 
 const FIXTURE = new URL('./testdata/conformance', import.meta.url).pathname;
 const workspace = await mkdtemp(join(tmpdir(), 'kubewhy-loader-'));
@@ -34,7 +34,7 @@ async function loadError(dir: string): Promise<ScenarioError> {
 test('loads the fixture: objects from multi-document YAML and kind: List, logs, meta', async () => {
   const scenario = await loadScenario(FIXTURE);
   assert.equal(scenario.name, 'mock-conformance');
-  assert.equal(scenario.meta.expect.category, 'app-crash');
+  assert.equal(scenarioExpect(scenario).category, 'app-crash');
   assert.ok(scenario.objects.some((object) => object.kind === 'Node' && object.metadata.name === 'node-b'), 'items of a kind: List are loaded');
   assert.deepEqual(
     scenario.logs.map((log) => `${log.pod}/${log.container}${log.previous ? ' (previous)' : ''}`).sort(),

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { completeObjects } from './complete-objects.ts';
 import { ResourceRegistry } from './resources.ts';
-import { scenarioMetaSchema, type ScenarioMeta } from './scenario-schema.ts';
+import { scenarioMetaSchema, type ScenarioExpect, type ScenarioMeta } from './scenario-schema.ts';
 import type { KubeObject, ScenarioLog } from './types.ts';
 import { isRecord } from './types.ts';
 
@@ -41,6 +41,15 @@ export class ScenarioError extends Error {
   }
 }
 
+/**
+ * The scenario's `expect`, for code that scores it. A scenario without one (a fresh
+ * capture) replays, but cannot be scored: that is a `ScenarioError` naming the field.
+ */
+export function scenarioExpect(scenario: { meta: ScenarioMeta }): ScenarioExpect {
+  if (scenario.meta.expect) return scenario.meta.expect;
+  throw new ScenarioError({ file: 'scenario.yaml', field: 'expect' }, `is missing in scenario "${scenario.meta.name}": it replays, but nothing says what a correct diagnosis is`);
+}
+
 /** The scenario directories under `root` (those holding a scenario.yaml), sorted by name. */
 export async function listScenarioDirs(root: string): Promise<string[]> {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
@@ -59,6 +68,7 @@ export async function listScenarioDirs(root: string): Promise<string[]> {
  */
 export async function loadScenario(dir: string, options: { background?: string } = {}): Promise<LoadedScenario> {
   const absolute = resolve(dir);
+  await assertScenarioFolder(absolute);
   const meta = await readMeta(absolute);
   const { objects, logs } = await readClusterFiles(absolute, { seed: meta.name, now: Date.parse(meta.now) });
   const scenario: LoadedScenario = { name: meta.name, dir: absolute, meta, objects, logs };
@@ -80,6 +90,14 @@ export async function readClusterFiles(dir: string, context: { seed: string; now
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then((info) => info.isFile(), () => false);
+}
+
+/** A folder that is not there, or holds no scenario.yaml, is named whole: "scenario.yaml: file is missing" does not say which folder was meant. */
+async function assertScenarioFolder(absolute: string): Promise<void> {
+  const info = await stat(absolute).catch(() => undefined);
+  if (!info) throw new ScenarioError({ file: absolute }, 'no such folder');
+  if (!info.isDirectory()) throw new ScenarioError({ file: absolute }, 'not a folder: a scenario is a folder holding scenario.yaml and cluster.yaml');
+  if (!(await stat(join(absolute, 'scenario.yaml')).catch(() => undefined))) throw new ScenarioError({ file: absolute }, 'not a scenario folder: it has no scenario.yaml');
 }
 
 export async function readText(dir: string, file: string): Promise<string> {

@@ -21,9 +21,20 @@ const isValidRegex = (pattern: string): boolean => {
   }
 };
 
+/** `expect` in scenario.yaml: what a correct diagnosis says (SCENARIOS.md). */
+export const scenarioExpectSchema = z.object({
+  category: z.enum(CATEGORIES),
+  culprit: z.string().regex(CULPRIT_PATTERN, 'must be Kind/namespace/name, or Kind/name for a cluster-scoped object'),
+  mustMention: z.array(z.string().refine(isValidRegex, 'must be a valid regular expression')).default([]),
+  remediation: z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) }).optional(),
+});
+
+export type ScenarioExpect = z.infer<typeof scenarioExpectSchema>;
+
 /**
  * Loading is lenient where the evaluation does not depend on a field (a name that is not
- * kebab-case, a missing description): a snapshot someone captured still replays.
+ * kebab-case, a missing description, no `expect` yet): a snapshot someone captured still
+ * replays.
  * `kubewhy validate-scenarios` holds the public scenarios to the stricter rules.
  */
 export const scenarioMetaSchema = z.object({
@@ -36,12 +47,8 @@ export const scenarioMetaSchema = z.object({
       incident: z.string().min(1).optional(),
     })
     .refine((trigger) => trigger.alert !== undefined || trigger.incident !== undefined, 'needs an alert, an incident, or both'),
-  expect: z.object({
-    category: z.enum(CATEGORIES),
-    culprit: z.string().regex(CULPRIT_PATTERN, 'must be Kind/namespace/name, or Kind/name for a cluster-scoped object'),
-    mustMention: z.array(z.string().refine(isValidRegex, 'must be a valid regular expression')).default([]),
-    remediation: z.object({ tool: z.string().min(1), args: z.record(z.string(), z.unknown()).default({}) }).optional(),
-  }),
+  /** What a correct diagnosis says. Absent in a fresh capture: it replays, and `kubewhy eval` skips it. */
+  expect: scenarioExpectSchema.optional(),
 });
 
 export type ScenarioMeta = z.infer<typeof scenarioMetaSchema>;

@@ -3,7 +3,8 @@
  * evaluation relies on them: it loads (YAML, objects, logs naming existing pods and
  * containers), owner references resolve, `expect.culprit` exists in cluster.yaml, the
  * category is one of SCENARIOS.md's, the trigger is present, and names are unique and
- * kebab-case.
+ * kebab-case. A scenario without `expect` (a fresh capture) is valid: it replays, and the
+ * report says that eval will skip it.
  */
 import { basename } from 'node:path';
 import { listScenarioDirs, loadScenario, ScenarioError, type LoadedScenario } from './loader.ts';
@@ -16,6 +17,8 @@ export interface ScenarioReport {
   name: string;
   objects: number;
   logs: number;
+  /** False for a scenario without `expect` (a fresh capture): it replays, but eval skips it. */
+  scored: boolean;
   problems: string[];
 }
 
@@ -38,25 +41,28 @@ export function checkOwners(scenario: { objects: readonly KubeObject[] }): strin
 }
 
 function checkCulprit(scenario: LoadedScenario): string[] {
-  const culprit = parseCulprit(scenario.meta.expect.culprit);
+  const expect = scenario.meta.expect;
+  // A fresh capture has no expect yet: it replays, and eval skips it.
+  if (!expect) return [];
+  const culprit = parseCulprit(expect.culprit);
   const registry = new ResourceRegistry();
   const found = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name && (object.metadata.namespace ?? undefined) === culprit.namespace);
   if (found) return [];
   // A report about something that does not exist: the honest answer names it as given, with no-issue.
-  if (scenario.meta.expect.category === 'no-issue' && !scenario.meta.trigger.alert) return [];
+  if (expect.category === 'no-issue' && !scenario.meta.trigger.alert) return [];
   const sameName = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name);
   if (sameName) {
     const namespaced = registry.forObject(sameName).namespaced;
-    return [`expect.culprit ${scenario.meta.expect.culprit}: ${namespaced ? `the ${culprit.kind} is in namespace ${sameName.metadata.namespace}` : `${culprit.kind} is cluster-scoped: write ${culprit.kind}/${culprit.name}`}`];
+    return [`expect.culprit ${expect.culprit}: ${namespaced ? `the ${culprit.kind} is in namespace ${sameName.metadata.namespace}` : `${culprit.kind} is cluster-scoped: write ${culprit.kind}/${culprit.name}`}`];
   }
-  return [`expect.culprit ${scenario.meta.expect.culprit} is not in cluster.yaml`];
+  return [`expect.culprit ${expect.culprit} is not in cluster.yaml`];
 }
 
 export async function validateScenarios(root: string): Promise<ScenarioReport[]> {
   const reports: ScenarioReport[] = [];
   const names = new Map<string, string>();
   for (const dir of await listScenarioDirs(root)) {
-    const report: ScenarioReport = { dir, name: basename(dir), objects: 0, logs: 0, problems: [] };
+    const report: ScenarioReport = { dir, name: basename(dir), objects: 0, logs: 0, scored: false, problems: [] };
     reports.push(report);
     let scenario: LoadedScenario;
     try {
@@ -68,6 +74,7 @@ export async function validateScenarios(root: string): Promise<ScenarioReport[]>
     report.name = scenario.name;
     report.objects = scenario.objects.length;
     report.logs = scenario.logs.length;
+    report.scored = scenario.meta.expect !== undefined;
     const earlier = names.get(scenario.name);
     if (earlier) report.problems.push(`name "${scenario.name}" is also used by ${basename(earlier)}`);
     names.set(scenario.name, dir);

@@ -7,6 +7,7 @@ import { loadScenario } from '../mock-cluster/index.ts';
 import { labelsFingerprint } from '../src/runs/alert-intake.ts';
 import { hasAlertmanager, startAlertmanager } from './helpers/service-alertmanager.ts';
 import { pollUntil, startServiceProcess, writeTokensDir } from './helpers/service-process.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 const INGEST = 'alertmanager-ingest-token-0123456789';
 const READ = 'alertmanager-read-token-0123456789';
@@ -49,9 +50,9 @@ test(
     );
     const context = (): string => `run: ${JSON.stringify(diagnosed)}\nkubewhy:\n${service.output()}\nalertmanager:\n${alertmanager.output()}`;
     assert.equal(diagnosed.status, 'completed', context());
-    assert.equal(diagnosed.diagnosis?.category, scenario.meta.expect.category, context());
+    assert.equal(diagnosed.diagnosis?.category, scenarioExpect(scenario).category, context());
     const culprit = diagnosed.diagnosis?.culprit;
-    assert.equal(`${culprit?.kind}/${culprit?.namespace}/${culprit?.name}`, scenario.meta.expect.culprit);
+    assert.equal(`${culprit?.kind}/${culprit?.namespace}/${culprit?.name}`, scenarioExpect(scenario).culprit);
     assert.equal(diagnosed.alert?.startsAt, startsAt, context());
     // The fingerprint Alertmanager sent is the one kubewhy derives for a sender that leaves it out.
     assert.equal(diagnosed.alert?.fingerprint, labelsFingerprint(alert.labels), context());

@@ -36,6 +36,7 @@ import { describeAlert, labelKey, matchesTrigger, MIXIN_ALERT_NAMES, readAlertNa
 import { startAlertStack, type AlertStack, type FiredAlert } from './helpers/e2e-alert-stack.ts';
 import { hasPrometheus } from './helpers/e2e-prometheus.ts';
 import { hasAlertmanager } from './helpers/service-alertmanager.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SCENARIOS = join(ROOT, 'mock-cluster', 'scenarios');
@@ -154,7 +155,7 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
       recordRuns(scenario.name, fired);
       const firedList = fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing';
 
-      if (scenario.meta.expect.category === 'no-issue') {
+      if (scenarioExpect(scenario).category === 'no-issue') {
         const problems = fired.filter((alert) => alert.run.diagnosis?.category !== 'no-issue');
         assert.deepEqual(problems.map(describeRun), [], `a healthy cluster fired alerts kubewhy diagnosed as problems`);
         return;
@@ -164,14 +165,14 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
       assert.ok(triggered.length > 0, `${describeAlert(trigger)} did not fire; fired: ${firedList}`);
       for (const alert of triggered) {
         assert.equal(alert.run.status, 'completed', `${describeRun(alert)}\n${JSON.stringify(alert.labels)}`);
-        const score = scoreDiagnosis(alert.run.diagnosis, scenario.meta.expect);
+        const score = scoreDiagnosis(alert.run.diagnosis, scenarioExpect(scenario));
         assert.ok(
           score.correct,
           [
             `wrong diagnosis for ${scenario.name}`,
             `alert labels: ${JSON.stringify(alert.labels)}`,
             `diagnosis: ${JSON.stringify(alert.run.diagnosis)}`,
-            `expected: ${JSON.stringify(scenario.meta.expect)}`,
+            `expected: ${JSON.stringify(scenarioExpect(scenario))}`,
             `score: ${JSON.stringify(score)}`,
           ].join('\n'),
         );

@@ -14,6 +14,7 @@ import type { Trigger } from '../src/agent/trigger.ts';
 import { runOnScenario } from '../src/eval/run-scenario.ts';
 import { scoreDiagnosis } from '../src/eval/score.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 const scenarios: LoadedScenario[] = await Promise.all((await listScenarioDirs('mock-cluster/scenarios')).map((directory) => loadScenario(directory)));
 
@@ -32,7 +33,7 @@ async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined
       audit: createMemoryRunAudit(),
       runId: `variant-${scenario.name}`,
     });
-    const score = scoreDiagnosis(outcome.diagnosis, scenario.meta.expect);
+    const score = scoreDiagnosis(outcome.diagnosis, scenarioExpect(scenario));
     if (!score.correct) {
       const culprit = outcome.diagnosis?.culprit;
       wrong.push(`${scenario.name}: ${outcome.diagnosis?.category ?? outcome.reason} ${culprit?.kind}/${culprit?.namespace ?? ''}/${culprit?.name}, missing ${score.missingMentions.join(', ') || '-'}`);
@@ -42,14 +43,14 @@ async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined
 }
 
 function culpritParts(scenario: LoadedScenario): { namespace?: string; name: string } {
-  const [, first, second] = scenario.meta.expect.culprit.split('/');
+  const [, first, second] = scenarioExpect(scenario).culprit.split('/');
   return second === undefined ? { name: first! } : { namespace: first!, name: second };
 }
 
-const isProblem = (scenario: LoadedScenario): boolean => scenario.meta.expect.category !== 'no-issue';
+const isProblem = (scenario: LoadedScenario): boolean => scenarioExpect(scenario).category !== 'no-issue';
 
 /** A culprit the cluster does not have (a report about a name that does not exist): its plain words name nothing to recover it from. */
-const culpritExists = (scenario: LoadedScenario): boolean => scenario.objects.some((object) => `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` === scenario.meta.expect.culprit);
+const culpritExists = (scenario: LoadedScenario): boolean => scenario.objects.some((object) => `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` === scenarioExpect(scenario).culprit);
 
 test('a sentence that names only the culprit, in plain words, is diagnosed like the scenario', async () => {
   const wrong = await misses((scenario) => (culpritExists(scenario) ? { kind: 'incident', text: `${culpritParts(scenario).name.replace(/-/g, ' ')} is broken` } : undefined));

@@ -20,6 +20,7 @@ import { createToolRegistry } from '../src/tools/registry.ts';
 import { callThroughGate } from './helpers/gated-calls.ts';
 import type { RolloutHistoryData } from '../src/tools/rollout-history.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
+import { scenarioExpect } from '../mock-cluster/loader.ts';
 
 const SCENARIOS = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios');
 const registry = createToolRegistry();
@@ -46,7 +47,7 @@ function dataOf<T>(result: ToolResult): T {
 /** Everything a diagnosis could quote about the scenario's culprit, gathered with the tools. */
 async function gatherEvidence(harness: Harness): Promise<string[]> {
   const { meta } = harness.mock.scenario;
-  const culprit = parseCulprit(meta.expect.culprit);
+  const culprit = parseCulprit(scenarioExpect(harness.mock.scenario).culprit);
   const alertPod = meta.trigger.alert?.labels['pod'];
   const namespace = culprit.namespace ?? meta.trigger.alert?.labels['namespace'];
   const outputs: ToolResult[] = [];
@@ -120,7 +121,7 @@ describe('the tools surface every mustMention of every public scenario', () => {
       try {
         assert.deepEqual(refusedNames(harness.mock.scenario), [], 'every name in the scenario is one the tools accept');
         const evidence = (await gatherEvidence(harness)).join('\n');
-        for (const pattern of harness.mock.scenario.meta.expect.mustMention) {
+        for (const pattern of scenarioExpect(harness.mock.scenario).mustMention) {
           assert.match(evidence, new RegExp(pattern, 'i'), `"${pattern}" is in no tool output of ${name}`);
         }
       } finally {

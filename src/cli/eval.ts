@@ -2,24 +2,27 @@
  * `kubewhy eval`: every scenario in a folder, from its alert and from its incident text,
  * diagnosed at OBSERVE and scored as SCENARIOS.md defines; with `--background`, inside a
  * healthy background cluster (or, with `all`, alone and inside each one). Prints a table and
- * totals (or JSON with each full diagnosis) and exits 1 when any run is wrong.
+ * totals (or JSON with each full diagnosis) and exits 1 when any run is wrong. Folders it
+ * cannot score (no scenario.yaml, no `expect`) are listed as skipped, with the reason; an
+ * `--only` name that matches nothing is an error (exit 2) that names the closest ones.
  */
-import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { createModel } from '../agent/create-model.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
 import { createMemoryRunAudit } from '../agent/run-audit.ts';
 import { createInMemoryApprovalBroker } from '../gate/approvals.ts';
-import { listBackgrounds, listScenarioDirs, loadBackground, loadScenario, mergeBackground, type Background, type LoadedScenario } from '../../mock-cluster/index.ts';
+import { listBackgrounds, loadBackground, mergeBackground, type Background, type LoadedScenario } from '../../mock-cluster/index.ts';
+import { scenarioExpect } from '../../mock-cluster/loader.ts';
 import { DEFAULT_LIMITS, runOnScenario, scenarioTriggers } from '../eval/run-scenario.ts';
 import { scoreDiagnosis, type Score } from '../eval/score.ts';
+import { selectScenarios } from '../eval/select-scenarios.ts';
 import type { RunOutcome } from '../agent/loop.ts';
 
 const USAGE = `usage: kubewhy eval [--scenarios DIR] [--only NAME]... [--background NAME|all] [--json]
 
   --scenarios DIR     a folder of scenarios (default mock-cluster/scenarios)
-  --only NAME         evaluate only this scenario (repeatable)
+  --only NAME         evaluate only this scenario, by name or folder (repeatable)
   --background NAME   run every scenario inside this healthy background cluster (eks, aks,
                       kubeadm: mock-cluster/backgrounds/); 'all' runs each scenario alone and
                       once inside every background, and names the background in each row
@@ -53,21 +56,18 @@ export async function run(argv: string[]): Promise<number> {
   }
   // An unknown name fails here, before any run (a BackgroundError: one line, exit code 2).
   const backgrounds = await backgroundsFor(values.background);
+  const selection = await selectScenarios(values.scenarios, values.only);
+  if (selection.unmatched.length > 0) {
+    for (const { name, closest } of selection.unmatched) {
+      process.stderr.write(`kubewhy eval: --only ${name}: no scenario of that name in ${values.scenarios}${closest.length > 0 ? `; did you mean ${closest.join(', ')}?` : ''}\n`);
+    }
+    return 2;
+  }
   const config = loadConfig();
   const model = await createModel(config.model);
-  const directories = await listScenarioDirs(values.scenarios);
   const rows: EvalRow[] = [];
-  const broken: { scenario: string; error: string }[] = [];
-  for (const directory of directories) {
-    // One scenario that cannot be loaded or served is reported as such; the others still run.
-    let scenario: LoadedScenario;
-    try {
-      scenario = await loadScenario(directory);
-    } catch (error) {
-      if (values.only.length === 0 || values.only.includes(basename(directory))) broken.push({ scenario: basename(directory), error: error instanceof Error ? error.message : String(error) });
-      continue;
-    }
-    if (values.only.length > 0 && !values.only.includes(scenario.name)) continue;
+  const { skipped, broken } = selection;
+  for (const scenario of selection.scenarios) {
     for (const { background, placed } of placements(scenario, backgrounds)) {
       const suffix = background ? ` in ${background}` : '';
       for (const { kind, trigger } of scenarioTriggers(placed)) {
@@ -87,7 +87,7 @@ export async function run(argv: string[]): Promise<number> {
           continue;
         }
         const { outcome, durationMs } = ran;
-        const expect = scenario.meta.expect;
+        const expect = scenarioExpect(scenario);
         rows.push({
           scenario: scenario.name,
           ...(background ? { background } : {}),
@@ -103,10 +103,11 @@ export async function run(argv: string[]): Promise<number> {
   const withBackgrounds = backgrounds !== undefined;
   if (values.json) {
     const byBackground = withBackgrounds ? { byBackground: Object.fromEntries(groupByBackground(rows).map(({ label, rows: group }) => [label, totals(group)])), wrongOnlyInBackground: wrongOnlyInBackground(rows) } : {};
-    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length }, byConfidence: byConfidence(rows), ...byBackground, rows, broken }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length, skipped: skipped.length }, byConfidence: byConfidence(rows), ...byBackground, rows, broken, skipped }, null, 2)}\n`);
   } else {
     process.stdout.write(formatTable(rows, model.name, withBackgrounds));
     for (const failure of broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
+    for (const folder of skipped) process.stdout.write(`SKIPPED ${folder.folder}: ${folder.reason}\n`);
   }
   return rows.length > 0 && broken.length === 0 && rows.every((row) => row.score.correct) ? 0 : 1;
 }
