@@ -124,7 +124,7 @@ test("pods of several workloads on a node under pressure join the node's run: ea
   }
   fixture.release();
   const nodeRun = await ended(fixture, nodeResult!.runId);
-  assert.equal(nodeRun.diagnosis?.culprit.kind, 'Node');
+  assert.equal(nodeRun.diagnosis?.culprit?.kind, 'Node');
   assert.deepEqual(
     nodeRun.alerts?.map((attached) => attached.labels.pod ?? attached.labels.node),
     [NODE, 'report-builder-6cd59f8d56-cgl7v', 'storefront-j89c8sk2wl-xtq8n'],
@@ -189,7 +189,7 @@ test('a run that diagnosed a node answers for it: the node alert arriving after 
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   fixture.release();
   const diagnosed = await ended(fixture, podResult!.runId);
-  assert.equal(diagnosed.diagnosis?.culprit.name, NODE);
+  assert.equal(diagnosed.diagnosis?.culprit?.name, NODE);
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
   assert.deepEqual([nodeResult?.outcome, nodeResult?.runId], ['attached', podResult!.runId]);
   // A node of the same name in another cluster is another incident.

@@ -29,7 +29,7 @@ export function scoreDiagnosis(diagnosis: Diagnosis | undefined, expect: Expecta
   const text = diagnosisText(diagnosis);
   const missingMentions = (expect.mustMention ?? []).filter((pattern) => !new RegExp(pattern, 'i').test(text));
   const categoryCorrect = diagnosis.category === expect.category;
-  const culpritCorrect = formatCulprit(diagnosis.culprit) === expect.culprit;
+  const culpritCorrect = diagnosis.culprit !== undefined && formatCulprit(diagnosis.culprit) === expect.culprit;
   const remediationCorrect = expect.remediation
     ? diagnosis.actions.some((action) => action.tool === expect.remediation?.tool && isDeepStrictEqual(withoutUndefined(action.args), withoutUndefined(expect.remediation.args)))
     : undefined;

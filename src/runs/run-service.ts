@@ -136,7 +136,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   };
   /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
   const registerDiagnosedCulprit = (run: RunRecord): void => {
-    if (run.trigger.kind !== 'alert' || !run.diagnosis || run.diagnosis.category === 'no-issue') return;
+    // A diagnosis without a culprit (nothing found) answers for nothing.
+    if (run.trigger.kind !== 'alert' || !run.diagnosis?.culprit || run.diagnosis.category === 'no-issue') return;
     try {
       store.addCulpritKeys(run.id, diagnosedCulpritKeys(run.diagnosis.culprit, run.trigger.alert.labels));
     } catch (error) {

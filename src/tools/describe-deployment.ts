@@ -15,6 +15,7 @@ import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
 import { formatChangeLines, formatRevisionLine } from './rollout-history.ts';
 import { failureFrom, success } from './tool-results.ts';
+import { missingNamespace } from './missing-namespace.ts';
 import type { ReadTool } from './tool.ts';
 
 export interface DeploymentDetailsData {
@@ -54,6 +55,10 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
   risk: 'read',
   async run(args, context) {
     const fetched = await context.cluster.get('Deployment', { namespace: args.namespace, name: args.name }, { signal: context.signal });
+    if (!fetched.ok && fetched.error.kind === 'not-found') {
+      const missing = await missingNamespace(args.namespace, context);
+      if (missing) return missing;
+    }
     if (!fetched.ok) return failureFrom(fetched.error, fetched.error.kind === 'not-found' ? `Use list_deployments in "${args.namespace}"; the workload may be a StatefulSet or DaemonSet.` : undefined);
     const deployment = fetched.value;
     const now = context.cluster.now();

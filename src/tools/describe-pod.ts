@@ -14,6 +14,7 @@ import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts
 import { formatContainerState, oneLine, readContainerStatuses, summarizePod, type ContainerStatusData } from './format/pod-status.ts';
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { failureFrom, success } from './tool-results.ts';
+import { missingNamespace } from './missing-namespace.ts';
 import type { ReadTool } from './tool.ts';
 
 export interface PodConditionData {
@@ -77,6 +78,10 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
   async run(args, context) {
     const fetched = await context.cluster.get('Pod', { namespace: args.namespace, name: args.name }, { signal: context.signal });
     if (!fetched.ok) {
+      if (fetched.error.kind === 'not-found') {
+        const missing = await missingNamespace(args.namespace, context);
+        if (missing) return missing;
+      }
       return failureFrom(fetched.error, fetched.error.kind === 'not-found' ? `Use list_pods in namespace "${args.namespace}" to see which pods exist (pods are replaced on restart of their owner).` : undefined);
     }
     const pod = fetched.value;

@@ -8,6 +8,7 @@ import { namespaceName, objectName } from './names.ts';
 import { BudgetedText } from './format/budget.ts';
 import { formatServiceDetails, readServiceDetails, type ServiceDetailsData } from './format/service-details.ts';
 import { failureFrom, success } from './tool-results.ts';
+import { missingNamespace } from './missing-namespace.ts';
 import type { ReadTool } from './tool.ts';
 
 export type { ServiceDetailsData };
@@ -28,6 +29,10 @@ export const describeServiceTool: ReadTool<typeof input, ServiceDetailsData, 'de
   risk: 'read',
   async run(args, context) {
     const service = await context.cluster.get('Service', { namespace: args.namespace, name: args.name }, { signal: context.signal });
+    if (!service.ok && service.error.kind === 'not-found') {
+      const missing = await missingNamespace(args.namespace, context);
+      if (missing) return missing;
+    }
     if (!service.ok) return failureFrom(service.error, service.error.kind === 'not-found' ? `Use list_services in "${args.namespace}".` : undefined);
     const details = await readServiceDetails({ cluster: context.cluster, service: service.value, signal: context.signal });
     const text = new BudgetedText(context.outputBudgetBytes);

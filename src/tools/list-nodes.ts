@@ -161,7 +161,11 @@ export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
     const listed = await context.cluster.list('Node', { ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}), maxItems: 5000, signal: context.signal });
     if (!listed.ok) return failureFrom(listed.error);
     const nodes = listed.value.items.filter((node) => args.name === undefined || node.metadata?.name === args.name);
-    if (args.name !== undefined && nodes.length === 0) return { ok: false, error: 'not-found', content: `not-found: no node named "${args.name}". Call list_nodes without name.` };
+    if (args.name !== undefined && nodes.length === 0) {
+      const names = listed.value.items.flatMap((node) => (node.metadata?.name ? [node.metadata.name] : []));
+      const existing = names.length === 0 ? 'the cluster lists no node' : `the cluster has ${names.length} node(s): ${names.slice(0, 30).join(', ')}${names.length > 30 ? ', ...' : ''}`;
+      return { ok: false, error: 'not-found', content: `not-found: node "${args.name}" does not exist${args.labelSelector ? ` among nodes matching ${args.labelSelector}` : ''}; ${existing}. Call list_nodes without name.` };
+    }
     // Requests are summed over every namespace's pods, which a namespace allowlist forbids reading.
     const pods = context.allowedNamespaces ? undefined : await readScheduledPods(context, nodes.length === listed.value.items.length && args.name === undefined && !args.labelSelector ? undefined : nodes);
     const podsRead = pods?.ok === true;

@@ -6,6 +6,7 @@ import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { formatContainerState, summarizePod, type PodSummaryData } from './format/pod-status.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
+import { missingNamespace } from './missing-namespace.ts';
 import type { ReadTool } from './tool.ts';
 
 /** Pods kept in `data` beyond which only counts remain (trouble first, so no unhealthy pod is dropped before a healthy one). */
@@ -83,6 +84,11 @@ export const listPodsTool: ReadTool<typeof input, ListPodsData, 'list_pods'> = {
       incomplete ||= listed.value.incomplete;
       const note = describeIncomplete({ ...listed.value, read: listed.value.items.length });
       if (note) notes.push(note);
+    }
+    // Nothing in a named namespace: an empty namespace, or one that does not exist.
+    if (args.namespace !== undefined && pods.length === 0) {
+      const missing = await missingNamespace(args.namespace, context);
+      if (missing) return missing;
     }
     const now = context.cluster.now();
     const summaries = pods.map((pod) => summarizePod(pod, now)).sort((left, right) => rank(left) - rank(right) || right.restarts - left.restarts || (left.ageSeconds ?? 0) - (right.ageSeconds ?? 0) || left.name.localeCompare(right.name));

@@ -10,6 +10,7 @@ import { BudgetedText } from './format/budget.ts';
 import { readWorkloadDetails, writeWorkloadDetails, type WorkloadDetailsData } from './format/workload-details.ts';
 import { formatWorkloadLine, summarizeWorkload, type WorkloadSummaryData } from './format/workloads.ts';
 import { describeIncomplete, failureFrom, resolveNamespaces, success } from './tool-results.ts';
+import { missingNamespace } from './missing-namespace.ts';
 import type { ReadTool } from './tool.ts';
 
 export interface WorkloadListData {
@@ -56,6 +57,11 @@ export function createWorkloadListTool<Name extends string>(definition: { kind: 
         items.push(...(listed.value.items as Workload[]).filter((item) => args.name === undefined || item.metadata?.name === args.name));
         const note = describeIncomplete({ ...listed.value, read: listed.value.items.length });
         if (note) notes.push(note);
+      }
+      // Nothing in a named namespace: an empty namespace, or one that does not exist.
+      if (args.namespace !== undefined && items.length === 0) {
+        const missing = await missingNamespace(args.namespace, context);
+        if (missing) return missing;
       }
       const now = context.cluster.now();
       const summaries = items

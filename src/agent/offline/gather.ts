@@ -15,8 +15,11 @@ import type { AutoscalerData } from '../../tools/list-horizontal-pod-autoscalers
 import type { PodLogsData } from '../../tools/pod-logs.ts';
 import type { PodTemplateData } from '../../tools/format/pod-template.ts';
 import type { Trigger } from '../trigger.ts';
-import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, unknownName, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
+import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
+import { describeMissing, missingFromWords, type Missing } from './absent.ts';
+import { unknownName } from './unknown-names.ts';
+import { nearlyNamed } from './unmatched.ts';
 import type { ToolInputMap } from '../../tools/registry.ts';
 import { failingNamedByPods, namespacePods } from './narrow.ts';
 import { rolesReported } from './roles.ts';
@@ -43,8 +46,12 @@ export interface Case {
   node?: NodeSummaryData;
   service?: ServiceDetailsData;
   job?: JobsData;
-  /** What the sentence or alert pointed at could not be found. */
+  /** What the sentence or alert pointed at could not be found (or, for an area, that nothing in it fails). */
   notFound?: string;
+  /** The object the sentence or alert named, when the cluster does not have it. */
+  missing?: Missing;
+  /** How many workloads (or bare pods) fail in the area searched, when a namespace or the cluster was searched. */
+  failingWorkloads?: number;
   /** What the container's current run has logged (when its log was read), apart from any earlier run's. */
   currentLogLines?: string[];
   /** The pod the alert named, gone since (replaced by its workload). */
@@ -90,6 +97,9 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const scope = trigger.namespace ? { namespace: trigger.namespace } : {};
   const pods = query.data('list_pods', scope);
   query.barrier();
+  // The namespace the person gave does not exist: that is the answer, not an empty namespace.
+  const missingScope = trigger.namespace ? missingObject({ kind: 'Namespace', name: trigger.namespace }, query.get('list_pods', scope)) : undefined;
+  if (missingScope) return { kind: 'absent', missing: missingScope };
   // Narrow first: a failing workload the words name in full is the lead, without listing the rest of the cluster.
   const narrowed = failingNamedByPods(pods?.pods ?? [], trigger.text);
   if (narrowed) return narrowed.focus;
@@ -130,11 +140,10 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
   const named = pickMentioned(candidates, trigger.text, namespaces);
   // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
-  const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)]);
+  const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)], namespaces);
   if (unknown) {
-    const kind = unknown.kind ?? 'Deployment';
-    if (kind === 'Node' || kind === 'Namespace') return { kind: 'absent', objectKind: kind, name: unknown.name };
-    return { kind: 'absent', objectKind: kind, namespace: trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0] ?? 'default', name: unknown.name };
+    const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
+    return { kind: 'absent', missing: missingFromWords({ unknown, candidates, namespaces, namespace }) };
   }
   // A workload and the Service in front of it often share a name: the failing workload is the better lead.
   if (named?.focus.kind === 'service') {
@@ -145,8 +154,31 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const player = trigger.spoken ? rolePlayer(candidates, trigger.text, named) : undefined;
   if (player) return player.focus;
   if (named) return named.focus;
-  const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
-  return namespace ? { kind: 'namespace', namespace, hint: trigger.text } : { kind: 'cluster' };
+  const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
+  const namespace = trigger.namespace ?? mentioned;
+  // A person's words that matched nothing, not even a namespace: what fails may not be what they meant.
+  const names = [...candidates.map((candidate) => candidate.name), ...namespaces];
+  const unmatched = trigger.spoken && !mentioned && !player && !nearlyNamed(trigger.text, names) ? { unmatched: trigger.text } : {};
+  return namespace ? { kind: 'namespace', namespace, hint: trigger.text, ...unmatched } : { kind: 'cluster', ...unmatched };
+}
+
+/** What a missing pod's namespace runs instead: its workloads (and bare pods), by name. */
+function workloadsOf(namespace: string, pods: readonly PodSummaryData[] | undefined): Pick<Missing, 'existing' | 'existingLabel'> {
+  if (!pods) return {};
+  const names = [...new Set(pods.map((pod) => workloadOfPod(pod)?.name ?? pod.name))].sort().slice(0, 10);
+  return { existing: names, existingLabel: `workloads in ${namespace}` };
+}
+
+/** `{ missing }` when the call that should have read the object answered that it does not exist. */
+function missingField(object: Missing, result: ReturnType<Query['get']>): { missing?: Missing } {
+  const missing = missingObject(object, result);
+  return missing ? { missing } : {};
+}
+
+/** The object as named, when the call that should have read it answered that it does not exist; undefined for any other failure. */
+function missingObject(object: Missing, result: ReturnType<Query['get']>): Missing | undefined {
+  if (!result || result.ok || result.error !== 'not-found') return undefined;
+  return { ...object, toolMessage: result.content };
 }
 
 /** The workload that plays the role the report's symptom points at, failing first, when the named one is healthy or nothing is named. */
@@ -174,11 +206,18 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
       return gatherForAutoscaler(focus, query);
     case 'absent':
       // The inventory the sentence was matched against has no such object: that is the answer.
-      return { focus, notFound: `${focus.objectKind} ${focus.namespace ? `${focus.namespace}/` : ''}${focus.name}` };
+      return { focus, notFound: describeMissing(focus.missing), missing: focus.missing };
     case 'namespace':
     case 'cluster':
-      return gatherForArea(focus, query);
+      return { ...gatherForArea(focus, query), failingWorkloads: countFailingWorkloads(focus, query) };
   }
+}
+
+/** The workloads (or bare pods) with a pod in trouble in the area, from the pods already listed. */
+function countFailingWorkloads(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>, query: Query): number {
+  const pods = focus.kind === 'namespace' ? namespacePods(focus.namespace, query) : query.data('list_pods', {});
+  const failing = (pods?.pods ?? []).filter((pod) => !pod.healthy).map((pod) => `${pod.namespace}/${workloadOfPod(pod)?.name ?? pod.name}`);
+  return new Set(failing).size;
 }
 
 function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>, query: Query): Gathered {
@@ -220,7 +259,7 @@ function gatherForArea(focus: Extract<Focus, { kind: 'namespace' | 'cluster' }>,
   // Nothing visibly fails, yet something was reported: the pod whose workload the words name best may say in its log.
   const hinted = focus.kind === 'namespace' && focus.hint ? podNamedBy(focus.hint, pods?.pods ?? []) : undefined;
   if (hinted) return gatherForPod({ namespace: hinted.namespace, name: hinted.name }, query, { focus }, { readHealthyLogs: true });
-  return { focus, notFound: 'no unhealthy pod or workload' };
+  return { focus, notFound: 'an unhealthy pod or workload' };
 }
 
 export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, query: Query): Gathered {
@@ -229,7 +268,7 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   if (workloadKind === 'Deployment') {
     const deployment = query.data('describe_deployment', { namespace, name });
     query.barrier();
-    if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}` };
+    if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}`, ...missingField({ kind: 'Deployment', namespace, name }, query.get('describe_deployment', { namespace, name })) };
     const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events };
     return followWorstPod(withDeployment, deployment.pods.pods, query);
   }
@@ -240,7 +279,7 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
     // A DaemonSet belongs on every node it tolerates: the nodes say where it runs that it should not, or not where it should.
     const nodes = workloadKind === 'DaemonSet' ? query.data('list_nodes', {}) : undefined;
     query.barrier();
-    if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}` };
+    if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}`, ...missingField({ kind: workloadKind, namespace, name }, query.get(tool, { namespace, name })) };
     const desired = listed.items.find((item) => item.name === name)?.desired ?? listed.details.pods.total;
     const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
     const daemonSet = nodes ? { daemonSet: { template: listed.details.template, nodes: nodes.nodes } } : {};
@@ -257,7 +296,7 @@ export function gatherForWorkload(focus: Extract<Focus, { kind: 'workload' }>, q
   }
   const job = query.data('list_jobs', { namespace, name: jobName });
   query.barrier();
-  if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}` };
+  if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}`, ...(jobName === name ? missingField({ kind: 'Job', namespace, name }, query.get('list_jobs', { namespace, name })) : {}) };
   // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
   const owner = job.jobs[0]?.owner;
   const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
@@ -374,7 +413,7 @@ function podGone(target: { namespace: string; name: string }, query: Query, know
   const prefix = POD_NAME_SUFFIX.exec(target.name)?.[1];
   const sibling = (pods?.pods ?? []).find((pod) => prefix !== undefined && pod.name.startsWith(`${prefix}-`));
   const workload = sibling ? workloadOfPod(sibling) : undefined;
-  if (!workload) return { ...known, notFound: `pod ${target.namespace}/${target.name}` };
+  if (!workload) return { ...known, notFound: `pod ${target.namespace}/${target.name}`, ...missingField({ kind: 'Pod', namespace: target.namespace, name: target.name, ...workloadsOf(target.namespace, pods?.pods) }, query.get('describe_pod', { namespace: target.namespace, name: target.name })) };
   return { ...gatherForWorkload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: target.namespace, name: workload.name }, query), replacedPod: target.name };
 }
 
@@ -382,14 +421,14 @@ function gatherForNode(name: string, query: Query, focus: Focus): Gathered {
   const node = query.data('list_nodes', { name })?.nodes[0];
   const pods = query.data('list_pods', { fieldSelector: `spec.nodeName=${name}` });
   query.barrier();
-  if (!node) return { focus, notFound: `node ${name}` };
+  if (!node) return { focus, notFound: `node ${name}`, ...missingField({ kind: 'Node', name }, query.get('list_nodes', { name })) };
   return { focus, node, workloadPods: pods?.pods ?? [] };
 }
 
 function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Query): Gathered {
   const service = query.data('describe_service', { namespace: focus.namespace, name: focus.name });
   query.barrier();
-  if (!service) return { focus, notFound: `Service ${focus.namespace}/${focus.name}` };
+  if (!service) return { focus, notFound: `Service ${focus.namespace}/${focus.name}`, ...missingField({ kind: 'Service', namespace: focus.namespace, name: focus.name }, query.get('describe_service', { namespace: focus.namespace, name: focus.name })) };
   // Pods match but some are not ready: the pods' own trouble is the cause, not the Service.
   const worst = pickWorstPod(service.pods.pods);
   if (worst && !worst.healthy) return gatherForPod({ namespace: worst.namespace, name: worst.name }, query, { focus, service });
@@ -404,7 +443,7 @@ function gatherForService(focus: Extract<Focus, { kind: 'service' }>, query: Que
 function gatherForAutoscaler(focus: Extract<Focus, { kind: 'autoscaler' }>, query: Query): Gathered {
   const autoscaler = query.data('list_horizontal_pod_autoscalers', { namespace: focus.namespace, name: focus.name })?.autoscalers[0];
   query.barrier();
-  if (!autoscaler) return { focus, notFound: `HorizontalPodAutoscaler ${focus.namespace}/${focus.name}` };
+  if (!autoscaler) return { focus, notFound: `HorizontalPodAutoscaler ${focus.namespace}/${focus.name}`, ...missingField({ kind: 'HorizontalPodAutoscaler', namespace: focus.namespace, name: focus.name }, query.get('list_horizontal_pod_autoscalers', { namespace: focus.namespace, name: focus.name })) };
   const kind = autoscaler.target.kind;
   if (!WORKLOAD_KINDS.includes(kind as WorkloadKind)) return { focus, autoscaler, notFound: `the ${kind} ${focus.namespace}/${autoscaler.target.name} that HorizontalPodAutoscaler ${focus.name} scales` };
   return { ...gatherForWorkload({ kind: 'workload', workloadKind: kind as WorkloadKind, namespace: focus.namespace, name: autoscaler.target.name }, query), autoscaler };

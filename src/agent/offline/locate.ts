@@ -5,6 +5,7 @@
  * inventory tools list: workloads, services, nodes and namespaces.
  */
 import type { PodSummaryData } from '../../tools/format/pod-status.ts';
+import type { Missing } from './absent.ts';
 
 export type WorkloadKind = 'Deployment' | 'StatefulSet' | 'DaemonSet' | 'Job' | 'CronJob';
 
@@ -17,10 +18,14 @@ export type Focus =
   | { kind: 'quota'; namespace: string; name: string }
   | { kind: 'autoscaler'; namespace: string; name: string }
   /** Something the report names that the cluster does not have. */
-  | { kind: 'absent'; objectKind: string; namespace?: string; name: string }
-  /** `hint`: the words that pointed here, to pick a pod by when nothing is visibly failing. */
-  | { kind: 'namespace'; namespace: string; hint?: string }
-  | { kind: 'cluster' };
+  | { kind: 'absent'; missing: Missing }
+  /**
+   * `hint`: the words that pointed here, to pick a pod by when nothing is visibly failing.
+   * `unmatched`: a person's words that named nothing the cluster has (the namespace came from elsewhere).
+   */
+  | { kind: 'namespace'; namespace: string; hint?: string; unmatched?: string }
+  /** `unmatched`: a person's words that named nothing the cluster has. */
+  | { kind: 'cluster'; unmatched?: string };
 
 /**
  * The labels of the object an alert is about. When Prometheus keeps the scrape target's
@@ -100,7 +105,7 @@ export function alertWords(alert: { labels: Record<string, string>; annotations:
 }
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
-const GENERIC_PARTS = new Set(['default', 'pool', 'node', 'nodes', 'prod', 'production', 'staging', 'dev', 'main', 'system', 'the', 'app', 'service', 'server']);
+export const GENERIC_PARTS = new Set(['default', 'pool', 'node', 'nodes', 'prod', 'production', 'staging', 'dev', 'main', 'system', 'the', 'app', 'service', 'server']);
 
 /** A named thing the inventory knows, which a sentence may mention. */
 export interface Candidate {
@@ -164,62 +169,6 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** Everyday hyphenated words that name nothing in a cluster ("crash-looping", "out-of-memory", "on-call"). */
-const EVERYDAY_PARTS = new Set(['crash', 'loop', 'looping', 'loops', 'out', 'of', 'memory', 'read', 'only', 'on', 'call', 'up', 'to', 'date', 'non', 'stop', 'follow', 're', 'time', 'built', 'in', 'e', 'mail', 'self', 'signed', 'auto', 'well', 'known', 'so', 'called', 'high', 'low', 'long', 'short', 'real', 'end', 'third', 'party', 'back', 'off', 'per', 'half', 'roll', 'rolled', 'log', 'in', 'sign', 'check', 'all', 'day', 'week', 'hour', 'minute', 'x', 'de', 'pre', 'post', 'co', 'anti', 'multi', 'cross', 'server', 'side', 'client', 'first', 'last', 'just', 'now', 'any', 'every', 'start', 'started']);
-
-/** The kinds a person names by their word: "node worker-9", "the payments namespace", "deployment api". */
-const KIND_WORDS: Record<string, string> = {
-  node: 'Node',
-  namespace: 'Namespace',
-  ns: 'Namespace',
-  deployment: 'Deployment',
-  deploy: 'Deployment',
-  statefulset: 'StatefulSet',
-  sts: 'StatefulSet',
-  daemonset: 'DaemonSet',
-  ds: 'DaemonSet',
-  cronjob: 'CronJob',
-  job: 'Job',
-  service: 'Service',
-  svc: 'Service',
-};
-
-export interface UnknownName {
-  name: string;
-  /** The kind the sentence gives it ("node x", "in x", "x namespace"), or undefined when it gives none. */
-  kind?: string;
-}
-
-/**
- * A name in the sentence that nothing in the inventory carries, nor begins: the person
- * named something that does not exist. A name is kebab-case with words of its own
- * (billing-worker; not v2-3 or api-2207), or any name right after or before a kind's word
- * ("node worker-9", "the shop-eu namespace"). After "in", a name is a namespace.
- */
-export function unknownName(text: string, known: readonly string[]): UnknownName | undefined {
-  const lower = text.toLowerCase();
-  const knownNames = known.map((name) => name.toLowerCase());
-  // A name the cluster has, or the start of one (a node's short name); without a kind word, also a pod of a known workload.
-  const isNamed = (token: string): boolean => knownNames.some((name) => name === token || name.startsWith(`${token}-`) || name.startsWith(`${token}.`));
-  const isKnown = (token: string): boolean => isNamed(token) || knownNames.some((name) => token.startsWith(`${name}-`));
-  const kindWords = Object.keys(KIND_WORDS).join('|');
-  for (const match of lower.matchAll(new RegExp(`\\b(${kindWords})\\s+([a-z0-9][a-z0-9.-]*[a-z0-9])\\b|\\b([a-z0-9][a-z0-9.-]*-[a-z0-9.-]*[a-z0-9])\\s+(${kindWords})\\b`, 'g'))) {
-    const token = match[2] ?? match[3]!;
-    const kind = KIND_WORDS[match[1] ?? match[4]!];
-    if (!KIND_WORDS[token] && !EVERYDAY_PARTS.has(token) && /[a-z]{3,}/.test(token) && /[-.\d]/.test(token) && !(kind === 'Namespace' || kind === 'Node' ? isNamed(token) : isKnown(token))) return { name: token, ...(kind ? { kind } : {}) };
-  }
-  for (const match of lower.matchAll(/\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b/g)) {
-    const token = match[0];
-    // A version or a ticket (v2-3, api-2207) is no name; a name has a word of its own.
-    const words = token.split('-').filter((part) => /^[a-z]{2,}$/.test(part));
-    if (words.length < 2 || !words.some((part) => part.length >= 3 && !EVERYDAY_PARTS.has(part))) continue;
-    if (isKnown(token)) continue;
-    const before = lower.slice(0, match.index).trimEnd();
-    return { name: token, ...(/\bin$/.test(before) ? { kind: 'Namespace' } : {}) };
-  }
-  return undefined;
 }
 
 /** Namespaces the sentence names outright. */

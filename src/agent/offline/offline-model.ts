@@ -10,12 +10,14 @@ import type { DiagnosisInput } from '../diagnosis.ts';
 import type { Model, ModelRequest, ModelTurn, ToolCall } from '../model.ts';
 import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
 import { followChain, lookAcrossNamespace } from './chain.ts';
+import { culpritOfMissing, diagnoseMissing } from './absent.ts';
+import { confidenceWithoutMatch, describeUnmatched } from './unmatched.ts';
 import { classifyCase, type Finding } from './classify.ts';
 import { gatherCase, type Case } from './gather.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import type { Focus } from './locate.ts';
 import { NeedsAnswers, Query } from './query.ts';
-import { historyOf, latestChange, proposeRollback, relevantChanges, type Rollback } from './remediation.ts';
+import { historyOf, latestChange, proposeRollback, relevantChanges, rollbackSentence, type Rollback } from './remediation.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -57,22 +59,26 @@ function turn(text: string, calls: ToolCall[]): ModelTurn {
 
 function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; rollback: Rollback | undefined; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
   const { gathered, finding } = input;
+  if (!finding && gathered?.missing) return diagnoseMissing(gathered.missing);
   const culprit = culpritOf(gathered, finding);
-  const label = culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`;
+  const label = culprit ? (culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`) : 'The cluster';
+  const unmatched = gathered && (gathered.focus.kind === 'cluster' || gathered.focus.kind === 'namespace') ? gathered.focus.unmatched : undefined;
   if (!gathered || !finding) {
-    if (gathered?.notFound) {
+    const area = gathered?.focus.kind === 'namespace' || gathered?.focus.kind === 'cluster' || !gathered;
+    if (gathered?.notFound && !area) {
       return {
         category: 'no-issue',
-        culprit,
-        summary: `${label}: not found. The cluster has no ${gathered.notFound}, so nothing was diagnosed in its place; check the name and the namespace (it may have been renamed or deleted).`,
-        evidence: [`not found: ${gathered.notFound} does not exist in the cluster`],
+        ...(culprit ? { culprit } : {}),
+        summary: `${label}: the investigation could not find ${gathered.notFound}, so nothing was diagnosed in its place; check the name and the namespace (it may have been renamed or deleted).`,
+        evidence: [`not found: ${gathered.notFound}`],
         confidence: 'low',
       };
     }
+    const words = unmatched === undefined ? '' : `${describeUnmatched(unmatched)} `;
     return {
       category: 'no-issue',
-      culprit,
-      summary: `${label}: the investigation found no failing pod, workload or node to explain it; nothing observed is failing now.`,
+      ...(culprit ? { culprit } : {}),
+      summary: culprit ? `${words}${label}: the investigation found no failing pod, workload or node; nothing observed is failing now.` : `${words}Nothing in the cluster is failing now: the investigation found no failing pod, workload or node.`,
       evidence: ['no unhealthy pod, workload or node was found'],
       confidence: 'low',
     };
@@ -88,22 +94,26 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
     sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
   }
   const { rollback } = input;
-  if (rollback) sentences.push(`Proposed remediation: roll ${label} back with rollout_undo to revision ${rollback.toRevision}, before that change.`);
+  const remediation = rollback ? rollbackSentence({ label, rollback, result: input.investigation.resultOf(rollback.tool, rollback.args) }) : undefined;
+  if (remediation) sentences.push(remediation);
   const injections = findInjectionAttempts(input.investigation);
   if (injections.length > 0) {
     sentences.push('Some cluster data contained instructions addressed to an automated agent; they were treated as data and not followed.');
     evidence.push(...injections.map((line) => `ignored instruction-like text in cluster data: ${line}`));
   }
+  // Words that named nothing: what fails is reported, but it may not be what the person meant.
+  const confidence = unmatched === undefined ? finding.confidence : confidenceWithoutMatch(finding.confidence, gathered.failingWorkloads ?? 0);
+  if (unmatched !== undefined) sentences.unshift(`${describeUnmatched(unmatched)} What fails ${gathered.focus.kind === 'namespace' ? `in namespace ${gathered.focus.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`);
   return {
     category: finding.category,
-    culprit,
+    ...(culprit ? { culprit } : {}),
     summary: sentences.join(' ').slice(0, 4000),
     evidence: dedupe(evidence).slice(0, 20).map((line) => line.slice(0, 1000)),
-    confidence: finding.confidence,
+    confidence,
   };
 }
 
-function culpritOf(gathered: Case | undefined, finding: Finding | undefined): DiagnosisInput['culprit'] {
+function culpritOf(gathered: Case | undefined, finding: Finding | undefined): DiagnosisInput['culprit'] | undefined {
   if (finding?.category === 'node-failure') {
     const node = gathered?.node?.name ?? finding.nodeName;
     if (node) return { kind: 'Node', name: node };
@@ -113,7 +123,8 @@ function culpritOf(gathered: Case | undefined, finding: Finding | undefined): Di
   return focusCulprit(gathered?.focus);
 }
 
-function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] {
+/** The object the focus names; none for the whole cluster (it is no object a person can act on). */
+function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] | undefined {
   switch (focus?.kind) {
     case 'pod':
       return { kind: 'Pod', namespace: focus.namespace, name: focus.name };
@@ -130,11 +141,11 @@ function focusCulprit(focus: Focus | undefined): DiagnosisInput['culprit'] {
     case 'quota':
       return { kind: 'ResourceQuota', namespace: focus.namespace, name: focus.name };
     case 'absent':
-      return { kind: focus.objectKind, ...(focus.namespace ? { namespace: focus.namespace } : {}), name: focus.name };
+      return culpritOfMissing(focus.missing);
     case 'namespace':
       return { kind: 'Namespace', name: focus.namespace };
     default:
-      return { kind: 'Cluster', name: 'cluster' };
+      return undefined;
   }
 }
 
