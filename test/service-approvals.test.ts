@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { openDatabase } from '../src/store/database.ts';
-import { createInvestigatingModel, startTestApp, type TestApp } from './helpers/service-app.ts';
+import { createGate, createInvestigatingModel, startTestApp, type TestApp } from './helpers/service-app.ts';
 
 const undo = { id: 'call-undo', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } };
 
@@ -164,4 +164,55 @@ test('a run holds at most the configured number of actions; the model is told wh
   const audit = (await app.call({ method: 'GET', url: `/v1/runs/${runId}/audit` })).json() as { type: string; payload: Record<string, unknown> }[];
   const refused = audit.find((event) => event.type === 'gate-decision' && event.payload.decision === 'refuse');
   assert.match(String(refused?.payload.reason), /already asked a person to approve 3 action/);
+});
+
+test('a held action is put to a person with the diagnosis: the awaiting run shows it, the action its reason and diff; approved, the summary says what was done', async (t) => {
+  const { call, waitForRun, recording, runId, actionId } = await startHeldRun(t);
+  const held = (await call({ method: 'GET', url: `/v1/runs/${runId}` })).json() as { status: string; diagnosis?: { category: string; summary: string; evidence: string[]; actions: { id: string }[] }; actions: Record<string, unknown>[] };
+  assert.equal(held.status, 'awaiting_approval');
+  assert.equal(held.diagnosis?.category, 'bad-credentials');
+  assert.deepEqual(held.diagnosis?.evidence, ['previous log: FATAL: password authentication failed for user "checkout"']);
+  assert.match(held.diagnosis?.summary ?? '', new RegExp(`Awaiting a person's approval: rolling back Deployment staging/checkout-api .*\\(action ${actionId}\\)\\.$`));
+  const action = held.actions[0]!;
+  assert.match(String(action.reason), /^For the diagnosis \(bad-credentials, high confidence\): checkout-api crash-loops since revision 4/);
+  assert.deepEqual(action.diff, ['rollout_undo staging/checkout-api: app: image shop/checkout:1.5.0 → shop/checkout:1.4.2']);
+  assert.ok(action.expiresAt);
+  assert.deepEqual(recording.executed, [], 'nothing ran: the dry run alone was sent');
+
+  // The listing of runs awaiting approval carries the same held action.
+  const listed = (await call({ method: 'GET', url: '/v1/runs?status=awaiting_approval' })).json() as { runs: { id: string; actions: Record<string, unknown>[] }[] };
+  const listedAction = listed.runs.find((run) => run.id === runId)?.actions[0];
+  assert.equal(listedAction?.reason, action.reason);
+  assert.deepEqual(listedAction?.diff, action.diff);
+
+  assert.equal((await call({ method: 'POST', url: `/v1/runs/${runId}/actions/${actionId}/approve`, scope: 'approve', body: { by: 'alice', reason: 'rollback is safe' } })).statusCode, 200);
+  const run = (await waitForRun(runId)) as { status: string; diagnosis?: { summary: string }; actions: Record<string, unknown>[] };
+  assert.equal(run.status, 'completed');
+  assert.deepEqual(recording.executed, ['rollout_undo staging/checkout-api']);
+  assert.equal(run.actions[0]?.status, 'executed');
+  assert.equal(run.actions[0]?.reason, action.reason, 'the reason it was asked for stays');
+  assert.equal(run.actions[0]?.decisionReason, 'rollback is safe');
+  assert.match(run.diagnosis?.summary ?? '', /Rolled back Deployment staging\/checkout-api \(approved by alice \(approve#[0-9a-f]{8}\)\)\.$/);
+  assert.doesNotMatch(run.diagnosis?.summary ?? '', /Awaiting/);
+
+  const audit = (await call({ method: 'GET', url: `/v1/runs/${runId}/audit` })).json() as { type: string; payload: Record<string, unknown> }[];
+  const types = audit.map((event) => event.type);
+  const order = ['gate-decision', 'approval-requested', 'run-parked', 'approval', 'run-resumed', 'tool-result', 'diagnosis', 'run-finished'].map((type) => types.indexOf(type));
+  assert.deepEqual([...order].sort((left, right) => left - right), order, types.join(' '));
+  assert.deepEqual(audit.find((event) => event.type === 'approval-requested')?.payload.diff, action.diff);
+});
+
+test('an action held while the run still investigates cannot be decided yet: 409 says it is put to a person with the diagnosis', async (t) => {
+  const gate = createGate();
+  const model = createInvestigatingModel({ firstCalls: [undo] });
+  const app = await startTestApp(t, { model: { name: model.name, createTurn: async (request) => (request.transcript.length > 1 ? (await gate.wait(), model.createTurn(request)) : model.createTurn(request)) }, actNamespaces: ['staging'] });
+  const runId = (await app.call({ method: 'POST', url: '/v1/incidents', scope: 'ingestAct', body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging', rung: 'ACT' } })).json().id as string;
+  const running = await app.waitForRun(runId, (run) => (run.actions as unknown[]).length > 0);
+  assert.equal(running.status, 'running');
+  const actionId = (running.actions as { id: string }[])[0]!.id;
+  const early = await app.call({ method: 'POST', url: `/v1/runs/${runId}/actions/${actionId}/approve`, scope: 'approve' });
+  assert.equal(early.statusCode, 409);
+  assert.match(early.json().message, /not yet put to a person/);
+  gate.open();
+  assert.equal((await app.waitForRun(runId, (run) => run.status === 'awaiting_approval')).status, 'awaiting_approval');
 });

@@ -4,9 +4,16 @@
  * turn's other calls were answered before it parked; the held ones are answered when the
  * run resumes with their decisions. `activeMs` is the time the run spent working, so the
  * deadline never counts the time spent waiting for a person.
+ *
+ * A run parks once the model has submitted its diagnosis and its held actions are put to
+ * a person (`diagnosed`): `turn` is then the submitting turn, and resuming runs the decided
+ * actions and ends the run with that diagnosis. A checkpoint without `diagnosed` was taken
+ * mid-investigation (as earlier versions parked): resuming answers the turn's held calls
+ * and the investigation goes on.
  */
 import { z } from 'zod';
 import type { ToolResult } from '../tools/tool.ts';
+import type { DiagnosisInput } from './diagnosis.ts';
 import type { ToolCall, TokenUsage, TranscriptEntry } from './model.ts';
 
 export interface ToolCallRecord {
@@ -44,6 +51,11 @@ export interface RunCheckpoint {
     /** submit_diagnosis calls made in the same turn, handled once the held calls are answered. */
     submissions: ToolCall[];
   };
+  /** Set when the run parked after its diagnosis: the diagnosis, and the call that made each held action. */
+  diagnosed?: {
+    diagnosis: DiagnosisInput;
+    held: { actionId: string; call: ToolCall }[];
+  };
 }
 
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), input: z.unknown() });
@@ -64,6 +76,12 @@ const checkpointSchema = z.object({
     heldActionIds: z.array(z.string()).min(1),
     submissions: z.array(toolCallSchema),
   }),
+  diagnosed: z
+    .object({
+      diagnosis: z.looseObject({ category: z.string(), summary: z.string(), evidence: z.array(z.string()), confidence: z.string() }),
+      held: z.array(z.object({ actionId: z.string(), call: toolCallSchema })).min(1),
+    })
+    .optional(),
 });
 
 export class CheckpointError extends Error {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createInMemoryApprovalBroker, type ApprovalBroker } from '../gate/approvals.ts';
+import { createInMemoryApprovalBroker, type ApprovalBroker, type HeldAction } from '../gate/approvals.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import { createRecordingTools, createScriptedModel, demoDiagnosis, unusedCluster } from '../../test/helpers/fake-tools.ts';
@@ -69,35 +69,35 @@ test('holds a write call at ACT until approved, then runs it', async () => {
   assert.equal(outcome.toolCalls[0]?.action, 'executed');
 });
 
-test('a rejected or expired held action never runs, and the model is told', async () => {
+test('a rejected or expired held action never runs; its call is answered with why, and the summary says so', async () => {
   for (const decide of ['reject', 'expire'] as const) {
     const approvals = createInMemoryApprovalBroker({
-      onHeld: (action) => setImmediate(() => (decide === 'reject' ? approvals.decide(action.actionId, { decision: 'rejected', by: 'bob' }) : undefined)),
+      onHeld: (action) => setImmediate(() => (decide === 'reject' ? approvals.decide(action.actionId, { decision: 'rejected', by: 'bob', reason: 'not during the sale' }) : undefined)),
     });
-    const { recording, model, run } = setup({ turns: [[undo], [submit()]], rung: 'ACT', policy: { actNamespaces: ['staging'] }, approvals });
-    const limitsApprovalTtl = decide === 'expire';
-    if (limitsApprovalTtl) {
-      // An approval window of zero: the action expires as soon as it is held.
-      const outcome = await runAgent({
-        runId: 'run-expire',
-        trigger: { kind: 'incident', text: 'x' },
-        rung: 'ACT',
-        model,
-        registry: createToolRegistry(recording.tools),
-        cluster: unusedCluster,
-        policy: { actNamespaces: ['staging'] },
-        approvals,
-        audit: createMemoryRunAudit(),
-        limits: { maxSteps: 4, tokenBudget: 100_000, timeoutMs: 10_000, approvalTtlMs: 0, toolOutputBytes: 8192 },
-      });
-      assert.equal(outcome.diagnosis?.actions[0]?.status, 'expired');
-    } else {
-      const outcome = await run();
-      assert.equal(outcome.diagnosis?.actions[0]?.status, 'rejected');
-    }
+    const recording = createRecordingTools();
+    const audit = createMemoryRunAudit();
+    const outcome = await runAgent({
+      runId: `run-${decide}`,
+      trigger: { kind: 'incident', text: 'x' },
+      rung: 'ACT',
+      model: createScriptedModel([[undo], [submit()]]),
+      registry: createToolRegistry(recording.tools),
+      cluster: unusedCluster,
+      policy: { actNamespaces: ['staging'] },
+      approvals,
+      audit,
+      // An approval window of zero: the action expires as soon as it is put to a person.
+      limits: { maxSteps: 4, tokenBudget: 100_000, timeoutMs: 10_000, approvalTtlMs: decide === 'expire' ? 0 : 10_000, toolOutputBytes: 8192 },
+    });
+    assert.equal(outcome.status, 'completed');
+    assert.equal(outcome.diagnosis?.actions[0]?.status, decide === 'reject' ? 'rejected' : 'expired');
     assert.deepEqual(recording.executed, []);
-    const told = model.requests[1]!.transcript.at(-1);
-    assert.match(told?.role === 'tool-results' ? told.results[0]!.result.content : '', /Not executed/);
+    const result = audit.events.find((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo');
+    assert.match(String(result?.payload.content), /Not executed/);
+    assert.match(
+      outcome.diagnosis?.summary ?? '',
+      decide === 'reject' ? /Not done: rolling back Deployment staging\/checkout-api .*was rejected by bob: not during the sale\.$/ : /Not done: rolling back .* expired without a decision/,
+    );
   }
 });
 
@@ -240,4 +240,92 @@ test('the budget check estimates the next turn from the last one and its growth'
   // 20k then 30k: the next is estimated at 40k.
   assert.equal(tokenBudgetNearlyUsed({ usage: turn(50_000), turns: [turn(20_000), turn(30_000)], limits }), undefined);
   assert.match(tokenBudgetNearlyUsed({ usage: turn(60_000), turns: [turn(20_000), turn(30_000)], limits }) ?? '', /estimated at 40000/);
+});
+
+test('at ACT a write called before the diagnosis is held, not run: the model goes on, and a person is asked only with the diagnosis, the reason and the diff', async () => {
+  const asked: HeldAction[] = [];
+  let modelTurnsWhenAsked = -1;
+  const approvals = createInMemoryApprovalBroker({
+    onHeld: (action) => {
+      asked.push(action);
+      modelTurnsWhenAsked = model.requests.length;
+      setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' }));
+    },
+  });
+  const recording = createRecordingTools();
+  const audit = createMemoryRunAudit();
+  const model = createScriptedModel([[undo], [submit()]]);
+  const outcome = await runAgent({
+    runId: 'run-held',
+    trigger: { kind: 'incident', text: 'checkout-api in staging keeps restarting' },
+    rung: 'ACT',
+    model,
+    registry: createToolRegistry(recording.tools),
+    cluster: unusedCluster,
+    policy: { actNamespaces: ['staging'] },
+    approvals,
+    audit,
+    limits: { maxSteps: 6, tokenBudget: 100_000, timeoutMs: 10_000, approvalTtlMs: 10_000, toolOutputBytes: 8192 },
+  });
+  assert.equal(outcome.status, 'completed');
+
+  // The model was told at once that its call is held for a person, with its diagnosis.
+  const told = model.requests[1]!.transcript.at(-1);
+  assert.match(told?.role === 'tool-results' ? told.results[0]!.result.content : '', /Held as action act-\w+: not run now\. Once you submit your diagnosis, it is put to a person together with the diagnosis/);
+
+  // The person was asked once, after the model's last turn, seeing what they decide on.
+  assert.equal(asked.length, 1);
+  assert.equal(modelTurnsWhenAsked, 2, 'asked only after the diagnosis was submitted');
+  const [held] = asked;
+  assert.equal(held?.diagnosis?.summary, demoDiagnosis.summary);
+  assert.deepEqual(held?.diagnosis?.evidence, demoDiagnosis.evidence);
+  assert.equal(held?.diagnosis?.culprit, 'Deployment/staging/checkout-api');
+  assert.match(held?.reason ?? '', /^For the diagnosis \(bad-credentials, high confidence\): checkout-api crash-loops since revision 4/);
+  assert.deepEqual(held?.diff, ['rollout_undo staging/checkout-api: app: image shop/checkout:1.5.0 → shop/checkout:1.4.2']);
+
+  // Approved, it ran, and the summary says what was done rather than what was proposed.
+  assert.deepEqual(recording.executed, ['rollout_undo staging/checkout-api']);
+  assert.equal(outcome.diagnosis?.actions[0]?.status, 'executed');
+  assert.deepEqual(outcome.diagnosis?.actions[0]?.diff, held?.diff);
+  assert.equal(outcome.diagnosis?.summary, `${demoDiagnosis.summary} Rolled back Deployment staging/checkout-api (approved by alice).`);
+  assert.equal(outcome.toolCalls[0]?.action, 'executed', 'the trail follows the action');
+
+  // Every step audited, in order: the hold, the diagnosis turn, the request to a person, the decision, the result.
+  const types = audit.events.map((event) => event.type);
+  assert.deepEqual(types, ['model-request', 'model-response', 'tool-call', 'gate-decision', 'model-request', 'model-response', 'approval-requested', 'approval', 'tool-result', 'diagnosis', 'run-finished']);
+  assert.match(String(audit.events[3]?.payload.told), /^Held as action/);
+});
+
+test('a held action whose dry run fails is not put to a person: it fails, and the summary says why', async () => {
+  const recording = createRecordingTools();
+  const undoTool = recording.tools.find((tool) => tool.name === 'rollout_undo');
+  assert.ok(undoTool && undoTool.risk !== 'read');
+  undoTool.dryRun = async () => ({ ok: false, error: 'conflict', content: 'conflict: the Deployment changed meanwhile' });
+  const approvals = createInMemoryApprovalBroker({ onHeld: () => assert.fail('nobody is asked about an action whose dry run failed') });
+  const outcome = await runAgent({
+    runId: 'run-dry-run-fails',
+    trigger: { kind: 'incident', text: 'x' },
+    rung: 'ACT',
+    model: createScriptedModel([[undo], [submit()]]),
+    registry: createToolRegistry(recording.tools),
+    cluster: unusedCluster,
+    policy: { actNamespaces: ['staging'] },
+    approvals,
+    audit: createMemoryRunAudit(),
+    limits: { maxSteps: 6, tokenBudget: 100_000, timeoutMs: 10_000, approvalTtlMs: 10_000, toolOutputBytes: 8192 },
+  });
+  assert.equal(outcome.status, 'completed');
+  assert.equal(outcome.actions[0]?.status, 'failed');
+  assert.deepEqual(recording.executed, []);
+  assert.match(outcome.diagnosis?.summary ?? '', /Not done: rolling back Deployment staging\/checkout-api .*failed: Not put to a person: the server-side dry run .* failed/);
+});
+
+test('a held action of a run that ends without a diagnosis is never put to a person: it expires', async () => {
+  const approvals = createInMemoryApprovalBroker({ onHeld: () => assert.fail('nobody is asked without a diagnosis') });
+  const { recording, run } = setup({ turns: [[undo], 'still thinking', 'still thinking'], rung: 'ACT', policy: { actNamespaces: ['staging'] }, approvals, maxSteps: 3 });
+  const outcome = await run();
+  assert.equal(outcome.status, 'failed');
+  assert.deepEqual(recording.executed, []);
+  assert.equal(outcome.actions[0]?.status, 'expired');
+  assert.match(outcome.actions[0]?.decisionReason ?? '', /never put to a person/);
 });

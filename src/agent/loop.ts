@@ -5,10 +5,14 @@
  * otherwise, as a failed run with the reason. The loop never throws for the model's or a
  * tool's failure; it returns the outcome.
  *
- * Without an approval broker, a turn that holds an action for a person's approval ends
- * the loop as `parked`, with a checkpoint; `resume` starts it again from that checkpoint
- * once every held action is decided (or expired), and the time spent parked does not
- * count toward the deadline.
+ * A write the gate holds for a person's approval is not put to anyone mid-investigation:
+ * the model is told it will be, with its diagnosis, and goes on. Once the model submits a
+ * valid diagnosis, the held actions are dry-run and put to a person with the diagnosis,
+ * their reason and their diff (held-actions.ts); approved ones run, and the summary says
+ * what became of each (action-outcomes.ts). With a broker (the CLI) the loop waits for the
+ * decisions; without one (the service) it ends as `parked`, with the diagnosis and a
+ * checkpoint, and `resume` finishes the run from it once every held action is decided (or
+ * expired). The time spent parked does not count toward the deadline.
  */
 import { z } from 'zod';
 import type { ApprovalBroker } from '../gate/approvals.ts';
@@ -18,7 +22,9 @@ import type { Cluster } from '../cluster/cluster.ts';
 import { createRunReadCache } from '../cluster/read-cache.ts';
 import type { ToolResult, ToolSpec } from '../tools/tool.ts';
 import { canonicalJson } from '../audit/canonical-json.ts';
-import { diagnosisInputSchema, type Action, type Diagnosis } from './diagnosis.ts';
+import { summaryWithOutcomes } from './action-outcomes.ts';
+import { diagnosisInputSchema, type Action, type Diagnosis, type DiagnosisInput } from './diagnosis.ts';
+import { askBroker, expireUnasked, followAction, prepareApprovals } from './held-actions.ts';
 import { addUsage, ModelError, runRetryDelayMs, ZERO_USAGE, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TokenUsage, type TranscriptEntry } from './model.ts';
 import type { RunCheckpoint, ToolCallRecord } from './checkpoint.ts';
 import type { AgentObserver } from './observer.ts';
@@ -26,7 +32,7 @@ import { buildSystemPrompt, SUBMIT_DIAGNOSIS_TOOL } from './prompt.ts';
 import type { RunAudit } from './run-audit.ts';
 import { deadlinePassed, isLastStep, stepCapReached, tokenBudgetExceeded, tokenBudgetNearlyUsed, wasAborted, type LoopLimits } from './stop-conditions.ts';
 import { directTurn, trimOldestToolResults } from './stop-reasons.ts';
-import { executeToolCall, isLeftHeld, resumeHeldCall, type CallEnvironment } from './tool-calls.ts';
+import { executeToolCall, resumeHeldCall, type CallEnvironment } from './tool-calls.ts';
 import { describeTrigger, type Trigger } from './trigger.ts';
 
 export interface RunAgentInput {
@@ -37,7 +43,7 @@ export interface RunAgentInput {
   registry: ToolRegistry;
   cluster: Cluster;
   policy: LadderPolicy;
-  /** Waits for a person's decision on a held action (the CLI); absent, a held action parks the run (the service). */
+  /** Waits for a person's decision on a held action (the CLI); absent, held actions park the run once it is diagnosed (the service). */
   approvals?: ApprovalBroker;
   audit: RunAudit;
   /** maxHeldActions: how many actions one run may hold for approval (default 3). */
@@ -58,7 +64,7 @@ export type { ToolCallRecord } from './checkpoint.ts';
 export const DEFAULT_MAX_HELD_ACTIONS = 3;
 
 export interface RunOutcome {
-  /** parked: an action awaits a person's decision; `checkpoint` holds what resuming needs. */
+  /** parked: an action awaits a person's decision; `checkpoint` holds what resuming needs, `diagnosis` what the person reads. */
   status: 'completed' | 'failed' | 'parked';
   checkpoint?: RunCheckpoint;
   diagnosis?: Diagnosis;
@@ -112,6 +118,8 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     audit,
     observer,
     actions,
+    heldCalls: new Map(checkpoint?.diagnosed?.held.map(({ actionId, call }) => [actionId, call]) ?? []),
+    writeData: new Map(),
   };
   const system = buildSystemPrompt();
   const tools = [...registry.specs(), submitDiagnosisSpec];
@@ -121,37 +129,30 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   let mustSubmit: string | undefined;
   let step = 0;
 
+  const markAnswered = (call: ToolCall, result: ToolResult): void => followAction({ toolCalls, actions, call, result });
+
+  /** The submitted diagnosis with the run's actions, its summary saying what became of the held ones. */
+  const withActions = (diagnosis: DiagnosisInput): Diagnosis => ({
+    ...diagnosis,
+    summary: summaryWithOutcomes(diagnosis.summary, actions, (actionId) => environment.writeData.get(actionId)),
+    actions,
+  });
+
   const finish = (outcome: Omit<RunOutcome, 'usage' | 'steps' | 'toolCalls' | 'actions'>): RunOutcome => {
     clearTimeout(timeout);
+    expireUnasked(environment, markAnswered);
     if (outcome.diagnosis) audit.record('diagnosis', { diagnosis: outcome.diagnosis });
     audit.record('run-finished', { status: outcome.status, ...(outcome.reason ? { reason: outcome.reason } : {}), steps: step, usage });
     return { ...outcome, usage, steps: step, toolCalls, actions };
   };
 
-  /** The turn's calls are answered: park on a held action, finish on a valid submission, or go on. */
-  const concludeTurn = (turn: ConcludedTurn): RunOutcome | undefined => {
+  /** The turn's calls are answered: settle on a valid submission, or go on. */
+  const concludeTurn = async (turn: ConcludedTurn): Promise<RunOutcome | undefined> => {
     const { results, submissions, forcedBy, note } = turn;
-    const heldActionIds = results.filter(({ result }) => isLeftHeld(result, environment)).map(({ result }) => result.actionId as string);
-    if (heldActionIds.length > 0) {
-      clearTimeout(timeout);
-      const parked: RunCheckpoint = {
-        version: 1,
-        step,
-        forced: forcedBy !== undefined,
-        ...(forcedBy ? { forcedBy } : {}),
-        ...(note ? { note } : {}),
-        usage,
-        activeMs: activeBefore + (performance.now() - started),
-        transcript: [...transcript],
-        toolCalls: [...toolCalls],
-        turn: { results, heldActionIds, submissions },
-      };
-      return { status: 'parked', checkpoint: parked, usage, steps: step, toolCalls, actions };
-    }
     const submission = submissions[0];
     if (submission) {
       const parsed = diagnosisInputSchema.safeParse(submission.input);
-      if (parsed.success) return finish({ status: 'completed', diagnosis: { ...parsed.data, actions } });
+      if (parsed.success) return settleDiagnosis(parsed.data, turn);
       const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
       if (forcedBy) return finish({ status: 'failed', reason: `the diagnosis submitted when it had to be (${forcedBy}) is invalid: ${problems}` });
       for (const call of submissions) {
@@ -163,6 +164,57 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     return undefined;
   };
 
+  /**
+   * The model submitted a valid diagnosis: its held actions are now put to a person, with it.
+   * With a broker the decisions are awaited here and the run completes; without one the run
+   * parks with the diagnosis and a checkpoint.
+   */
+  const settleDiagnosis = async (diagnosis: DiagnosisInput, turn: ConcludedTurn): Promise<RunOutcome> => {
+    const pending = actions.filter((action) => action.status === 'awaiting_approval' && environment.heldCalls.has(action.id));
+    if (pending.length > 0) await prepareApprovals({ pending, diagnosis, environment, onAnswered: markAnswered });
+    const asked = pending.filter((action) => action.status === 'awaiting_approval');
+    if (asked.length > 0 && !input.approvals) {
+      clearTimeout(timeout);
+      const parked: RunCheckpoint = {
+        version: 1,
+        step,
+        forced: turn.forcedBy !== undefined,
+        ...(turn.forcedBy ? { forcedBy: turn.forcedBy } : {}),
+        ...(turn.note ? { note: turn.note } : {}),
+        usage,
+        activeMs: activeBefore + (performance.now() - started),
+        transcript: [...transcript],
+        toolCalls: [...toolCalls],
+        turn: { results: turn.results, heldActionIds: asked.map((action) => action.id), submissions: turn.submissions },
+        diagnosed: { diagnosis, held: asked.map((action) => ({ actionId: action.id, call: environment.heldCalls.get(action.id) as ToolCall })) },
+      };
+      return { status: 'parked', checkpoint: parked, diagnosis: withActions(diagnosis), usage, steps: step, toolCalls, actions };
+    }
+    if (asked.length > 0) {
+      // A person's time to decide does not count toward the run's deadline (as a parked run's does not); each action has its own.
+      clearTimeout(timeout);
+      await askBroker({ actions: asked, diagnosis, environment, onAnswered: markAnswered });
+    }
+    return finish({ status: 'completed', diagnosis: withActions(diagnosis) });
+  };
+
+  /** A run parked after its diagnosis: its decided actions run (or not), and it completes with that diagnosis. */
+  const resumeDiagnosed = async (parked: RunCheckpoint, diagnosed: NonNullable<RunCheckpoint['diagnosed']>): Promise<RunOutcome> => {
+    const heldIds = diagnosed.held.map(({ actionId }) => actionId);
+    audit.record('run-resumed', { step: parked.step, activeMs: Math.round(parked.activeMs), actions: actions.filter((action) => heldIds.includes(action.id)).map((action) => ({ id: action.id, status: action.status })) });
+    const diagnosis = diagnosisInputSchema.safeParse(diagnosed.diagnosis);
+    for (const { actionId, call } of diagnosed.held) {
+      const action = actions.find((candidate) => candidate.id === actionId);
+      if (!action) continue;
+      if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
+      // A stored diagnosis that no longer reads as one runs nothing.
+      if (!diagnosis.success && action.status === 'approved') Object.assign(action, { status: 'expired', decisionReason: 'the stored diagnosis could not be read' });
+      markAnswered(call, await resumeHeldCall(call, action, environment));
+    }
+    if (!diagnosis.success) return finish({ status: 'failed', reason: `cannot resume the run: the stored diagnosis is invalid: ${diagnosis.error.issues[0]?.message ?? 'unknown'}` });
+    return finish({ status: 'completed', diagnosis: withActions(diagnosis.data) });
+  };
+
   /** A parked turn's held calls, answered with their decisions; then the turn concludes as any other. */
   const resumeTurn = async (parked: RunCheckpoint): Promise<RunOutcome | undefined> => {
     audit.record('run-resumed', { step: parked.step, activeMs: Math.round(parked.activeMs), actions: actions.filter((action) => parked.turn.heldActionIds.includes(action.id)).map((action) => ({ id: action.id, status: action.status })) });
@@ -170,7 +222,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       parked.turn.results.map(async ({ call, result }) => {
         const action = result.actionId && parked.turn.heldActionIds.includes(result.actionId) ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
         if (!action) return { call, result };
-        if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', reason: 'no decision was recorded before the run resumed' });
+        if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
         const answer = await resumeHeldCall(call, action, environment);
         const record = toolCalls.find((candidate) => candidate.id === call.id && candidate.step === parked.step);
         if (record) Object.assign(record, { ok: answer.ok, action: action.status, bytes: Buffer.byteLength(answer.content), ...(answer.ok ? {} : { error: answer.error }) });
@@ -183,6 +235,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   try {
     if (checkpoint) {
       step = checkpoint.step;
+      if (checkpoint.diagnosed) return await resumeDiagnosed(checkpoint, checkpoint.diagnosed);
       const outcome = await resumeTurn(checkpoint);
       if (outcome) return outcome;
     }
@@ -248,7 +301,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       const others = turn.calls.filter((call) => call.name !== SUBMIT_DIAGNOSIS_TOOL);
       const results = await Promise.all(
         others.map(async (call) => {
-          const result = await answerCall({ call, step, answered, environment });
+          const result = await answerCall({ call, step, answered, environment, ...(turn.text ? { statedReason: turn.text } : {}) });
           const risk = registry.get(call.name)?.risk ?? 'unknown';
           const action = result.actionId ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
           toolCalls.push({
@@ -266,7 +319,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         }),
       );
 
-      const concluded = concludeTurn({ results, submissions, ...(forcedBy ? { forcedBy } : {}), ...(note ? { note } : {}) });
+      const concluded = await concludeTurn({ results, submissions, ...(forcedBy ? { forcedBy } : {}), ...(note ? { note } : {}) });
       if (concluded) return concluded;
     }
   } catch (error) {
@@ -310,6 +363,8 @@ async function answerCall(input: {
   step: number;
   answered: Map<string, { step: number; callId: string; result: ToolResult }>;
   environment: CallEnvironment;
+  /** What the model said in the turn: a held action's reason. */
+  statedReason?: string;
 }): Promise<ToolResult> {
   const key = `${input.call.name} ${canonicalJson(input.call.input ?? {})}`;
   const previous = input.answered.get(key);
@@ -318,7 +373,7 @@ async function answerCall(input: {
     input.environment.audit.record('tool-call', { callId: input.call.id, tool: input.call.name, args: input.call.input, repeatOf: previous.callId });
     return previous.result.ok ? { ...previous.result, content: note } : { ...previous.result, content: `${note} It failed: ${previous.result.content}` };
   }
-  const result = await executeToolCall(input.call, input.environment);
+  const result = await executeToolCall(input.call, input.environment, input.statedReason ? { statedReason: input.statedReason } : {});
   // Write calls are never cached: a second proposal of the same action is still a decision to record.
   if (input.environment.registry.get(input.call.name)?.risk === 'read') {
     input.answered.set(key, { step: input.step, callId: input.call.id, result });

@@ -1,8 +1,9 @@
 /**
  * Parking and resuming a run, with the real offline engine reading the real mock cluster:
- * a held rollback parks the run with a checkpoint that goes through JSON (as the store
- * keeps it), and the run resumed from it with a decision ends as an uninterrupted run
- * would, with the write run only when approved.
+ * a held rollback is put to a person only with the diagnosis, so the run parks once it is
+ * diagnosed, with a checkpoint that goes through JSON (as the store keeps it); the run
+ * resumed from it with a decision ends as an uninterrupted run would, with the write run
+ * only when approved and the summary saying what became of it.
  */
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
@@ -47,16 +48,28 @@ async function revisionOf(mock: Awaited<ReturnType<typeof startMockCluster>>): P
   return deployment.metadata?.annotations?.['deployment.kubernetes.io/revision'];
 }
 
-test('without a broker a held rollback parks the run: a checkpoint, no diagnosis yet, nothing written', async (t) => {
-  const { mock, parked } = await startRun(t);
+test('without a broker a held rollback parks the run once it is diagnosed: the diagnosis, the reason and the diff to decide on, nothing written', async (t) => {
+  const { mock, parked, audit } = await startRun(t);
   assert.equal(parked.status, 'parked');
   assert.ok(parked.checkpoint);
-  assert.equal(parked.diagnosis, undefined);
+  assert.equal(parked.diagnosis?.category, 'bad-credentials');
+  assert.match(parked.diagnosis?.summary ?? '', /Awaiting a person's approval: rolling back Deployment staging\/checkout-api to revision 3/);
+  assert.doesNotMatch(parked.diagnosis?.summary ?? '', /Proposed remediation/);
   assert.deepEqual(parked.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'awaiting_approval']]);
-  assert.ok(parked.actions[0]?.expiresAt);
-  assert.deepEqual(parked.checkpoint.turn.heldActionIds, [parked.actions[0]?.id]);
+  const [action] = parked.actions;
+  assert.ok(action?.expiresAt);
+  assert.match(action?.reason ?? '', /roll back to revision 3/);
+  assert.ok(action?.diff?.some((line) => /env DB_PASSWORD: secretKeyRef checkout-db\/password-old → secretKeyRef checkout-db\/password$/.test(line)), JSON.stringify(action?.diff));
+  assert.deepEqual(parked.checkpoint.turn.heldActionIds, [action?.id]);
+  assert.deepEqual(parked.checkpoint.diagnosed?.held.map((held) => held.actionId), [action?.id]);
+  // Asked for only after the diagnosis was submitted, and audited with what the person reads.
+  const types = audit.events.map((event) => event.type);
+  const submitted = audit.events.findLastIndex((event) => event.type === 'model-response');
+  assert.ok(types.indexOf('approval-requested') > submitted, types.join(' '));
+  assert.deepEqual(audit.events.find((event) => event.type === 'approval-requested')?.payload.diff, action?.diff);
+  assert.ok(!types.includes('tool-result') || !audit.events.some((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo'), 'the held call has no result until it is decided');
   const before = await revisionOf(mock);
-  assert.ok(before);
+  assert.equal(before, '4', 'the dry run persisted nothing');
 });
 
 test('resumed from its stored checkpoint with an approval, the rollback runs and the run completes with its diagnosis', async (t) => {
@@ -68,22 +81,25 @@ test('resumed from its stored checkpoint with an approval, the rollback runs and
   assert.equal(resumed.diagnosis?.category, 'bad-credentials');
   assert.deepEqual(resumed.diagnosis?.culprit, { kind: 'Deployment', namespace: 'staging', name: 'checkout-api' });
   assert.deepEqual(resumed.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'executed']]);
+  assert.match(resumed.diagnosis?.summary ?? '', /Rolled back Deployment staging\/checkout-api to revision 3 \(approved by alice\)\.$/);
   assert.notEqual(await revisionOf(mock), before, 'the rollback changed the Deployment');
   const types = audit.events.map((event) => event.type);
   assert.equal(types.filter((type) => type === 'run-finished').length, 1, 'the parked attempt did not finish the run');
   assert.ok(types.includes('run-resumed'));
-  // The resumed attempt goes on from the parked step: no step is repeated.
-  assert.ok(resumed.steps > stored.step);
+  // The diagnosis was in when the run parked: the resumed attempt asks the model nothing more.
+  assert.equal(resumed.steps, stored.step);
+  assert.equal(types.filter((type) => type === 'model-request').length, stored.step);
   assert.equal(new Set(resumed.toolCalls.map((call) => `${call.step} ${call.id}`)).size, resumed.toolCalls.length);
 });
 
 for (const decision of ['rejected', 'expired'] as const) {
-  test(`resumed with the action ${decision}, nothing is written and the model is told`, async (t) => {
+  test(`resumed with the action ${decision}, nothing is written and the summary says so`, async (t) => {
     const { mock, audit, base, parked } = await startRun(t);
     const before = await revisionOf(mock);
     const resumed = await runAgent({ ...base, resume: { checkpoint: parseCheckpoint(serializeCheckpoint(parked.checkpoint!)), actions: decide(parked, decision) } });
     assert.equal(resumed.status, 'completed', resumed.reason);
     assert.deepEqual(resumed.actions.map((action) => action.status), [decision]);
+    assert.match(resumed.diagnosis?.summary ?? '', decision === 'rejected' ? /Not done: rolling back Deployment staging\/checkout-api to its previous revision was rejected by alice\./ : /Not done: .* expired without a decision/);
     assert.equal(await revisionOf(mock), before);
     const result = audit.events.find((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo');
     assert.match(String(result?.payload.content), decision === 'rejected' ? /was rejected by alice/ : /expired without a decision/);

@@ -1,13 +1,14 @@
 /**
  * One tool call through the gate: audit the call, decide, then run it, record it as a
- * proposal, or hold it for a person's approval. A held action either waits here for a
- * broker's decision (the CLI asks the person at the terminal) or, when the run has no
- * broker (the service), is left awaiting approval: the loop then parks the run in the
- * store and a later attempt resumes it with the decision (see resumeHeldCall). Always
- * resolves to a result the model can read; never throws for a tool's failure.
+ * proposal, or hold it for a person's approval. A held action is not put to anyone here:
+ * the model is told it will be, together with its diagnosis, and goes on; once the
+ * diagnosis is in, the loop asks (held-actions.ts) and the decided call is answered through
+ * `applyDecision` (or `resumeHeldCall`, when a parked run resumes). Always resolves to a
+ * result the model can read; never throws for a tool's failure.
  */
 import { randomUUID } from 'node:crypto';
 import type { ApprovalBroker } from '../gate/approvals.ts';
+import { redactText } from '../redact/redactor.ts';
 import { approve, decideToolCall, type GateDecision } from '../gate/gate.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
@@ -24,7 +25,7 @@ export interface CallEnvironment {
   policy: LadderPolicy;
   registry: ToolRegistry;
   toolContext: ToolContext;
-  /** Waits for a decision on a held action; absent, a held action parks the run. */
+  /** Waits for a decision on a held action; absent, the run parks once its held actions are put to a person. */
   approvals?: ApprovalBroker;
   approvalTtlMs: number;
   /** How many actions one run may hold for approval; a write past it is refused and the model told. */
@@ -33,9 +34,14 @@ export interface CallEnvironment {
   observer: AgentObserver;
   /** The run's actions, in the order they were asked for; mutated here and announced through the observer. */
   actions: Action[];
+  /** The call that made each held action, by action id: it is answered once the action is decided. */
+  heldCalls: Map<string, ToolCall>;
+  /** A held action's write data (from its dry run, then its real call), by action id. */
+  writeData: Map<string, unknown>;
 }
 
-export async function executeToolCall(call: ToolCall, environment: CallEnvironment): Promise<ToolResult> {
+/** `statedReason`: what the model said in the turn that made the call, kept as a held action's reason. */
+export async function executeToolCall(call: ToolCall, environment: CallEnvironment, options: { statedReason?: string } = {}): Promise<ToolResult> {
   const { registry, audit, observer } = environment;
   const tool = registry.get(call.name);
   const risk = tool?.risk ?? 'unknown';
@@ -53,11 +59,14 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
     environment,
   );
   observer.gateDecision?.({ risk, decision: decision.decision });
+  const held = decision.decision === 'hold' ? holdUntilDiagnosed(call, decision.input, environment, options.statedReason) : undefined;
   audit.record('gate-decision', {
     callId: call.id,
     decision: decision.decision,
     rung: decision.rung,
     ...('reason' in decision ? { reason: decision.reason } : {}),
+    // A held call's answer comes once it is decided: what the model reads meanwhile is recorded here.
+    ...(held ? { actionId: held.actionId, told: held.content } : {}),
   });
 
   let result: ToolResult;
@@ -75,17 +84,17 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
       break;
     }
     case 'hold':
-      result = environment.approvals ? await holdForApproval(call, decision.input, environment) : leaveHeld(call, decision.input, environment);
+      result = held as ToolResult;
       break;
   }
-  // A held call's result comes when the run resumes with the decision.
+  // A held call's result is recorded when it is decided.
   if (!isLeftHeld(result, environment)) recordResult(call, result, performance.now() - started, environment);
   return result;
 }
 
-function recordResult(call: ToolCall, result: ToolResult, durationMs: number, environment: CallEnvironment): void {
+export function recordResult(call: ToolCall, result: ToolResult, durationMs: number, environment: CallEnvironment): void {
   const risk = environment.registry.get(call.name)?.risk ?? 'unknown';
-  environment.observer.toolCall?.({ tool: call.name, risk, outcome: result.ok ? 'ok' : result.error, durationSeconds: durationMs / 1000 });
+  environment.observer.toolCall?.({ tool: call.name, input: call.input, risk, outcome: result.ok ? 'ok' : result.error, durationSeconds: durationMs / 1000 });
   environment.audit.record('tool-result', {
     callId: call.id,
     tool: call.name,
@@ -97,7 +106,7 @@ function recordResult(call: ToolCall, result: ToolResult, durationMs: number, en
   });
 }
 
-/** True for the result of a call left awaiting a person's decision (the run parks). */
+/** True for the result of a call left awaiting a person's decision. */
 export function isLeftHeld(result: ToolResult, environment: Pick<CallEnvironment, 'actions'>): boolean {
   return result.actionId !== undefined && environment.actions.some((action) => action.id === result.actionId && action.status === 'awaiting_approval');
 }
@@ -117,51 +126,77 @@ function limitHolds(decision: GateDecision, environment: CallEnvironment): CallD
   };
 }
 
-/** Waits for the broker's decision, then runs the write when approved. */
-async function holdForApproval(call: ToolCall, input: Record<string, unknown>, environment: CallEnvironment): Promise<ToolResult> {
-  const action = holdAction(call, input, environment);
-  const outcome = await (environment.approvals as ApprovalBroker).waitForDecision(
-    { runId: environment.runId, actionId: action.id, tool: call.name, args: input, expiresAt: new Date(action.expiresAt ?? Date.now()) },
-    environment.toolContext.signal,
-  );
-  environment.audit.record('approval', { actionId: action.id, decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) });
-  updateAction(environment, action, { ...(outcome.by ? { decidedBy: outcome.by } : {}), decidedAt: new Date().toISOString() });
-  return applyDecision(call, action, { decision: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) }, environment);
-}
-
-/** Leaves the action awaiting approval: the loop parks the run once the turn's other calls are answered. */
-function leaveHeld(call: ToolCall, input: Record<string, unknown>, environment: CallEnvironment): ToolResult {
-  const action = holdAction(call, input, environment);
-  return { ok: true, truncated: false, content: `Held for a person's approval as action ${action.id}.`, data: { action }, actionId: action.id };
-}
-
-function holdAction(call: ToolCall, input: Record<string, unknown>, environment: CallEnvironment): Action {
+/**
+ * Holds the call as an action awaiting approval, not yet put to anyone: it is asked about,
+ * with its dry run's diff and its reason, once the model has submitted its diagnosis.
+ */
+function holdUntilDiagnosed(call: ToolCall, input: Record<string, unknown>, environment: CallEnvironment, statedReason: string | undefined): ToolResult & { actionId: string } {
   const tool = environment.registry.get(call.name);
-  const expiresAt = new Date(Date.now() + environment.approvalTtlMs).toISOString();
-  return addAction(environment, { tool: call.name, args: input, risk: tool?.risk ?? 'write', status: 'awaiting_approval', expiresAt });
+  const reason = statedReason ? redactText(statedReason.trim()).slice(0, MAX_REASON_CHARS) : '';
+  const action = addAction(environment, { tool: call.name, args: input, risk: tool?.risk ?? 'write', status: 'awaiting_approval', ...(reason ? { reason } : {}) });
+  environment.heldCalls.set(action.id, call);
+  const content =
+    `Held as action ${action.id}: not run now. Once you submit your diagnosis, it is put to a person together with the diagnosis, ` +
+    `its reason and what a server-side dry run says it would change; if approved, it runs after you submit, and the run ends. ` +
+    `Go on with the investigation and submit your diagnosis; recommend this action in it and say why. Do not call it again.`;
+  return { ok: true, truncated: false, content, data: { action }, actionId: action.id };
 }
+
+/** The longest reason kept from what the model said: the person reads it before deciding. */
+const MAX_REASON_CHARS = 600;
 
 /**
  * A parked run's held call, once a person decided (or its time ran out): the write runs
- * when approved, and the result is what the model reads for that call. The decision
- * itself was audited when it was made.
+ * when approved, and the result answers that call (the model reads it when the run parked
+ * mid-investigation, as earlier versions parked). The decision itself was audited when it
+ * was made.
  */
 export async function resumeHeldCall(call: ToolCall, action: Action, environment: CallEnvironment): Promise<ToolResult> {
   const started = performance.now();
   const decision = action.status === 'approved' ? 'approved' : action.status === 'rejected' ? 'rejected' : 'expired';
-  const result = await applyDecision(call, action, { decision, ...(action.reason ? { reason: action.reason } : {}) }, environment);
+  const result = await applyDecision(call, action, { decision, ...(action.decisionReason ? { reason: action.decisionReason } : {}) }, environment);
   recordResult(call, result, performance.now() - started, environment);
   return result;
 }
 
-async function applyDecision(call: ToolCall, action: Action, outcome: { decision: 'approved' | 'rejected' | 'expired'; reason?: string }, environment: CallEnvironment): Promise<ToolResult> {
+/** Answers a decided held call: runs the write (dry run first) when approved, else says why not. */
+export async function applyDecision(call: ToolCall, action: Action, outcome: { decision: 'approved' | 'rejected' | 'expired'; reason?: string }, environment: CallEnvironment): Promise<ToolResult> {
   if (outcome.decision !== 'approved') {
-    updateAction(environment, action, { status: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) });
+    updateAction(environment, action, { status: outcome.decision, ...(outcome.reason ? { decisionReason: outcome.reason } : {}) });
     const why = outcome.decision === 'rejected' ? `rejected${action.decidedBy ? ` by ${action.decidedBy}` : ''}` : 'expired without a decision';
     return { ok: true, truncated: false, content: `Not executed: action ${action.id} (${call.name}) was ${why}${outcome.reason ? `: ${outcome.reason}` : ''}. Continue without it.`, data: { action }, actionId: action.id };
   }
   // Decided again from what was stored: only a fresh hold can be approved, so a policy changed meanwhile wins.
-  const again = decideToolCall({
+  const again = decideAgain(action, environment);
+  if (again.decision !== 'hold') {
+    const why = again.decision === 'refuse' ? again.reason : `the gate would now ${again.decision} it: ${again.decision === 'execute' ? 'it is not a write' : again.reason}`;
+    updateAction(environment, action, { status: 'failed', result: `not executed: ${why}` });
+    return { ok: false, error: 'forbidden', content: `Not executed: action ${action.id} (${call.name}) was approved, but ${why}`, actionId: action.id };
+  }
+  const approved = approve(again, { by: action.decidedBy ?? 'unknown', at: action.decidedAt ? new Date(action.decidedAt) : new Date(), runId: environment.runId, actionId: action.id });
+  updateAction(environment, action, { status: 'approved' });
+  // The write tool dry-runs on the server before its real call.
+  const result = await runApprovedWrite({ registry: environment.registry, approved, context: environment.toolContext });
+  if (result.ok && result.data !== undefined) environment.writeData.set(action.id, result.data);
+  updateAction(environment, action, { status: result.ok ? 'executed' : 'failed', result: result.content.slice(0, 2000) });
+  return { ...result, actionId: action.id };
+}
+
+export function addAction(environment: CallEnvironment, fields: Omit<Action, 'id'>): Action {
+  const action: Action = { id: `act-${randomUUID().slice(0, 8)}`, ...fields };
+  environment.actions.push(action);
+  environment.observer.actionsChanged?.(environment.actions);
+  return action;
+}
+
+export function updateAction(environment: CallEnvironment, action: Action, fields: Partial<Action>): void {
+  Object.assign(action, fields);
+  environment.observer.actionsChanged?.(environment.actions);
+}
+
+/** The gate's decision on a held action, made again from what was stored: only a fresh hold may be put to a person or approved. */
+export function decideAgain(action: Action, environment: CallEnvironment): ReturnType<typeof decideToolCall> {
+  return decideToolCall({
     tool: environment.registry.get(action.tool),
     toolName: action.tool,
     rawInput: action.args,
@@ -169,27 +204,4 @@ async function applyDecision(call: ToolCall, action: Action, outcome: { decision
     policy: environment.policy,
     knownTools: environment.registry.list().map((known) => known.name),
   });
-  if (again.decision !== 'hold') {
-    const why = again.decision === 'refuse' ? again.reason : `the gate would now ${again.decision} it: ${again.decision === 'execute' ? 'it is not a write' : again.reason}`;
-    updateAction(environment, action, { status: 'failed', result: `not executed: ${why}` });
-    return { ok: false, error: 'forbidden', content: `Not executed: action ${action.id} (${call.name}) was approved, but ${why}`, actionId: action.id };
-  }
-  const approved = approve(again, { by: action.decidedBy ?? 'unknown', at: action.decidedAt ? new Date(action.decidedAt) : new Date(), runId: environment.runId, actionId: action.id });
-  updateAction(environment, action, { status: 'approved', ...(action.decidedBy ? { reason: `approved by ${action.decidedBy}` } : {}) });
-  // The write tool dry-runs on the server before its real call.
-  const result = await runApprovedWrite({ registry: environment.registry, approved, context: environment.toolContext });
-  updateAction(environment, action, { status: result.ok ? 'executed' : 'failed', result: result.content.slice(0, 2000) });
-  return { ...result, actionId: action.id };
-}
-
-function addAction(environment: CallEnvironment, fields: Omit<Action, 'id'>): Action {
-  const action: Action = { id: `act-${randomUUID().slice(0, 8)}`, ...fields };
-  environment.actions.push(action);
-  environment.observer.actionsChanged?.(environment.actions);
-  return action;
-}
-
-function updateAction(environment: CallEnvironment, action: Action, fields: Partial<Action>): void {
-  Object.assign(action, fields);
-  environment.observer.actionsChanged?.(environment.actions);
 }

@@ -18,6 +18,8 @@ export const AUDIT_EVENT_TYPES = [
   'error',
   'run-parked',
   'run-resumed',
+  // A held action put to a person, with its reason and what its dry run says it would change.
+  'approval-requested',
 ] as const;
 
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];

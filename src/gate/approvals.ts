@@ -10,12 +10,32 @@ export interface ApprovalOutcome {
   reason?: string;
 }
 
+/**
+ * A held action as it is put to a person: only once the run has its diagnosis, so the
+ * person reads what is wrong, the evidence, why this action and what it would change
+ * before deciding.
+ */
 export interface HeldAction {
   runId: string;
   actionId: string;
   tool: string;
   args: Record<string, unknown>;
   expiresAt: Date;
+  /** Why it is asked for: the model's stated reason, or the diagnosis it serves. */
+  reason?: string;
+  /** What the server-side dry run says it would change, one readable line each (no secret values). */
+  diff?: string[];
+  /** The diagnosis the action comes with. */
+  diagnosis?: HeldActionDiagnosis;
+}
+
+export interface HeldActionDiagnosis {
+  category: string;
+  /** `Kind/namespace/name` of the culprit, when the diagnosis names one. */
+  culprit?: string;
+  summary: string;
+  evidence: string[];
+  confidence: string;
 }
 
 export interface ApprovalBroker {

@@ -30,8 +30,9 @@ async function deletePod(args: Input, context: ToolContext, dryRun: boolean): Pr
   const deleted = await context.cluster.deletePod({ namespace: args.namespace, name: args.name, dryRun, signal: context.signal });
   if (!deleted.ok) return failureFrom(deleted.error);
   const willBeReplaced = owners.length > 0;
-  const data: DeletePodData = { action: 'delete_pod', kind: 'Pod', namespace: args.namespace, name: args.name, dryRun, owners, willBeReplaced };
   const after = willBeReplaced ? `its controller (${formatOwnerChain(owners)}) creates a replacement` : 'it is a bare pod: nothing recreates it';
+  const diff = [`Pod ${args.namespace}/${args.name}: deleted; ${after}`];
+  const data: DeletePodData = { action: 'delete_pod', kind: 'Pod', namespace: args.namespace, name: args.name, dryRun, diff, owners, willBeReplaced };
   const content = dryRun
     ? `Dry run passed: pod ${args.namespace}/${args.name} can be deleted; ${after}. Nothing was changed.`
     : `Deleted pod ${args.namespace}/${args.name}; ${after}.`;

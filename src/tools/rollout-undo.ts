@@ -10,6 +10,7 @@ import { namespaceName, objectName } from './names.ts';
 import type { ClusterResult } from '../cluster/cluster.ts';
 import type { RevisionData } from './format/rollout.ts';
 import { diffPodTemplates, formatDiffEntry, type TemplateDiffEntry } from './format/template-diff.ts';
+import { templateChangeLines } from './format/write-diff.ts';
 import { revisionSource } from './rollout-history.ts';
 import { readRolloutTarget, rolloutKindInput, type RolloutKind } from './rollout-target.ts';
 import { failureFrom, success } from './tool-results.ts';
@@ -77,10 +78,18 @@ async function undo(args: Input, context: ToolContext, dryRun: boolean): Promise
   }
   const restore = await restorePatch({ kind, namespace: args.namespace, name: args.name, revision: target }, context);
   if (!restore.ok) return failureFrom(restore.error);
+  // The object as it is now, to set against what the API server answers the patch with.
+  const before = await context.cluster.get(kind, { namespace: args.namespace, name: args.name }, { signal: context.signal });
+  if (!before.ok) return failureFrom(before.error);
   const patched = await context.cluster.patch({ kind, namespace: args.namespace, name: args.name, ...restore.value, dryRun, signal: context.signal });
   if (!patched.ok) return failureFrom(patched.error);
   const changes = current ? diffPodTemplates(current.template, target.template) : [];
-  const data: RolloutUndoData = { action: 'rollout_undo', kind, namespace: args.namespace, name: args.name, dryRun, fromRevision: currentRevision ?? 0, toRevision: target.revision, changes };
+  const templateLines = templateChangeLines(before.value.spec?.template, patched.value.spec?.template);
+  const diff = [
+    `${label}: pod template of revision ${currentRevision ?? '?'} → that of revision ${target.revision} (rolled out as a new revision)`,
+    ...(templateLines.length ? templateLines : ['no pod template field changes']),
+  ];
+  const data: RolloutUndoData = { action: 'rollout_undo', kind, namespace: args.namespace, name: args.name, dryRun, diff, fromRevision: currentRevision ?? 0, toRevision: target.revision, changes };
   const summary = changes.length ? ` Template changes: ${changes.map(formatDiffEntry).join('; ')}.` : '';
   const content = dryRun
     ? `Dry run passed: ${label} would go back from revision ${currentRevision ?? '?'} to the template of revision ${target.revision} (${revisionSource(target)}); nothing was changed.${summary}`

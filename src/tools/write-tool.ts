@@ -14,6 +14,12 @@ export interface WriteActionData {
   name: string;
   /** True when nothing was persisted. */
   dryRun: boolean;
+  /**
+   * What the call changes (or, in a dry run, would change), one readable line each, from
+   * the object as it was and the object the API server answered with: `replicas: 3 → 0`.
+   * References only, never a secret's value; redacted (see format/write-diff.ts).
+   */
+  diff: string[];
 }
 
 /**

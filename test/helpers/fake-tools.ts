@@ -41,7 +41,12 @@ export function createRecordingTools(): RecordingTools {
       executed.push(`${name} ${approved.input.namespace}/${approved.input.name}`);
       return answer(approved.input);
     },
-    dryRun: async (input) => ({ ok: true, truncated: false, content: `dry run of ${name} ${input.namespace}/${input.name} passed` }),
+    dryRun: async (input) => ({
+      ok: true,
+      truncated: false,
+      content: `dry run of ${name} ${input.namespace}/${input.name} passed`,
+      data: { action: name, kind: 'Deployment', namespace: input.namespace, name: input.name, dryRun: true, diff: [`${name} ${input.namespace}/${input.name}: app: image shop/checkout:1.5.0 → shop/checkout:1.4.2`] },
+    }),
   });
   const tools = [
     makeRead('describe_pod', (input) => ({ ok: true, truncated: false, content: `pod ${input.name}: CrashLoopBackOff`, data: { name: input.name } })),

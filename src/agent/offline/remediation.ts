@@ -5,6 +5,7 @@
  * quota, a missing object that never existed) needs a person, not a rollback.
  */
 import type { RevisionChangeData, RevisionData } from '../../tools/format/rollout.ts';
+import type { ToolResult } from '../../tools/tool.ts';
 import { formatDiffEntry, type TemplateDiffEntry } from '../../tools/format/template-diff.ts';
 import type { Category } from '../diagnosis.ts';
 import type { Case } from './gather.ts';
@@ -117,4 +118,16 @@ export function proposeRollback(gathered: Case, category: Category): Rollback | 
     toRevision: change.fromRevision,
     reason: `roll back to revision ${change.fromRevision}, before ${relevant.map(formatDiffEntry).join('; ')}`,
   };
+}
+
+/**
+ * The summary's sentence about the rollback: a proposal for a person to review when the
+ * gate recorded it as one (OBSERVE), and nothing when it was held for a person's
+ * approval: the loop then adds what became of it (awaiting, done, rejected, expired).
+ */
+export function rollbackSentence(input: { label: string; rollback: Rollback; result: ToolResult | undefined }): string | undefined {
+  const data = input.result?.ok ? (input.result.data as { action?: { status?: string } } | undefined) : undefined;
+  const status = data?.action?.status;
+  if (status !== undefined && status !== 'proposed') return undefined;
+  return `Proposed remediation: roll ${input.label} back with rollout_undo to revision ${input.rollback.toRevision}, before that change.`;
 }

@@ -1,7 +1,8 @@
 /**
  * Deciding a held action: `POST /v1/runs/:id/actions/:actionId/approve` and `…/reject`
  * (scope `approve`). 404 for an unknown run or action, 409 when the action is not
- * awaiting approval (proposed only, decided already, expired). The decision is stored on
+ * awaiting approval (proposed only, decided already, expired) or not yet put to a person
+ * (a held action is, with the run's diagnosis, once the model has submitted it). The decision is stored on
  * the parked run and audited with who decided: the token's identity, and the `by` name
  * when the body gives one; once no action of the run awaits a decision, the run resumes.
  */
@@ -36,7 +37,12 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
         const result = context.runs.decideAction({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
         if (result.outcome === 'not-found') return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         if (result.outcome === 'not-pending') {
-          const status = result.status === 'awaiting_approval' ? 'no longer held (the run stopped waiting)' : result.status;
+          const status =
+            result.status !== 'awaiting_approval'
+              ? result.status
+              : run.status === 'running'
+                ? 'not yet put to a person (it is, with the diagnosis, once the run has one)'
+                : 'no longer held (the run stopped waiting)';
           return sendError(reply, 409, { error: 'conflict', message: `action ${actionId} is not awaiting approval: it is ${status}`, details: { status: result.status } });
         }
         request.log.info({ runId: id, actionId, decision, by }, 'action decided');
