@@ -10,16 +10,16 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { backgroundObjectsToDrop, identityOf } from './background-conflicts.ts';
 import { shiftLogTimes, shiftObjectTimes } from './background-times.ts';
 import { readClusterFiles, readText, ScenarioError, type LoadedScenario } from './loader.ts';
+import { BACKGROUNDS_DIR } from '../src/package-paths.ts';
 import type { KubeObject, ScenarioLog } from './types.ts';
 
 /** Where the backgrounds that ship with the mock cluster live. */
-export const BACKGROUNDS_ROOT = fileURLToPath(new URL('./backgrounds/', import.meta.url));
+export const BACKGROUNDS_ROOT = BACKGROUNDS_DIR;
 
 export interface Background {
   name: string;

@@ -1,7 +1,9 @@
 /**
- * deploy/Dockerfile, read as a specification (no container engine runs here): a
- * multi-stage build on Node 24 with production dependencies only, a non-root user that
- * matches the chart, and an exec-form entry point so that SIGTERM reaches Node.
+ * deploy/Dockerfile, read as a specification (it needs a registry to pull its base images
+ * from; test/image-build.test.ts builds and runs the image made without one): a multi-stage
+ * build on Node 24 base images pinned by digest, production dependencies only, the built
+ * package as `npm pack` makes it, a non-root user that matches the chart, and an exec-form
+ * entry point so that SIGTERM reaches Node.
  */
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -91,18 +93,30 @@ describe('the build', () => {
     assert.ok(!findAll(runtime, 'RUN').some((command) => /npm (ci|install)/.test(command)), 'the runtime stage installs nothing');
   });
 
-  test('the runtime copies the dependencies, package files, bin/, src/ and mock-cluster/, and nothing else', () => {
-    const copies = findAll(runtime, 'COPY');
-    assert.ok(copies.some((copy) => copy.startsWith(`--from=${stages[0]?.name}`) && copy.includes('/app/node_modules')), 'node_modules comes from the dependencies stage');
-    const fromContext = copies.filter((copy) => !copy.startsWith('--from=')).flatMap((copy) => copy.split(/\s+/).slice(0, -1));
-    assert.deepEqual(fromContext.sort(), ['bin', 'mock-cluster', 'package-lock.json', 'package.json', 'src']);
+  test('pins every base image by digest', () => {
+    for (const stage of stages) assert.match(stage.from, /@sha256:[0-9a-f]{64}$/, `${stage.from} is not pinned by digest`);
   });
 
-  test('the build context filter lets in only what the image copies', async () => {
+  test('packs kubewhy with npm pack, which builds dist/ and keeps what package.json lists', () => {
+    const packer = stages.find((stage) => findAll(stage, 'RUN').some((command) => /npm pack\b/.test(command)));
+    assert.ok(packer, 'no stage runs npm pack');
+    assert.notEqual(packer, runtime);
+  });
+
+  test('the runtime copies the dependencies and the packed package from the build stages, and nothing from the context', () => {
+    const copies = findAll(runtime, 'COPY');
+    assert.ok(copies.some((copy) => copy.startsWith(`--from=${stages[0]?.name}`) && copy.includes('/app/node_modules')), 'node_modules comes from the dependencies stage');
+    const packer = stages.find((stage) => findAll(stage, 'RUN').some((command) => /npm pack\b/.test(command)));
+    assert.ok(copies.some((copy) => copy.startsWith(`--from=${packer?.name}`)), 'the package comes from the stage that packs it');
+    assert.deepEqual(copies.filter((copy) => !copy.startsWith('--from=')), []);
+  });
+
+  test('the build context filter lets in only what the build stages copy, and of the scenarios only the demo one', async () => {
     const ignore = await readFile(join(repositoryRoot, 'deploy', 'Dockerfile.dockerignore'), 'utf8');
     const lines = ignore.split('\n').filter((line) => line && !line.startsWith('#'));
     assert.equal(lines[0], '**', 'everything is excluded first');
-    assert.deepEqual(lines.filter((line) => line.startsWith('!')).sort(), ['!bin/**', '!mock-cluster/**', '!package-lock.json', '!package.json', '!src/**']);
+    assert.deepEqual(lines.filter((line) => line.startsWith('!')).sort(), ['!bin/**', '!mock-cluster/**', '!mock-cluster/scenarios/checkout-secret-rotation/**', '!package-lock.json', '!package.json', '!src/**', '!tsconfig.build.json', '!tsconfig.json']);
+    assert.ok(lines.indexOf('mock-cluster/scenarios/**') < lines.indexOf('!mock-cluster/scenarios/checkout-secret-rotation/**'), 'the other scenarios are excluded before the demo one is let in');
   });
 });
 
@@ -117,12 +131,13 @@ describe('the runtime', () => {
     assert.equal(Number(gid), values.securityContext.runAsGroup);
   });
 
-  test('starts `node src/main.ts serve` in exec form, so SIGTERM reaches Node directly', () => {
+  test('starts `node /app/bin/kubewhy.js serve` in exec form, so SIGTERM reaches Node directly and the built JavaScript runs', () => {
     const entrypoint = parseExecForm(findAll(runtime, 'ENTRYPOINT').at(-1), 'ENTRYPOINT');
     const command = parseExecForm(findAll(runtime, 'CMD').at(-1), 'CMD');
     assert.match(entrypoint[0] ?? '', /(^|\/)node$/);
     assert.ok(![...entrypoint, ...command].some((part) => /^(\/bin\/)?(sh|bash)$/.test(part)), 'no shell wraps Node');
-    assert.deepEqual(command, ['src/main.ts', 'serve']);
+    assert.deepEqual([...entrypoint.slice(1), ...command], ['/app/bin/kubewhy.js', 'serve']);
+    assert.ok(![...entrypoint, ...command].some((part) => part.endsWith('.ts')), 'no TypeScript at run time');
   });
 
   test('listens on all interfaces at 8080 and keeps SQLite where the chart mounts its volume', () => {
