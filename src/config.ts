@@ -3,14 +3,18 @@
  * overrides) with zod. Nothing else reads `process.env`. A bad value fails fast with a
  * message that names the setting.
  */
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { describeSettingIssue } from './config-errors.ts';
+import { DEMO_SCENARIO_DIR } from './package-paths.ts';
 
 const commaList = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
 
-const positiveInteger = z.coerce.number().int().positive();
+const positiveInteger = z.coerce.number().int().min(1);
 
 /**
  * The Claude model used when KUBEWHY_ANTHROPIC_MODEL is not set: the newest Sonnet the
@@ -34,7 +38,9 @@ const environmentSchema = z.object({
   KUBECONFIG: z.string().min(1).optional(),
   KUBEWHY_KUBE_CONTEXT: z.string().min(1).optional(),
   KUBERNETES_SERVICE_HOST: z.string().optional(),
-  KUBEWHY_MOCK_SCENARIO: z.string().min(1).default('mock-cluster/scenarios/checkout-secret-rotation'),
+  /** Where ~/.kube/config is looked for, as kubectl looks for it. */
+  HOME: z.string().optional(),
+  KUBEWHY_MOCK_SCENARIO: z.string().min(1).default(DEMO_SCENARIO_DIR),
   /** Faults the in-process mock cluster injects, `;`-separated specs as `kubewhy mock-cluster --fault` takes them (e.g. `latency:ms=200`). */
   KUBEWHY_MOCK_FAULTS: z.string().default(''),
   KUBEWHY_CLUSTER_TIMEOUT_SECONDS: positiveInteger.default(15),
@@ -95,6 +101,9 @@ const environmentSchema = z.object({
 
 export type Environment = Record<string, string | undefined>;
 
+/** Every environment variable kubewhy reads (the README's settings table lists each one). */
+export const SETTING_NAMES: readonly string[] = Object.keys(environmentSchema.shape);
+
 export interface Config {
   server: { host: string; port: number; bodyLimitBytes: number; webhookBodyLimitBytes: number };
   dataDir: string;
@@ -102,7 +111,9 @@ export interface Config {
   cluster:
     | { mode: 'mock'; scenarioDir: string; faults: string[]; timeoutMs: number }
     | { mode: 'kubeconfig'; kubeconfigPath?: string; context?: string; timeoutMs: number }
-    | { mode: 'in-cluster'; timeoutMs: number };
+    | { mode: 'in-cluster'; timeoutMs: number }
+    /** No cluster to read: `searched` says where kubectl's lookup found none. */
+    | { mode: 'none'; searched: string[]; timeoutMs: number };
   model:
     | { provider: 'offline' }
     | {
@@ -135,11 +146,21 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** How a command adjusts the settings: `defaults` give way to the environment, `overrides` win over it (a flag such as `serve --demo`). */
+export interface LoadOptions {
+  /** Whether ~/.kube/config is there (a test passes its own). */
+  fileExists?: (path: string) => boolean;
+  defaults?: Environment;
+  overrides?: Environment;
+}
+
 /** Parses settings from an environment (process.env by default). Throws ConfigError naming each bad setting. */
-export function loadConfig(environment: Environment = process.env): Config {
-  const parsed = environmentSchema.safeParse(stripEmpty(environment));
+export function loadConfig(base: Environment = process.env, options: LoadOptions = {}): Config {
+  const environment = { ...stripEmpty(options.defaults ?? {}), ...stripEmpty(base), ...stripEmpty(options.overrides ?? {}) };
+  const fileExists = options.fileExists ?? existsSync;
+  const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => describeSettingIssue({ issue, environment, shape: environmentSchema.shape }));
     throw new ConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
   const settings = parsed.data;
@@ -147,7 +168,7 @@ export function loadConfig(environment: Environment = process.env): Config {
     server: { host: settings.KUBEWHY_HOST, port: settings.KUBEWHY_PORT, bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES, webhookBodyLimitBytes: settings.KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES },
     dataDir: settings.KUBEWHY_DATA_DIR,
     logLevel: settings.KUBEWHY_LOG_LEVEL,
-    cluster: resolveCluster(settings),
+    cluster: resolveCluster(settings, fileExists),
     model: resolveModel(settings),
     limits: {
       maxSteps: settings.KUBEWHY_MAX_STEPS,
@@ -190,11 +211,20 @@ export function loadConfig(environment: Environment = process.env): Config {
 
 type Settings = z.infer<typeof environmentSchema>;
 
-function resolveCluster(settings: Settings): Config['cluster'] {
+/**
+ * The cluster, found as kubectl finds it: inside a pod its service account, else the files in
+ * KUBECONFIG, else ~/.kube/config. The embedded mock cluster only when asked for
+ * (KUBEWHY_CLUSTER=mock): an answer about the demo must never pass for one about your cluster.
+ */
+function resolveCluster(settings: Settings, fileExists: (path: string) => boolean): Config['cluster'] {
   const timeoutMs = settings.KUBEWHY_CLUSTER_TIMEOUT_SECONDS * 1000;
+  const homeKubeconfig = settings.HOME ? join(settings.HOME, '.kube', 'config') : undefined;
+  const kubeconfigPath = settings.KUBECONFIG ?? (homeKubeconfig && fileExists(homeKubeconfig) ? homeKubeconfig : undefined);
   let mode = settings.KUBEWHY_CLUSTER;
   if (mode === 'auto') {
-    mode = settings.KUBERNETES_SERVICE_HOST ? 'in-cluster' : settings.KUBECONFIG ? 'kubeconfig' : 'mock';
+    if (settings.KUBERNETES_SERVICE_HOST) mode = 'in-cluster';
+    else if (kubeconfigPath) mode = 'kubeconfig';
+    else return { mode: 'none', searched: ['KUBECONFIG (not set)', `${homeKubeconfig ?? '~/.kube/config'} (not there)`, 'a pod\'s service account (KUBERNETES_SERVICE_HOST not set)'], timeoutMs };
   }
   if (mode === 'mock') {
     const faults = settings.KUBEWHY_MOCK_FAULTS.split(';').map((spec) => spec.trim()).filter((spec) => spec.length > 0);
@@ -204,7 +234,7 @@ function resolveCluster(settings: Settings): Config['cluster'] {
   return {
     mode,
     timeoutMs,
-    ...(settings.KUBECONFIG ? { kubeconfigPath: settings.KUBECONFIG } : {}),
+    ...(kubeconfigPath ? { kubeconfigPath } : homeKubeconfig ? { kubeconfigPath: homeKubeconfig } : {}),
     ...(settings.KUBEWHY_KUBE_CONTEXT ? { context: settings.KUBEWHY_KUBE_CONTEXT } : {}),
   };
 }
@@ -226,6 +256,11 @@ function resolveModel(settings: Settings): Config['model'] {
     fallback: settings.KUBEWHY_MODEL_FALLBACK,
     fallbackAfterAttempts: settings.KUBEWHY_MODEL_ATTEMPTS,
   };
+}
+
+/** The folders the shell searches for commands (PATH): where an installed `kubewhy` would be found. */
+export function commandSearchPath(environment: Environment = process.env): string {
+  return environment.PATH ?? '';
 }
 
 /** An empty variable means "not set", as a shell user expects. */

@@ -11,11 +11,12 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   audit: { summary: 'verify the audit log hash chains, or show a run', load: () => import('./cli/audit.ts') },
   'mock-cluster': { summary: 'serve an incident snapshot over the Kubernetes API', load: () => import('../mock-cluster/cli.ts') },
   'validate-scenarios': { summary: 'check every scenario in a folder (default mock-cluster/scenarios)', load: () => import('../mock-cluster/validate-cli.ts') },
+  capture: { summary: 'snapshot a namespace of a live cluster into a scenario folder, redacted', load: () => import('./cli/capture.ts') },
 };
 
-function printUsage(): void {
+function printUsage(output: NodeJS.WritableStream = process.stdout): void {
   const lines = Object.entries(commands).map(([name, command]) => `  ${name.padEnd(20)} ${command.summary}`);
-  process.stdout.write(`usage: kubewhy <command> [flags]\n\ncommands:\n${lines.join('\n')}\n\nRun 'kubewhy <command> --help' for a command's flags.\n`);
+  output.write(`usage: kubewhy <command> [flags]\n\ncommands:\n${lines.join('\n')}\n\nRun 'kubewhy <command> --help' for a command's flags.\n`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -26,8 +27,10 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`kubewhy: unknown command '${name}'\n`);
-    printUsage();
+    const { closestNames, editDistance } = await import('./eval/closest-names.ts');
+    const near = closestNames(name, Object.keys(commands), 1).filter((candidate) => editDistance(name, candidate) <= Math.max(2, Math.floor(candidate.length / 3)) || candidate.startsWith(name));
+    process.stderr.write(`kubewhy: unknown command '${name}'${near[0] ? `. Did you mean '${near[0]}'?` : ''}\n\n`);
+    printUsage(process.stderr);
     return 2;
   }
   const module = await command.load();
@@ -47,6 +50,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'BackgroundError', 'TokenFileError']);
+const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'BackgroundError', 'TokenFileError', 'KubeconfigError', 'AlertFileError']);
 
 process.exitCode = await main(process.argv.slice(2));

@@ -323,7 +323,7 @@ test('kubewhy serve refuses to start with an unreadable audit key file, naming t
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-serve-key-'));
   const keyFile = join(dataDir, 'missing-audit-key');
   const result = await execute(process.execPath, ['bin/kubewhy.js', 'serve'], {
-    env: { ...process.env, KUBEWHY_DATA_DIR: dataDir, KUBEWHY_PORT: '0', KUBEWHY_AUDIT_KEY_FILE: keyFile, ANTHROPIC_API_KEY: '' },
+    env: { ...process.env, KUBEWHY_DATA_DIR: dataDir, KUBEWHY_PORT: '0', KUBEWHY_CLUSTER: 'mock', KUBEWHY_AUDIT_KEY_FILE: keyFile, ANTHROPIC_API_KEY: '' },
     timeout: 30_000,
   }).then(
     () => ({ code: 0, stderr: '' }),

@@ -30,7 +30,7 @@ test('kubewhy diagnose prints the rung, the demo diagnosis, the proposed rollbac
   assert.match(stdout, /revision 4/);
   assert.match(stdout, /\[proposed\] rollout_undo \{"namespace":"staging","name":"checkout-api"\} \(write/);
   assert.match(stdout, /describe_pod .*\[read\] ok/);
-  assert.match(stdout, /^Audit \(\d+ events, head [0-9a-f]{16}…\): kubewhy audit verify --run /m);
+  assert.match(stdout, /^Audit \(\d+ events, head [0-9a-f]{16}…\): node bin\/kubewhy.js audit verify --run /m);
 });
 
 test('kubewhy diagnose --json prints the whole run', async () => {
@@ -93,6 +93,6 @@ test('a bad setting, a missing scenario or an unknown flag gets a one-line messa
   assert.doesNotMatch(missing.stderr, /\n\s+at /);
   const scenario = await kubewhy(['diagnose', '--scenario', join(dataDir, 'nowhere')], dataDir);
   assert.equal(scenario.code, 2);
-  assert.match(scenario.stderr, /scenario\.yaml/);
+  assert.match(scenario.stderr, /--scenario: .*nowhere: no such folder/);
   assert.doesNotMatch(scenario.stderr, /\n\s+at /);
 });

@@ -35,6 +35,14 @@ class UsageError extends Error {
 
 export async function run(argv: string[]): Promise<number> {
   const [subcommand, ...rest] = argv;
+  if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
+    (subcommand === undefined ? process.stderr : process.stdout).write(`${USAGE}\n`);
+    return subcommand === undefined ? 2 : 0;
+  }
+  if (subcommand !== 'verify' && subcommand !== 'show') {
+    process.stderr.write(`kubewhy audit: unknown subcommand '${subcommand}' (it has verify and show)\n\n${USAGE}\n`);
+    return 2;
+  }
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -45,9 +53,9 @@ export async function run(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  if (values.help || (subcommand !== 'verify' && subcommand !== 'show')) {
+  if (values.help) {
     process.stdout.write(`${USAGE}\n`);
-    return values.help ? 0 : 2;
+    return 0;
   }
   let inputs: { path: string; anchors: AnchorLog | undefined; key: Buffer | undefined };
   try {
@@ -78,6 +86,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const store = createAuditStore(database);
+    if (values.run !== undefined && store.list(values.run, { limit: 1 }).length === 0) {
+      process.stderr.write(`kubewhy audit ${subcommand}: no run ${values.run} in ${inputs.path} (a run id is printed by diagnose and shown by GET /v1/runs; runs past the retention period are removed)\n`);
+      return 1;
+    }
     if (subcommand === 'show') {
       if (!values.run) {
         process.stderr.write(`kubewhy audit show: --run ID is required\n`);

@@ -1,8 +1,8 @@
 /**
- * `kubewhy diagnose`: one run from the terminal, against a scenario served by an
- * in-process mock cluster or a real cluster through a kubeconfig. Prints the rung, the
- * diagnosis and the trail of tool calls (or the whole run as JSON); the run's audit
- * events go to the SQLite store in the data folder.
+ * `kubewhy diagnose`: one run from the terminal, against the cluster kubectl would read
+ * (or a scenario served by an in-process mock cluster, when asked). Says on stderr what it
+ * does as it works; prints the cluster, the rung, the diagnosis and the trail of tool calls
+ * (or the whole run as JSON); the run's audit events go to the SQLite store in the data folder.
  *
  * What only some runs need is imported when they need it (the mock cluster for a
  * scenario, the YAML reader for --alert, a logger for Claude): each start loads only
@@ -18,26 +18,43 @@ import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
-import { createKubeCluster } from '../cluster/kube-adapter.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
+import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
 import { openDatabase } from '../store/database.ts';
-import { configuredTools, createToolRegistry } from '../tools/registry.ts';
+import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
 import type { LoadedScenario } from '../../mock-cluster/index.ts';
 import { formatRun } from './format-run.ts';
+import { commandForm } from './invocation.ts';
+import { chooseClusterTarget, type ClusterTarget } from './cluster-target.ts';
+import { createProgress } from './progress.ts';
 
-const USAGE = `usage: kubewhy diagnose [--scenario DIR [--background NAME] | --kubeconfig FILE [--context NAME]] [--alert FILE]
-                        [--rung OBSERVE|ACT] [--act-namespace NS]... [--namespace NS] [--json] ["incident text"]
+/** The model's timeout per call at the terminal, unless KUBEWHY_MODEL_TIMEOUT_SECONDS is set. */
+const CLI_MODEL_TIMEOUT_SECONDS = 45;
 
-  --scenario DIR       serve this incident snapshot from an in-process mock cluster
+const USAGE = `usage: kubewhy diagnose [--kubeconfig FILE] [--context NAME] | --scenario DIR [--background NAME]]
+                        [--alert FILE] [--rung OBSERVE|ACT] [--act-namespace NS]... [--namespace NS]
+                        [--json] [--quiet] ["incident text"]
+
+Reads the cluster kubectl would read: --kubeconfig, else KUBECONFIG, else ~/.kube/config, at
+its current context (or --context); inside a pod, its service account. The answer says which.
+
+  --kubeconfig FILE    the kubeconfig to read (a ':'-separated list merges, as KUBECONFIG does)
+  --context NAME       a context of that kubeconfig (default: its current context)
+  --scenario DIR       diagnose an incident snapshot on an embedded mock cluster instead
+                       (the demo: mock-cluster/scenarios/checkout-secret-rotation; KUBEWHY_CLUSTER=mock serves it too)
   --background NAME    place the scenario inside a healthy background cluster (eks, aks, kubeadm)
-  --kubeconfig FILE    diagnose a real cluster (default: the settings, else the demo scenario)
   --alert FILE         an alert (labels, annotations) or an Alertmanager webhook payload, JSON or YAML
   --rung RUNG          OBSERVE (default): writes are only proposed; ACT: writes wait for your approval
   --act-namespace NS   allow ACT in this namespace (repeatable; KUBEWHY_ACT_NAMESPACES also counts)
   --namespace NS       the namespace an incident text is about
-  --json               print the run as JSON
-Without text or --alert, a scenario's own trigger is used.`;
+  --json               print the run as JSON (and nothing on stderr while it works)
+  --quiet              print no progress on stderr
+Without text or --alert, a scenario's own trigger is used. Claude diagnoses when
+ANTHROPIC_API_KEY is set (here each call times out after ${CLI_MODEL_TIMEOUT_SECONDS} s unless
+KUBEWHY_MODEL_TIMEOUT_SECONDS says otherwise); KUBEWHY_MODEL=offline uses the offline engine.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -53,6 +70,7 @@ export async function run(argv: string[]): Promise<number> {
       'act-namespace': { type: 'string', multiple: true, default: [] },
       namespace: { type: 'string' },
       json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', short: 'q', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -65,17 +83,22 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`kubewhy diagnose: --rung must be OBSERVE or ACT, not "${values.rung}"\n`);
     return 2;
   }
-  const config = loadConfig();
+  // A person at a terminal would rather hear "the model does not answer" in a minute than in eight.
+  const config = loadConfig(undefined, { defaults: { KUBEWHY_MODEL_TIMEOUT_SECONDS: String(CLI_MODEL_TIMEOUT_SECONDS), KUBEWHY_MODEL_MAX_RETRIES: '1' } });
   const policy: LadderPolicy = {
     actNamespaces: [...config.policy.actNamespaces, ...values['act-namespace']],
     ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}),
   };
-  const scenarioDir = values.scenario ?? (values.kubeconfig || config.cluster.mode !== 'mock' ? undefined : config.cluster.scenarioDir);
-  if (values.background !== undefined && !scenarioDir) {
+  const target = chooseClusterTarget({ scenario: values.scenario, kubeconfig: values.kubeconfig, context: values.context, config });
+  if ('refusal' in target) {
+    process.stderr.write(`kubewhy diagnose: ${target.refusal}\n`);
+    return 2;
+  }
+  if (values.background !== undefined && target.kind !== 'scenario') {
     process.stderr.write('kubewhy diagnose: --background needs a scenario to place inside it (--scenario DIR)\n');
     return 2;
   }
-  const scenario = scenarioDir ? await loadScenarioFrom(scenarioDir, values.background) : undefined;
+  const scenario = target.kind === 'scenario' ? await loadScenarioFrom(target, values.background) : undefined;
 
   const trigger = await chooseTrigger({ text: positionals.join(' ').trim(), namespace: values.namespace, alertFile: values.alert, scenario });
   if (!trigger) {
@@ -88,43 +111,87 @@ export async function run(argv: string[]): Promise<number> {
   const cap = effectiveRung({ requested: rung, policy, namespace });
   const allowed = policy.actNamespaces.length > 0 ? policy.actNamespaces.join(', ') : 'nowhere';
   const rungLine = `Rung: ${rung}${namespace ? ` (in ${namespace}: ${cap})` : ''}; ACT allowed: ${allowed}. Writes ${rung === 'ACT' ? 'wait for your approval where ACT is allowed, and are only proposed elsewhere' : 'are only proposed'}.`;
+  const progress = createProgress({ output: process.stderr, quiet: values.json || values.quiet });
 
-  const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
-  const runId = randomUUID();
-  const auditStore = createAuditStore(database);
-  const audit = auditFor(auditStore, runId);
-  audit.record('run-created', { trigger, rung, source: 'cli', ...(scenario ? { scenario: scenario.name } : {}) });
-  const model = await createModelFor(config);
-  const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
-  const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
-
-  let auditHead: { seq: number; hash: string } | undefined;
-  let outcome: RunOutcome;
-  const started = performance.now();
+  const connection = await connect(target, scenario, config.cluster.timeoutMs);
   try {
-    if (scenario) {
-      const { runOnScenario } = await import('../eval/run-scenario.ts');
-      ({ outcome } = await runOnScenario({ scenario, trigger, model, rung, policy, approvals, audit, runId, limits }));
-    } else {
-      const cluster = createKubeCluster({
-        ...(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : config.cluster.mode === 'kubeconfig' && config.cluster.kubeconfigPath ? { kubeconfigPath: config.cluster.kubeconfigPath } : {}),
-        ...(values.context ? { context: values.context } : {}),
-        ...(config.cluster.mode === 'in-cluster' ? { inCluster: true } : {}),
-        requestTimeoutMs: config.cluster.timeoutMs,
-      });
-      outcome = await runAgent({ runId, trigger, rung, model, registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })), cluster, policy, approvals, audit, limits });
+    const clusterLine = `Cluster: ${describeCluster(connection.identity)}`;
+    progress.say(`Reading ${describeCluster(connection.identity)}`);
+    const reachable = await checkReachable(connection.cluster, namespace);
+    if (!reachable.ok) {
+      process.stderr.write(`kubewhy diagnose: cannot read the cluster (${describeCluster(connection.identity)}): ${reachable.message}\n`);
+      return 1;
     }
+    const model = progress.watchModel(await createModelFor(config));
+    progress.say(`Diagnosing with ${model.name === 'offline' ? 'the offline engine' : model.name}…`);
+
+    const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
+    const runId = randomUUID();
+    const auditStore = createAuditStore(database);
+    const audit = auditFor(auditStore, runId);
+    audit.record('run-created', { trigger, rung, source: 'cli', cluster: connection.identity, ...(scenario ? { scenario: scenario.name } : {}) });
+    const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
+    const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
+    const registry = createToolRegistry(scenario ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
+
+    let auditHead: { seq: number; hash: string } | undefined;
+    let outcome: RunOutcome;
+    const started = performance.now();
+    try {
+      outcome = await runAgent({ runId, trigger, rung, model, registry, cluster: connection.cluster, policy, approvals, audit, limits, observer: progress.observer });
+    } finally {
+      auditHead = auditStore.head(runId);
+      database.close();
+    }
+    const durationMs = performance.now() - started;
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ runId, rung, model: model.name, cluster: connection.identity, ...outcome, durationMs: Math.round(durationMs) }, null, 2)}\n`);
+    } else {
+      const head = auditHead ? ` (${auditHead.seq} events, head ${auditHead.hash.slice(0, 16)}…)` : '';
+      process.stdout.write(formatRun({ runId, outcome, rungLine: `${clusterLine}\n${rungLine}`, durationMs }) + `Audit${head}: ${commandForm()} audit verify --run ${runId}\n`);
+    }
+    if (outcome.status !== 'completed' && outcome.reason?.startsWith('model error')) process.stderr.write(`kubewhy diagnose: ${modelFailureHint(config)}\n`);
+    return outcome.status === 'completed' ? 0 : 1;
   } finally {
-    auditHead = auditStore.head(runId);
-    database.close();
+    await connection.close();
   }
-  const durationMs = performance.now() - started;
-  if (values.json) process.stdout.write(`${JSON.stringify({ runId, rung, model: model.name, ...outcome, durationMs: Math.round(durationMs) }, null, 2)}\n`);
-  else {
-    const head = auditHead ? ` (${auditHead.seq} events, head ${auditHead.hash.slice(0, 16)}…)` : '';
-    process.stdout.write(formatRun({ runId, outcome, rungLine, durationMs }) + `Audit${head}: kubewhy audit verify --run ${runId}\n`);
+}
+
+interface Connection {
+  cluster: Cluster;
+  identity: ClusterIdentity;
+  close(): Promise<void>;
+}
+
+/** The cluster client and its identity; a scenario gets its mock cluster started here (and stopped by `close`). */
+async function connect(target: Exclude<ClusterTarget, { refusal: string }>, scenario: LoadedScenario | undefined, requestTimeoutMs: number): Promise<Connection> {
+  if (target.kind === 'cluster') {
+    const identity = identifyCluster(kubeconfigSource(target.options));
+    return { cluster: createKubeCluster(target.options), identity, close: async () => undefined };
   }
-  return outcome.status === 'completed' ? 0 : 1;
+  const { startMockCluster } = await import('../../mock-cluster/index.ts');
+  const mock = await startMockCluster({ scenario: scenario ?? target.directory });
+  return {
+    cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs }),
+    identity: { source: 'mock', server: mock.url, scenario: mock.scenario.name },
+    close: () => mock.close(),
+  };
+}
+
+/**
+ * One read before the run: an API server that cannot be reached is said at once, with its
+ * address, rather than as a diagnosis whose every tool failed. Any answer (a 403 or 404
+ * included) means it is there.
+ */
+async function checkReachable(cluster: Cluster, namespace: string | undefined): Promise<{ ok: true } | { ok: false; message: string }> {
+  const result = await cluster.get('Namespace', { name: namespace ?? 'default' });
+  if (result.ok || (result.error.kind !== 'unavailable' && result.error.kind !== 'timeout')) return { ok: true };
+  return { ok: false, message: result.error.message };
+}
+
+function modelFailureHint(config: Config): string {
+  const endpoint = config.model.provider === 'anthropic' ? (config.model.baseUrl ?? 'the Anthropic API') : 'the model';
+  return `the model at ${endpoint} did not answer. Check ANTHROPIC_BASE_URL and the network, or diagnose with the offline engine: KUBEWHY_MODEL=offline`;
 }
 
 /** The incident text, else the alert in the file, else the scenario's own trigger. */
@@ -139,9 +206,11 @@ async function chooseTrigger(input: { text: string; namespace: string | undefine
   return scenarioTriggers(input.scenario)[0]?.trigger;
 }
 
-async function loadScenarioFrom(directory: string, background: string | undefined): Promise<LoadedScenario> {
-  const { loadScenario } = await import('../../mock-cluster/index.ts');
-  return loadScenario(directory, background === undefined ? {} : { background });
+async function loadScenarioFrom(target: { directory: string; from: string }, background: string | undefined): Promise<LoadedScenario> {
+  const { loadScenario, ScenarioError } = await import('../../mock-cluster/index.ts');
+  return loadScenario(target.directory, background === undefined ? {} : { background }).catch((error: unknown) => {
+    throw error instanceof ScenarioError ? new ScenarioError({ file: target.from }, error.message) : error;
+  });
 }
 
 /**

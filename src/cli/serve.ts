@@ -20,7 +20,9 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { createFallback, createModel } from '../agent/create-model.ts';
 import { createAnchorSigner, readAuditKey, type AnchorSigner } from '../audit/anchors.ts';
 import { createModelHealth } from '../agent/model-health.ts';
-import { createKubeCluster, type KubeClusterOptions } from '../cluster/kube-adapter.ts';
+import { createKubeCluster, kubeconfigSource, type KubeClusterOptions } from '../cluster/kube-adapter.ts';
+import { describeCluster, identifyCluster, KubeconfigError, type ClusterIdentity } from '../cluster/kubeconfig.ts';
+import { noClusterMessage } from './no-cluster.ts';
 import { createAgentWorkers, type AgentWorkers } from '../runs/workers/pool.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
@@ -31,17 +33,21 @@ import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatch
 import { openDatabase } from '../store/database.ts';
 import { acquireDataDirectoryLock, LockHeldError, type DataDirectoryLock } from '../store/lock.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';
-import { parseFaultSpec, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
+import { parseFaultSpec, ScenarioError, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
 
-const USAGE = `usage: kubewhy serve
+const USAGE = `usage: kubewhy serve [--demo]
 
 Serves the HTTP API (Alertmanager webhook, incidents, runs, approvals, audit, metrics).
 Every setting comes from the environment (KUBEWHY_HOST, KUBEWHY_PORT, KUBEWHY_DATA_DIR,
-KUBEWHY_CLUSTER, KUBEWHY_TOKENS_DIR, ...); the defaults serve the demo scenario on a mock
-cluster with the offline engine, on http://127.0.0.1:8080.`;
+KUBEWHY_CLUSTER, KUBEWHY_TOKENS_DIR, ...). The cluster is found as kubectl finds it: a
+pod's service account, else KUBECONFIG, else ~/.kube/config (KUBEWHY_KUBE_CONTEXT picks a
+context); the offline engine diagnoses unless ANTHROPIC_API_KEY is set.
+
+  --demo   serve the demo scenario on an embedded mock cluster instead (what npm start does;
+           the same as KUBEWHY_CLUSTER=mock)`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -50,7 +56,11 @@ export async function run(argv: string[]): Promise<number> {
   let tokens: Record<Scope, string[]>;
   let auditAnchors: AnchorSigner;
   try {
-    config = loadConfig();
+    config = loadConfig(undefined, values.demo ? { overrides: { KUBEWHY_CLUSTER: 'mock' } } : {});
+    if (config.cluster.mode === 'none') {
+      process.stderr.write(`kubewhy serve: ${noClusterMessage(config.cluster.searched)}\n`);
+      return 2;
+    }
     tokens = await readTokens(config.auth);
     auditAnchors = createAnchorSigner(config.audit.keyFile ? readAuditKey(config.audit.keyFile) : undefined);
   } catch (error) {
@@ -94,6 +104,7 @@ export async function run(argv: string[]): Promise<number> {
   const closeMock = async (): Promise<void> => void (await mock?.close());
   try {
     const clusterOptions = await connectCluster(config, (started) => (mock = started));
+    const clusterIdentity = identifyServedCluster(clusterOptions, mock);
     const cluster = createKubeCluster(clusterOptions);
     const databasePath = join(config.dataDir, 'kubewhy.db');
     const database = openDatabase(databasePath);
@@ -117,6 +128,7 @@ export async function run(argv: string[]): Promise<number> {
         ...createFallback(config.model),
         registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })),
         cluster,
+        clusterIdentity,
         policy: config.policy,
         limits: config.limits,
         ...(workers ? { runAgent: workers.runAgent } : {}),
@@ -136,7 +148,7 @@ export async function run(argv: string[]): Promise<number> {
     const signalled = waitForSignal();
     await app.listen({ host: config.server.host, port: config.server.port });
     const url = listeningUrl(app.server.address(), config.server.host);
-    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(config, mock)}; model: ${model.name}; data: ${join(config.dataDir, 'kubewhy.db')})\n`);
+    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(clusterIdentity)}; model: ${model.name}; data: ${join(config.dataDir, 'kubewhy.db')})\n`);
     process.stdout.write(`try: ${curlLine({ url, config, mock, auth: auth.settings })}\n`);
 
     await signalled;
@@ -155,7 +167,7 @@ export async function run(argv: string[]): Promise<number> {
     await workers?.close().catch(() => undefined);
     await closeMock().catch(() => undefined);
     process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return error instanceof KubeconfigError || error instanceof ScenarioError ? 2 : 1;
   } finally {
     process.off('SIGHUP', reloadTokens);
     tokenWatcher?.stop();
@@ -204,7 +216,9 @@ async function connectCluster(config: Config, onMock: (mock: MockCluster) => voi
   const requestTimeoutMs = config.cluster.timeoutMs;
   switch (config.cluster.mode) {
     case 'mock': {
-      const mock = await startMockCluster({ scenario: config.cluster.scenarioDir, faults: config.cluster.faults.map(parseFaultSpec) });
+      const mock = await startMockCluster({ scenario: config.cluster.scenarioDir, faults: config.cluster.faults.map(parseFaultSpec) }).catch((error: unknown) => {
+        throw error instanceof ScenarioError ? new ScenarioError({ file: 'KUBEWHY_MOCK_SCENARIO' }, error.message) : error;
+      });
       onMock(mock);
       return { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs };
     }
@@ -216,13 +230,15 @@ async function connectCluster(config: Config, onMock: (mock: MockCluster) => voi
       };
     case 'in-cluster':
       return { inCluster: true, requestTimeoutMs };
+    case 'none':
+      throw new Error(noClusterMessage(config.cluster.searched));
   }
 }
 
-function describeCluster(config: Config, mock: MockCluster | undefined): string {
-  if (mock) return `mock, scenario ${mock.scenario.name} at ${mock.url}`;
-  if (config.cluster.mode === 'kubeconfig') return `kubeconfig ${config.cluster.kubeconfigPath ?? '(default)'}${config.cluster.context ? `, context ${config.cluster.context}` : ''}`;
-  return 'in-cluster service account';
+/** The cluster every run of this service reads, as runs record it; throws KubeconfigError for a kubeconfig a person must fix. */
+function identifyServedCluster(options: KubeClusterOptions, mock: MockCluster | undefined): ClusterIdentity {
+  const identity = identifyCluster(kubeconfigSource(options));
+  return mock ? { source: 'mock', server: identity.server, scenario: mock.scenario.name } : identity;
 }
 
 function listeningUrl(address: ReturnType<Server['address']>, host: string): string {

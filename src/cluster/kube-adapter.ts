@@ -7,15 +7,17 @@
  * honouring `Retry-After`; writes are sent once. Errors come back as values. The cluster's
  * clock is read from each answer's `Date` header so ages match what the cluster sees.
  */
+import { delimiter } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubeConfig, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
 import type { CallOptions, Cluster, KindMap, ListOptions, PatchableKind, ReadableKind, SecretSummary } from './cluster.ts';
 import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
 import { createJsonReader } from './json-reader.ts';
+import { loadKubeconfig, type KubeconfigSource } from './kubeconfig.ts';
 import { adoptModelNames, collectionPath, objectPath, pageQuery, type Page } from './kube-operations.ts';
 import { createRequestRunner } from './request-runner.ts';
 
 export interface KubeClusterOptions {
-  /** A kubeconfig file; without it and without `inCluster`, the default lookup ($KUBECONFIG, ~/.kube/config). */
+  /** A kubeconfig file, or a list of them joined by ':' as in KUBECONFIG; without it and without `inCluster`, the default lookup ($KUBECONFIG, ~/.kube/config). */
   kubeconfigPath?: string;
   /** A context of that kubeconfig; its current context otherwise. */
   context?: string;
@@ -41,12 +43,18 @@ const PATCH_CONTENT_TYPES = {
 
 
 function loadKubeConfig(options: KubeClusterOptions): KubeConfig {
+  if (options.inCluster || options.kubeconfigPath) return allowPlainHttp(loadKubeconfig(kubeconfigSource(options)));
   const config = new KubeConfig();
-  if (options.inCluster) config.loadFromCluster();
-  else if (options.kubeconfigPath) config.loadFromFile(options.kubeconfigPath);
-  else config.loadFromDefault();
+  config.loadFromDefault();
   if (options.context) config.setCurrentContext(options.context);
   return allowPlainHttp(config);
+}
+
+/** Where `options` point: the pod's service account, or the kubeconfig files (a ':'-joined list, as KUBECONFIG holds) and context. */
+export function kubeconfigSource(options: Pick<KubeClusterOptions, 'inCluster' | 'kubeconfigPath' | 'context'>): KubeconfigSource {
+  if (options.inCluster) return { inCluster: true };
+  const kubeconfigPaths = (options.kubeconfigPath ?? '').split(delimiter).filter((path) => path.length > 0);
+  return { kubeconfigPaths, ...(options.context ? { context: options.context } : {}) };
 }
 
 /**

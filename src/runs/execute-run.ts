@@ -5,6 +5,7 @@
  * awaiting approval (the worker is freed), or queued again for a retry. A run stopped by the service shutting down is left
  * as it is: the next start resumes or fails it (see recover-runs.ts).
  */
+import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Logger } from 'pino';
 import { runAgent, type RunAgentInput, type RunOutcome } from '../agent/loop.ts';
 import type { Model } from '../agent/model.ts';
@@ -26,6 +27,8 @@ export interface AgentDependencies {
   model: Model;
   registry: ToolRegistry;
   cluster: Cluster;
+  /** Which cluster `cluster` reads: recorded with every run it starts. */
+  clusterIdentity?: ClusterIdentity;
   policy: LadderPolicy;
   limits: Config['limits'];
   /** The loop; a seam for tests. Default `runAgent`. */
@@ -61,7 +64,7 @@ const DEADLINE_GRACE_MS = 30_000;
 
 export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const { id, store, metrics, agent } = input;
-  const run = store.claim(id);
+  const run = store.claim(id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {});
   if (!run) return;
   if (input.joinIncident && (await input.joinIncident(run))) return;
   const logger = input.logger.child({ runId: id });
@@ -207,9 +210,9 @@ function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, check
   input.audit.append({
     runId: run.id,
     type: 'run-parked',
-    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
+    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), ...(checkpoint.diagnosed ? { diagnosed: true } : {}), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
   });
-  if (!input.store.park(run.id, { checkpoint: serializeCheckpoint(checkpoint), actions: outcome.actions })) {
+  if (!input.store.park(run.id, { checkpoint: serializeCheckpoint(checkpoint), actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) })) {
     logger.error('the run could not be parked: it is no longer running');
     return;
   }

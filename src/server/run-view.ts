@@ -26,7 +26,9 @@ export function toRunView(run: RunRecord): RunView {
     ...(run.startedAt ? { startedAt: run.startedAt } : {}),
     ...(run.finishedAt ? { finishedAt: run.finishedAt } : {}),
     attempts: run.attempts,
-    ...(run.diagnosis ? { diagnosis: redactValue(run.diagnosis) } : {}),
+    ...(run.cluster ? { cluster: run.cluster } : {}),
+    // The run's actions are the current ones: a decision made while the run is parked shows in its diagnosis too.
+    ...(run.diagnosis ? { diagnosis: redactValue({ ...run.diagnosis, actions: run.actions }) } : {}),
     ...(run.reason ? { reason: redactText(run.reason) } : {}),
     ...(run.usage ? { usage: run.usage } : {}),
     ...(run.steps !== undefined ? { steps: run.steps } : {}),

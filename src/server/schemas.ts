@@ -144,6 +144,16 @@ export const runViewSchema = z.object({
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
   attempts: z.number().int(),
+  cluster: z
+    .object({
+      source: z.enum(['kubeconfig', 'in-cluster', 'mock']),
+      context: z.string().optional(),
+      server: z.string(),
+      files: z.array(z.string()).optional(),
+      scenario: z.string().optional(),
+    })
+    .optional()
+    .describe('The cluster the run read: its kubeconfig context (or in-cluster, or the mock and its scenario) and API server'),
   diagnosis: diagnosisInputSchema.extend({ actions: z.array(actionSchema) }).optional(),
   reason: z.string().optional(),
   usage: usageSchema.optional(),

@@ -116,6 +116,11 @@ INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, statu
     description: 'drop runs_by_alert: alerts are found through run_alerts, and every index is one more write per ingested alert',
     up: (database) => database.exec('DROP INDEX IF EXISTS runs_by_alert;'),
   },
+  {
+    version: 6,
+    description: 'the cluster each run read (context and API server), so every diagnosis says which cluster it is about',
+    up: (database) => database.exec('ALTER TABLE runs ADD COLUMN cluster TEXT;'),
+  },
 ];
 
 export class SchemaError extends Error {

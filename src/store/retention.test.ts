@@ -33,7 +33,7 @@ function addRun(fixture: Fixture, input: { id: string; createdDaysAgo: number; s
     fixture.audit.append({ runId: input.id, type: 'run-finished', payload: { status: 'failed' }, time: finished });
     return;
   }
-  assert.ok(fixture.runs.claim(input.id, created));
+  assert.ok(fixture.runs.claim(input.id, { now: created }));
   fixture.audit.append({ runId: input.id, type: 'tool-call', payload: { tool: 'list_pods', args: { namespace: 'staging' }, risk: 'read' }, time: created });
   if (input.state === 'running') return;
   if (input.state === 'awaiting_approval') {

@@ -6,6 +6,7 @@
  * changes are guarded by the status they expect, which is what keeps a run from being
  * started twice or finished twice.
  */
+import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { TokenUsage } from '../agent/model.ts';
@@ -52,6 +53,8 @@ export interface RunRecord {
   alerts?: RunAlert[];
   /** How many alerts are attached, whether listed or not. */
   alertCount?: number;
+  /** The cluster the run read (its context and API server), recorded when it starts. */
+  cluster?: ClusterIdentity;
 }
 
 /** One alert firing (fingerprint and startsAt) attached to a run: the one that started it, or one correlated with it. */
@@ -110,8 +113,8 @@ export interface RunStore {
   recordAlertRepeat(runId: string, alert: AlertKey): void;
   /** The attached alert resolved; answers how many alerts of the run still fire. */
   recordAlertResolved(runId: string, alert: AlertKey, endsAt: string): number;
-  /** queued → running, counting the attempt; undefined when the run is not queued (cancelled, or claimed already). */
-  claim(id: string, now?: Date): RunRecord | undefined;
+  /** queued → running, counting the attempt and recording the cluster it reads; undefined when the run is not queued (cancelled, or claimed already). */
+  claim(id: string, options?: { now?: Date; cluster?: ClusterIdentity }): RunRecord | undefined;
   /** running ⇄ awaiting_approval, with the run's current actions; no effect on a run that is not active. */
   updateProgress(id: string, input: { status: 'running' | 'awaiting_approval'; actions: readonly Action[] }): void;
   /** Ends an unfinished run; false when it had ended already. */
@@ -120,8 +123,8 @@ export interface RunStore {
   cancelQueued(id: string, reason: string, now?: Date): boolean;
   /** running or awaiting_approval → queued, to be started again. */
   requeue(id: string): boolean;
-  /** running → awaiting_approval with the checkpoint to resume from; the run holds no worker meanwhile. */
-  park(id: string, input: { checkpoint: string; actions: readonly Action[] }): boolean;
+  /** running → awaiting_approval with the checkpoint to resume from, and the diagnosis a person decides on; the run holds no worker meanwhile. */
+  park(id: string, input: { checkpoint: string; actions: readonly Action[]; diagnosis?: Diagnosis }): boolean;
   /** The stored checkpoint of a parked run. */
   checkpointOf(id: string): string | undefined;
   /**
@@ -166,12 +169,13 @@ interface RunRow {
   not_before?: string | null;
   /** 1 when the run has a checkpoint (RUN_COLUMNS). */
   parked?: number;
+  cluster?: string | null;
 }
 
 /** Every column a RunRecord is read from: a parked run's checkpoint (it can be large) is read only when resuming. */
 const RUN_COLUMNS =
   'seq, id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, started_at, finished_at, diagnosis, reason, usage, steps, actions, ' +
-  'resolved_at, repeats, attempts, not_before, earlier_failures, checkpoint IS NOT NULL AS parked';
+  'resolved_at, repeats, attempts, not_before, earlier_failures, checkpoint IS NOT NULL AS parked, cluster';
 
 const ACTIVE = "('running', 'awaiting_approval')";
 const UNFINISHED = "('queued', 'running', 'awaiting_approval')";
@@ -251,8 +255,8 @@ export function createRunStore(database: DatabaseSync): RunStore {
       statements.alertResolved.run(endsAt, runId, alert.fingerprint, alert.startsAt);
       return (statements.firingAlerts.get(runId) as { firing: number }).firing;
     },
-    claim(id, now = new Date()) {
-      const result = statements.claim.run(now.toISOString(), id);
+    claim(id, { now = new Date(), cluster } = {}) {
+      const result = statements.claim.run(now.toISOString(), cluster ? JSON.stringify(cluster) : null, id);
       return result.changes === 1 ? get(id) : undefined;
     },
     updateProgress(id, { status, actions }) {
@@ -283,8 +287,8 @@ export function createRunStore(database: DatabaseSync): RunStore {
     recordRepeat(id) {
       statements.repeat.run(id);
     },
-    park(id, { checkpoint, actions }) {
-      return statements.park.run(checkpoint, JSON.stringify(actions), id).changes === 1;
+    park(id, { checkpoint, actions, diagnosis }) {
+      return statements.park.run(checkpoint, JSON.stringify(actions), diagnosis ? JSON.stringify(diagnosis) : null, id).changes === 1;
     },
     checkpointOf(id) {
       const row = statements.selectCheckpoint.get(id) as { checkpoint: string | null } | undefined;
@@ -295,7 +299,8 @@ export function createRunStore(database: DatabaseSync): RunStore {
       const action = run?.actions.find((candidate) => candidate.id === actionId);
       if (!run || !action) return { outcome: 'not-found' };
       if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked) return { outcome: 'not-pending', status: action.status };
-      const decided: Action = { ...action, status: decision, decidedAt: now.toISOString(), ...(by ? { decidedBy: by } : {}), ...(reason ? { reason } : {}) };
+      // `reason` stays why the action was asked for; the decider's own reason is kept beside it.
+      const decided: Action = { ...action, status: decision, decidedAt: now.toISOString(), ...(by ? { decidedBy: by } : {}), ...(reason ? { decisionReason: reason } : {}) };
       const actions = run.actions.map((candidate) => (candidate.id === actionId ? decided : candidate));
       const resumable = !actions.some((candidate) => candidate.status === 'awaiting_approval');
       // Guarded by the actions as read: a decision made meanwhile makes this one a no-op, reported as not pending.
@@ -359,8 +364,8 @@ function prepareStatements(database: DatabaseSync) {
     firingAlerts: database.prepare("SELECT COUNT(*) AS firing FROM run_alerts WHERE run_id = ? AND status = 'firing'"),
     alertsOfRun: database.prepare('SELECT fingerprint, alertname, status, starts_at, ends_at, labels, received_at, repeats FROM run_alerts WHERE run_id = ? ORDER BY seq LIMIT ?'),
     alertCount: database.prepare('SELECT COUNT(*) AS count FROM run_alerts WHERE run_id = ?'),
-    claim: database.prepare("UPDATE runs SET status = 'running', started_at = ?, attempts = attempts + 1, not_before = NULL WHERE id = ? AND status = 'queued'"),
-    park: database.prepare("UPDATE runs SET status = 'awaiting_approval', checkpoint = ?, actions = ? WHERE id = ? AND status = 'running'"),
+    claim: database.prepare("UPDATE runs SET status = 'running', started_at = ?, cluster = COALESCE(?, cluster), attempts = attempts + 1, not_before = NULL WHERE id = ? AND status = 'queued'"),
+    park: database.prepare("UPDATE runs SET status = 'awaiting_approval', checkpoint = ?, actions = ?, diagnosis = COALESCE(?, diagnosis) WHERE id = ? AND status = 'running'"),
     selectCheckpoint: database.prepare('SELECT checkpoint FROM runs WHERE id = ?'),
     decide: database.prepare("UPDATE runs SET actions = ?, status = ? WHERE id = ? AND status = 'awaiting_approval' AND checkpoint IS NOT NULL AND actions = ?"),
     parked: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq`),
@@ -401,6 +406,7 @@ function toRecord(row: RunRow): RunRecord {
     attempts: row.attempts,
     ...(row.not_before ? { notBefore: row.not_before } : {}),
     ...(row.parked ? { parked: true } : {}),
+    ...(row.cluster ? { cluster: JSON.parse(row.cluster) as ClusterIdentity } : {}),
   };
 }
 

@@ -34,11 +34,11 @@ export async function writeTokensDir(directory: string, tokens: Partial<Record<'
   return path;
 }
 
-/** `kubewhy serve` started with `environment` (port 0, warn logs unless it says otherwise), everything it prints collected. */
+/** `kubewhy serve` started with `environment` (port 0, warn logs, the mock cluster unless it says otherwise), everything it prints collected. */
 export function spawnServe(environment: Record<string, string>): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', ...environment },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', KUBEWHY_CLUSTER: 'mock', ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
