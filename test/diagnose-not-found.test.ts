@@ -18,7 +18,11 @@ const SCENARIO = 'mock-cluster/scenarios/checkout-secret-rotation';
 const env = { ...process.env, KUBEWHY_MODEL: 'offline', KUBEWHY_CLUSTER: 'mock', ANTHROPIC_API_KEY: '', KUBEWHY_DATA_DIR: mkdtempSync(join(tmpdir(), 'kubewhy-not-found-')) };
 
 async function diagnose(...args: string[]): Promise<Diagnosis> {
-  const { stdout } = await run(process.execPath, ['bin/kubewhy.js', 'diagnose', '--scenario', SCENARIO, '--json', ...args], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  return diagnoseIn(SCENARIO, ...args);
+}
+
+async function diagnoseIn(scenario: string, ...args: string[]): Promise<Diagnosis> {
+  const { stdout } = await run(process.execPath, ['bin/kubewhy.js', 'diagnose', '--scenario', scenario, '--json', ...args], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
   const result = JSON.parse(stdout) as { status: string; diagnosis?: Diagnosis };
   assert.equal(result.status, 'completed');
   assert.ok(result.diagnosis, 'a completed run has a diagnosis');
@@ -87,5 +91,19 @@ describe('kubewhy diagnose, when the words name what is not there', { concurrenc
     assert.equal(diagnosis.category, 'bad-credentials');
     assert.deepEqual(diagnosis.culprit, { kind: 'Deployment', namespace: 'staging', name: 'checkout-api' });
     assert.equal(diagnosis.confidence, 'high');
+  });
+
+  it('words that name nothing, where a node is down: the node is reported, but the answer says the words matched nothing and claims less', async () => {
+    const diagnosis = await diagnoseIn('mock-cluster/scenarios/worker-node-notready', 'x');
+    assert.equal(diagnosis.category, 'node-failure');
+    assert.notEqual(diagnosis.confidence, 'high');
+    assert.match(diagnosis.summary, /The words "x" name no workload, pod, Service, node or namespace in the cluster\./);
+  });
+
+  it('words that name the kind of what fails ("a node went NotReady") keep the confidence the evidence gives', async () => {
+    const diagnosis = await diagnoseIn('mock-cluster/scenarios/worker-node-notready', 'a node went NotReady in prod');
+    assert.equal(diagnosis.category, 'node-failure');
+    assert.equal(diagnosis.confidence, 'high');
+    assert.doesNotMatch(diagnosis.summary, /name no workload/);
   });
 });

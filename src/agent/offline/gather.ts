@@ -18,8 +18,8 @@ import type { Trigger } from '../trigger.ts';
 import { alertWords, focusFromAlert, mentionedNamespaces, mentionScore, pickMentioned, pickWorstPod, workloadOfController, workloadOfPod, type Candidate, type Focus, type WorkloadKind } from './locate.ts';
 import type { Query } from './query.ts';
 import { describeMissing, missingFromWords, type Missing } from './absent.ts';
-import { unknownName } from './unknown-names.ts';
 import { nearlyNamed } from './unmatched.ts';
+import { namesAKind, unknownName } from './unknown-names.ts';
 import type { ToolInputMap } from '../../tools/registry.ts';
 import { failingNamedByPods, namespacePods } from './narrow.ts';
 import { rolesReported } from './roles.ts';
@@ -52,6 +52,8 @@ export interface Case {
   missing?: Missing;
   /** How many workloads (or bare pods) fail in the area searched, when a namespace or the cluster was searched. */
   failingWorkloads?: number;
+  /** A person's words that named nothing the cluster has, and the namespace searched instead (none: the cluster). */
+  unmatched?: { words: string; namespace?: string };
   /** What the container's current run has logged (when its log was read), apart from any earlier run's. */
   currentLogLines?: string[];
   /** The pod the alert named, gone since (replaced by its workload). */
@@ -158,7 +160,7 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const namespace = trigger.namespace ?? mentioned;
   // A person's words that matched nothing, not even a namespace: what fails may not be what they meant.
   const names = [...candidates.map((candidate) => candidate.name), ...namespaces];
-  const unmatched = trigger.spoken && !mentioned && !player && !nearlyNamed(trigger.text, names) ? { unmatched: trigger.text } : {};
+  const unmatched = trigger.spoken && !mentioned && !player && !nearlyNamed(trigger.text, names) && !namesAKind(trigger.text) ? { unmatched: trigger.text } : {};
   return namespace ? { kind: 'namespace', namespace, hint: trigger.text, ...unmatched } : { kind: 'cluster', ...unmatched };
 }
 
@@ -209,7 +211,8 @@ function gatherForFocus(focus: Focus, query: Query): Gathered {
       return { focus, notFound: describeMissing(focus.missing), missing: focus.missing };
     case 'namespace':
     case 'cluster':
-      return { ...gatherForArea(focus, query), failingWorkloads: countFailingWorkloads(focus, query) };
+      // The words that matched nothing stay with the case, whatever it leads to (a pod, a node).
+      return { ...gatherForArea(focus, query), failingWorkloads: countFailingWorkloads(focus, query), ...(focus.unmatched !== undefined ? { unmatched: { words: focus.unmatched, ...(focus.kind === 'namespace' ? { namespace: focus.namespace } : {}) } } : {}) };
   }
 }
 

@@ -62,7 +62,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   if (!finding && gathered?.missing) return diagnoseMissing(gathered.missing);
   const culprit = culpritOf(gathered, finding);
   const label = culprit ? (culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`) : 'The cluster';
-  const unmatched = gathered && (gathered.focus.kind === 'cluster' || gathered.focus.kind === 'namespace') ? gathered.focus.unmatched : undefined;
+  const unmatched = gathered?.unmatched?.words;
   if (!gathered || !finding) {
     const area = gathered?.focus.kind === 'namespace' || gathered?.focus.kind === 'cluster' || !gathered;
     if (gathered?.notFound && !area) {
@@ -103,7 +103,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   }
   // Words that named nothing: what fails is reported, but it may not be what the person meant.
   const confidence = unmatched === undefined ? finding.confidence : confidenceWithoutMatch(finding.confidence, gathered.failingWorkloads ?? 0);
-  if (unmatched !== undefined) sentences.unshift(`${describeUnmatched(unmatched)} What fails ${gathered.focus.kind === 'namespace' ? `in namespace ${gathered.focus.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`);
+  if (unmatched !== undefined) sentences.unshift(`${describeUnmatched(unmatched)} What fails ${gathered.unmatched?.namespace ? `in namespace ${gathered.unmatched.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`);
   return {
     category: finding.category,
     ...(culprit ? { culprit } : {}),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { NAME_FORMS, UNKNOWN_NAME_EXAMPLES, unknownName } from './unknown-names.ts';
+import { NAME_FORMS, namesAKind, UNKNOWN_NAME_EXAMPLES, unknownName } from './unknown-names.ts';
 
 const { known: KNOWN, namespaces: NAMESPACES } = UNKNOWN_NAME_EXAMPLES;
 
@@ -48,4 +48,9 @@ test('words that name nothing at all are no unknown name either: they are left t
 test('a plain word after a kind word is no unknown name when a name in the cluster has it as one of its words', () => {
   assert.equal(unknownName('deployment checkout keeps restarting', KNOWN), undefined);
   assert.equal(unknownName('job nightly did not run', KNOWN), undefined);
+});
+
+test('words that name a kind of object point somewhere; words that name none do not', () => {
+  for (const text of ['a node went NotReady in prod', 'the nightly job did not run', 'pods keep restarting', 'the payments namespace is slow', 'svc frontend has no endpoints']) assert.equal(namesAKind(text), true, text);
+  for (const text of ['x', 'everything is fine, just checking', 'checkout is down', 'no idea what happened', 'prod is on fire']) assert.equal(namesAKind(text), false, text);
 });

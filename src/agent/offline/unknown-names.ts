@@ -94,6 +94,14 @@ const kindAlternatives = (withSlashOnly: boolean): string =>
     .filter((word) => withSlashOnly || !SLASH_ONLY_KIND_WORDS.has(word))
     .join('|');
 
+/**
+ * Whether the words name a kind of object ("a node went NotReady", "the nightly job", "pods
+ * keep restarting"): such words point somewhere even when they name no object, unlike "x".
+ */
+export function namesAKind(text: string): boolean {
+  return new RegExp(`\\b(?:${kindAlternatives(false)})(?:s|es)?\\b`, 'i').test(text);
+}
+
 /** A name with a hyphen, dot or digit is plainly a name; a plain word may be one. */
 const isPlain = (name: string): boolean => !/[-.\d]/.test(name);
 
