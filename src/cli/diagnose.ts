@@ -26,6 +26,7 @@ import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
 import { openDatabase } from '../store/database.ts';
 import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
 import type { LoadedScenario } from '../../mock-cluster/index.ts';
+import { DEMO_SCENARIO_DIR } from '../package-paths.ts';
 import { formatRun } from './format-run.ts';
 import { commandForm } from './invocation.ts';
 import { chooseClusterTarget, type ClusterTarget } from './cluster-target.ts';
@@ -44,7 +45,7 @@ its current context (or --context); inside a pod, its service account. The answe
   --kubeconfig FILE    the kubeconfig to read (a ':'-separated list merges, as KUBECONFIG does)
   --context NAME       a context of that kubeconfig (default: its current context)
   --scenario DIR       diagnose an incident snapshot on an embedded mock cluster instead
-                       (the demo: mock-cluster/scenarios/checkout-secret-rotation; KUBEWHY_CLUSTER=mock serves it too)
+                       (the demo: ${DEMO_SCENARIO_DIR}; KUBEWHY_CLUSTER=mock serves it too)
   --background NAME    place the scenario inside a healthy background cluster (eks, aks, kubeadm)
   --alert FILE         an alert (labels, annotations) or an Alertmanager webhook payload, JSON or YAML
   --rung RUNG          OBSERVE (default): writes are only proposed; ACT: writes wait for your approval
