@@ -4,6 +4,7 @@
  * settings the service itself accepts.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { renderChart } from './fixtures/helm-support/helm.ts';
@@ -81,8 +82,14 @@ describe('health and lifecycle', () => {
     assert.deepEqual(container.resources, { requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
   });
 
-  test('runs the serve command of the image', async () => {
-    assert.deepEqual(findKubewhyContainer(findDeployment(await renderChart())).args, ['src/main.ts', 'serve']);
+  test('runs the serve command of the image, whose entrypoint is kubewhy itself', async () => {
+    assert.deepEqual(findKubewhyContainer(findDeployment(await renderChart())).args, ['serve']);
+    // The args are a kubewhy command only while the images' entrypoint runs bin/kubewhy.js.
+    for (const file of ['../deploy/image/Containerfile', '../deploy/Dockerfile']) {
+      const entrypoint = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(new URL(file, import.meta.url), 'utf8'))?.[1];
+      assert.ok(entrypoint, `${file} has an ENTRYPOINT`);
+      assert.match((JSON.parse(entrypoint) as string[]).at(-1) ?? '', /\/app\/bin\/kubewhy\.js$/, file);
+    }
   });
 });
 
