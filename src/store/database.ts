@@ -1,6 +1,6 @@
 /**
  * Opens the embedded SQLite database (node:sqlite): one file, WAL journal, a busy
- * timeout so several connections of one process can share it, and the schema brought
+ * timeout so several connections (of one process or several) can share it, and the schema brought
  * up to date (migrations.ts).
  */
 import { mkdirSync } from 'node:fs';
@@ -15,7 +15,9 @@ export const BUSY_TIMEOUT_MS = 5000;
 export function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new DatabaseSync(path);
-  database.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA foreign_keys = ON;`);
+  // The busy timeout first: switching to WAL takes a lock, and two processes opening one
+  // database at once (two `kubewhy diagnose` runs) would otherwise fail with SQLITE_BUSY.
+  database.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`);
   try {
     migrate(database);
   } catch (error) {
