@@ -97,6 +97,10 @@ const environmentSchema = z.object({
   KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(32 * 1024 * 1024),
   /** A file holding the HMAC key that signs the audit anchors in the log (at least 32 bytes); unset: anchors are logged unsigned. */
   KUBEWHY_AUDIT_KEY_FILE: z.string().min(1).optional(),
+  /** The notifications file: destinations (Slack, Teams, signed webhooks) and the routes to them (README, "Notifications"); unset: nothing is sent. */
+  KUBEWHY_NOTIFICATIONS_FILE: z.string().min(1).optional(),
+  /** The console's address as people reach it, for the links in notifications (overrides the file's consoleUrl). */
+  KUBEWHY_CONSOLE_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export type Environment = Record<string, string | undefined>;
@@ -140,6 +144,8 @@ export interface Config {
   runs: { concurrency: number; workers: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
   /** keyFile: the HMAC key that signs audit anchors (read at start, never stored). */
   audit: { keyFile?: string };
+  /** The notifications file and what it needs to be read; absent: no notifications. */
+  notifications?: { file: string; consoleUrl?: string; environment: Environment };
 }
 
 export class ConfigError extends Error {
@@ -206,6 +212,10 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
       failureBackoffMaxMs: settings.KUBEWHY_FAILURE_BACKOFF_MAX_SECONDS * 1000,
     },
     audit: { ...(settings.KUBEWHY_AUDIT_KEY_FILE ? { keyFile: settings.KUBEWHY_AUDIT_KEY_FILE } : {}) },
+    // Read by serve alone (notify-config.ts), with the environment its `{ env: NAME }` references name.
+    ...(settings.KUBEWHY_NOTIFICATIONS_FILE
+      ? { notifications: { file: settings.KUBEWHY_NOTIFICATIONS_FILE, environment, ...(settings.KUBEWHY_CONSOLE_URL ? { consoleUrl: settings.KUBEWHY_CONSOLE_URL } : {}) } }
+      : {}),
   };
 }
 

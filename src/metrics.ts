@@ -27,13 +27,20 @@ export interface Metrics {
   diagnoses: Counter<'category'>;
   runsRetired: Counter;
   modelConsecutiveFailures: Gauge;
+  notificationsSent: Counter<'destination' | 'channel' | 'event'>;
+  notificationsFailed: Counter<'destination' | 'channel' | 'outcome'>;
+  notificationsPending: Gauge<'destination'>;
+  notificationOldestPending: Gauge<'destination'>;
 }
+
+/** Pending notifications per destination, read at scrape time from the outbox. */
+export type PendingNotifications = () => readonly { destination: string; count: number; oldestCreatedAt: number }[];
 
 /**
  * Gauges `run_queue_depth` and `runs_in_progress` are read at scrape time from `gauges`,
  * so they can never drift from the queue they describe.
  */
-export function createMetrics(input: { version: string; gauges?: { queueDepth(): number; inProgress(): number; modelFailures?(): number } }): Metrics {
+export function createMetrics(input: { version: string; gauges?: { queueDepth(): number; inProgress(): number; modelFailures?(): number; notificationsPending?: PendingNotifications } }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // These three are gauges named like counters; `promtool check metrics` rejects the name.
@@ -105,6 +112,41 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       registers,
       collect() {
         if (gauges?.modelFailures) this.set(gauges.modelFailures());
+      },
+    }),
+    notificationsSent: new Counter({
+      name: 'kubewhy_notifications_sent_total',
+      help: 'Notifications a receiver took, by destination (its name in the notifications file), channel (slack-webhook, slack-bot, teams, webhook) and event (finished, approval, resolved).',
+      labelNames: ['destination', 'channel', 'event'],
+      registers,
+    }),
+    notificationsFailed: new Counter({
+      name: 'kubewhy_notifications_failed_total',
+      help: 'Notification attempts that failed, by destination, channel and outcome: retrying (it is tried again) or gave-up (refused for good, or past its maximum age; kept in the outbox as failed).',
+      labelNames: ['destination', 'channel', 'outcome'],
+      registers,
+    }),
+    notificationsPending: new Gauge({
+      name: 'kubewhy_notifications_pending',
+      help: 'Notifications in the outbox not yet delivered, by destination.',
+      labelNames: ['destination'],
+      registers,
+      collect() {
+        if (!gauges?.notificationsPending) return;
+        this.reset();
+        for (const row of gauges.notificationsPending()) this.set({ destination: row.destination }, row.count);
+      },
+    }),
+    notificationOldestPending: new Gauge({
+      name: 'kubewhy_notification_oldest_pending_seconds',
+      help: 'Age of the oldest notification not yet delivered, by destination: a receiver that is down shows here first.',
+      labelNames: ['destination'],
+      registers,
+      collect() {
+        if (!gauges?.notificationsPending) return;
+        this.reset();
+        const now = Date.now();
+        for (const row of gauges.notificationsPending()) this.set({ destination: row.destination }, Math.max(0, (now - row.oldestCreatedAt) / 1000));
       },
     }),
   };

@@ -28,6 +28,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
 import { decideAuth } from '../server/listen-policy.ts';
 import { buildApp } from '../server/app.ts';
+import { loadNotifications, NotificationsConfigError, type NotificationSettings } from '../notify/notify-config.ts';
 import { createLogger } from '../server/logger.ts';
 import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
 import { openDatabase } from '../store/database.ts';
@@ -55,6 +56,7 @@ export async function run(argv: string[]): Promise<number> {
   let config: Config;
   let tokens: Record<Scope, string[]>;
   let auditAnchors: AnchorSigner;
+  let notifications: NotificationSettings | undefined;
   try {
     config = loadConfig(undefined, values.demo ? { overrides: { KUBEWHY_CLUSTER: 'mock' } } : {});
     if (config.cluster.mode === 'none') {
@@ -63,8 +65,9 @@ export async function run(argv: string[]): Promise<number> {
     }
     tokens = await readTokens(config.auth);
     auditAnchors = createAnchorSigner(config.audit.keyFile ? readAuditKey(config.audit.keyFile) : undefined);
+    if (config.notifications) notifications = loadNotifications(config.notifications.file, config.notifications);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof TokenFileError) {
+    if (error instanceof ConfigError || error instanceof TokenFileError || error instanceof NotificationsConfigError) {
       process.stderr.write(`kubewhy serve: ${error.message}\n`);
       return 2;
     }
@@ -78,6 +81,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (auth.warning) logger.warn(auth.warning);
   if (auditAnchors.keyId) logger.info({ auditKeyId: auditAnchors.keyId }, 'audit anchors are signed (HMAC-SHA256)');
+  if (notifications) {
+    const destinations = notifications.channels.map((channel) => `${channel.name} (${channel.kind})`);
+    logger.info({ destinations, routes: notifications.routes.length, consoleUrl: notifications.consoleUrl }, `notifications go to ${destinations.join(', ')}`);
+  }
   else logger.warn('audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them');
 
   let lock: DataDirectoryLock;
@@ -143,6 +150,7 @@ export async function run(argv: string[]): Promise<number> {
       auditAnchors,
       authenticator,
       retention: { days: config.store.retentionDays },
+      ...(notifications ? { notifications } : {}),
     });
     // Listened for before the port opens: a SIGTERM that comes right after start still shuts down cleanly.
     const signalled = waitForSignal();

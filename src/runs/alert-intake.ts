@@ -81,6 +81,8 @@ export interface IntakeReport {
   created: RunRecord[];
   /** Runs cancelled because every alert of theirs resolved before they started. */
   cancelled: string[];
+  /** Runs (started already) whose every alert resolved with this notification. */
+  resolved: string[];
   decisions: AlertDecision[];
 }
 
@@ -96,7 +98,7 @@ export class NotificationRefused extends Error {
 export function takeNotification(alerts: readonly IncomingAlert[], intake: NotificationIntake): IntakeReport {
   const results: AlertResult[] = [];
   const decisions: AlertDecision[] = [];
-  const report: IntakeReport = { results, created: [], cancelled: [], decisions };
+  const report: IntakeReport = { results, created: [], cancelled: [], resolved: [], decisions };
   const notification = { ...intake, fresh: new Map<string, TriggerRank>() };
   for (const { alert, culprit, index } of inTakeOrder(alerts)) {
     const key = alertKeyOf(alert);
@@ -105,6 +107,7 @@ export function takeNotification(alerts: readonly IncomingAlert[], intake: Notif
     decisions[index] = taken.decision;
     if (taken.created) report.created.push(taken.created);
     if (taken.cancelled) report.cancelled.push(taken.cancelled);
+    if (taken.allResolved) report.resolved.push(taken.allResolved);
   }
   return report;
 }
@@ -128,6 +131,8 @@ interface Taken {
   runId?: string;
   created?: RunRecord;
   cancelled?: string;
+  /** The run whose last firing alert this was. */
+  allResolved?: string;
 }
 
 /** How well an alert speaks for its incident (correlate.ts): the broader the better; as broad, the latest CronJob's Job. */
@@ -198,7 +203,7 @@ function takeResolved(alert: IncomingAlert, key: AlertKey, intake: NotificationI
   store.recordResolved(existing.id, endsAt);
   const cancelled = existing.status === 'queued' && store.cancelQueued(existing.id, CANCELLED_REASON, intake.now);
   if (cancelled) return { outcome: 'cancelled', decision: 'cancelled', runId: existing.id, cancelled: existing.id };
-  return { outcome: 'resolved', decision: 'resolved', runId: existing.id };
+  return { outcome: 'resolved', decision: 'resolved', runId: existing.id, allResolved: existing.id };
 }
 
 /** Why a queued run ends unstarted; the store tells a cancelled run from a failed one by this prefix. */

@@ -35,6 +35,7 @@ import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD
 import { recoverRuns, type RecoveryReport } from './recover-runs.ts';
 import { ensureRunCreated } from './run-created.ts';
 import { createRunQueue } from './run-queue.ts';
+import type { RunNotices } from '../notify/notifier.ts';
 import { createServiceApprovals, type DecisionResult } from './service-approvals.ts';
 
 export interface RunSettings {
@@ -92,6 +93,8 @@ export interface RunServiceDependencies {
   now?: () => Date;
   /** Signs the audit head each ended run logs (default: logged unsigned). */
   anchors?: AnchorSigner;
+  /** Hears when a run ends, parks for approval, or has its alerts all resolve (notifications). */
+  notices?: RunNotices;
 }
 
 export function createRunService(dependencies: RunServiceDependencies): RunService {
@@ -185,12 +188,14 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         onFinished: (run) => {
           registerDiagnosedCulprit(run);
           notifyFinished(run);
+          dependencies.notices?.runFinished(run);
         },
         joinIncident,
         onParked: (run) => {
           approvals.expireDue();
           // A caller waiting for the run hears of it now: it waits for a person, not for the service.
           notifyFinished(run);
+          dependencies.notices?.runParked(run);
         },
         onRetry: (run) => offerWhenDue(run.id, run.notBefore),
         anchors,
@@ -298,6 +303,10 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
               if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
               enqueue(report.created);
               for (const id of report.cancelled) finishCancelled(id);
+              for (const id of report.resolved) {
+                const run = dependencies.notices ? store.get(id) : undefined;
+                if (run) dependencies.notices?.alertsResolved(run);
+              }
             },
             afterRollback: () => void (reserved -= report.created.length),
           };

@@ -15,6 +15,9 @@ import { retiredAnchorLogFields, unsignedAnchors, type AnchorSigner } from '../a
 import { createAuditStore } from '../audit/audit-store.ts';
 import { createModelHealth, trackModelHealth, type ModelHealth } from '../agent/model-health.ts';
 import { createMetrics } from '../metrics.ts';
+import { createNotifier, type Notifier } from '../notify/notifier.ts';
+import type { NotificationSettings } from '../notify/notify-config.ts';
+import { createOutbox } from '../notify/outbox.ts';
 import type { AgentDependencies } from '../runs/execute-run.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
 import { createRunStore } from '../store/run-store.ts';
@@ -49,9 +52,11 @@ export interface AppDependencies {
   modelHealth?: ModelHealth;
   /** Finished runs older than `days` are removed, at start and every `intervalMs` (default hourly); days 0 or absent: kept forever. */
   retention?: { days: number; intervalMs?: number; now?: () => Date };
+  /** Where diagnoses are sent (Slack, Teams, signed webhooks) and which go where; absent: none are sent. */
+  notifications?: NotificationSettings;
 }
 
-export type KubewhyApp = FastifyInstance & { runService: RunService };
+export type KubewhyApp = FastifyInstance & { runService: RunService; notifier?: Notifier };
 
 /**
  * A notification of 10,000 alerts (the most the webhook's schema takes) labelled as
@@ -72,12 +77,30 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   // Every model call of this app's runs tells whether the model answers (for /readyz and a gauge).
   const modelHealth = dependencies.modelHealth ?? createModelHealth();
   const agent: AgentDependencies = { ...dependencies.agent, model: trackModelHealth(dependencies.agent.model, modelHealth) };
+  const outbox = dependencies.notifications ? createOutbox(dependencies.database) : undefined;
   const metrics = createMetrics({
     version: dependencies.version ?? 'unknown',
-    gauges: { queueDepth: () => scraped.runs?.queueDepth() ?? 0, inProgress: () => scraped.runs?.inProgress() ?? 0, modelFailures: () => modelHealth.status().consecutiveFailures },
+    gauges: {
+      queueDepth: () => scraped.runs?.queueDepth() ?? 0,
+      inProgress: () => scraped.runs?.inProgress() ?? 0,
+      modelFailures: () => modelHealth.status().consecutiveFailures,
+      ...(outbox ? { notificationsPending: () => outbox.pending() } : {}),
+    },
   });
+  const notifier =
+    outbox && dependencies.notifications ? createNotifier({ outbox, store, settings: dependencies.notifications, metrics, logger: dependencies.logger }) : undefined;
   const writes = createWriteBatcher(dependencies.database, { onAfterCommitError: (error) => dependencies.logger.error({ err: error }, 'after a committed write') });
-  const runService = createRunService({ store, audit, writes, metrics, logger: dependencies.logger, agent, settings: dependencies.runs, ...(dependencies.auditAnchors ? { anchors: dependencies.auditAnchors } : {}) });
+  const runService = createRunService({
+    store,
+    audit,
+    writes,
+    metrics,
+    logger: dependencies.logger,
+    agent,
+    settings: dependencies.runs,
+    ...(dependencies.auditAnchors ? { anchors: dependencies.auditAnchors } : {}),
+    ...(notifier ? { notices: notifier } : {}),
+  });
   scraped.runs = runService;
   const authenticator = dependencies.authenticator ?? createAuthenticator(dependencies.auth);
 
@@ -101,6 +124,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   app.decorateRequest('identity', 'anonymous');
   app.decorateRequest('logSummary', undefined);
   app.decorate('runService', runService);
+  app.decorate('notifier', notifier);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -146,6 +170,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {
     runService.start();
+    notifier?.start();
     retention = startRetentionSweeps(dependencies, metrics);
   });
   app.addHook('preClose', async () => {
@@ -154,6 +179,8 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   app.addHook('onClose', async () => {
     await retention?.stop();
     await runService.stop();
+    // After the runs: the notices of runs that end in the grace period are queued; what is not delivered now is at the next start.
+    await notifier?.stop();
   });
   return app as unknown as KubewhyApp;
 }

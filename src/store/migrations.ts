@@ -121,6 +121,46 @@ INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, statu
     description: 'the cluster each run read (context and API server), so every diagnosis says which cluster it is about',
     up: (database) => database.exec('ALTER TABLE runs ADD COLUMN cluster TEXT;'),
   },
+  {
+    version: 7,
+    description: 'notifications: the outbox of messages to Slack, Teams and webhooks, the notices each run has had, and the Slack thread of each run',
+    up: (database) =>
+      database.exec(`
+CREATE TABLE notification_notices (
+  run_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  noted_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, key)
+);
+CREATE TABLE notification_outbox (
+  id INTEGER PRIMARY KEY,
+  delivery_id TEXT NOT NULL UNIQUE,
+  run_id TEXT NOT NULL,
+  event TEXT NOT NULL,
+  destination TEXT NOT NULL,
+  body TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at INTEGER NOT NULL,
+  last_error TEXT,
+  created_at INTEGER NOT NULL,
+  sent_at INTEGER
+);
+CREATE INDEX notification_outbox_due ON notification_outbox (status, next_attempt_at);
+CREATE INDEX notification_outbox_by_run ON notification_outbox (run_id, destination, id);
+CREATE TABLE notification_threads (
+  run_id TEXT NOT NULL,
+  destination TEXT NOT NULL,
+  thread TEXT NOT NULL,
+  PRIMARY KEY (run_id, destination)
+);
+CREATE TRIGGER notifications_follow_runs AFTER DELETE ON runs BEGIN
+  DELETE FROM notification_notices WHERE run_id = OLD.id;
+  DELETE FROM notification_outbox WHERE run_id = OLD.id;
+  DELETE FROM notification_threads WHERE run_id = OLD.id;
+END;
+`),
+  },
 ];
 
 export class SchemaError extends Error {
