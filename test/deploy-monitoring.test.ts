@@ -18,8 +18,9 @@ const deployDirectory = join(repositoryRoot, 'deploy');
 const COUNTERS = [
   'runs_total', 'model_requests_total', 'model_tokens_total', 'tool_calls_total', 'gate_decisions_total',
   'approvals_total', 'diagnoses_total', 'webhook_requests_total', 'alerts_received_total', 'alerts_deduplicated_total',
+  'notifications_sent_total', 'notifications_failed_total',
 ];
-const GAUGES = ['runs_in_progress', 'run_queue_depth', 'build_info'];
+const GAUGES = ['runs_in_progress', 'run_queue_depth', 'build_info', 'notifications_pending', 'notification_oldest_pending_seconds'];
 const HISTOGRAMS = ['run_duration_seconds', 'model_request_duration_seconds', 'tool_call_duration_seconds'];
 const KNOWN_METRICS = new Set([
   ...[...COUNTERS, ...GAUGES].map((name) => `kubewhy_${name}`),
@@ -54,14 +55,15 @@ describe('alert rules', () => {
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
   });
 
-  test('the rules fire on failing runs, a nearly full queue, model errors and a down target, and stay quiet otherwise (promtool test rules)', async () => {
+  test('the rules fire on failing runs, a nearly full queue, model errors, stuck notifications and a down target, and stay quiet otherwise (promtool test rules)', async () => {
     const result = await runCommand(findSystemTool('promtool'), ['test', 'rules', join(deployDirectory, 'prometheus-rules.test.yml')]);
     assert.equal(result.code, 0, `${result.stdout}\n${result.stderr}`);
     assert.match(result.stdout, /SUCCESS/);
   });
 
   test("the chart's PrometheusRule holds the same rules as deploy/prometheus-rules.yml", async () => {
-    const objects = await renderChart({ values: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true } } });
+    const notifications = { enabled: true, destinations: [{ name: 'tickets', type: 'webhook', url: 'https://tickets.example.com/hook', secret: { env: 'HOOK_SECRET' } }], routes: [{ to: ['tickets'] }] };
+    const objects = await renderChart({ values: { prometheusRule: { enabled: true }, serviceMonitor: { enabled: true }, notifications } });
     const rule = objects.find((object) => object.kind === 'PrometheusRule');
     assert.ok(rule);
     const plain = parse(await readFile(join(deployDirectory, 'prometheus-rules.yml'), 'utf8')) as unknown;
@@ -76,7 +78,7 @@ describe('alert rules', () => {
     });
     const spec = objects.find((object) => object.kind === 'PrometheusRule')?.['spec'] as { groups: { rules: { alert: string; expr: string; for: string; labels: Record<string, string> }[] }[] };
     const rules = spec.groups.flatMap((group) => group.rules);
-    assert.deepEqual(rules.map((rule) => rule.alert), ['KubewhyRunsFailing', 'KubewhyQueueFull', 'KubewhyModelErrors'], 'KubewhyDown needs the ServiceMonitor');
+    assert.deepEqual(rules.map((rule) => rule.alert), ['KubewhyRunsFailing', 'KubewhyQueueFull', 'KubewhyModelErrors'], 'KubewhyDown needs the ServiceMonitor, KubewhyNotificationsStuck notifications');
     const queueFull = rules.find((rule) => rule.alert === 'KubewhyQueueFull');
     assert.match(queueFull?.expr ?? '', /kubewhy_run_queue_depth\{job="why-kubewhy", namespace="ops"\}\) > 200 \* 0\.5/);
     assert.equal(queueFull?.for, '2m');

@@ -118,10 +118,49 @@ message that names the value to change.
 {{- end }}
 {{- end }}
 {{- end }}
-{{- $managed := list "KUBEWHY_HOST" "KUBEWHY_PORT" "KUBEWHY_DATA_DIR" "KUBEWHY_CLUSTER" "KUBEWHY_AUTH" "KUBEWHY_TOKENS_DIR" "KUBEWHY_TOKEN_INGEST" "KUBEWHY_TOKEN_READ" "KUBEWHY_TOKEN_APPROVE" "KUBEWHY_ACT_NAMESPACES" "KUBEWHY_ALLOWED_NAMESPACES" "KUBEWHY_SECRET_KEYS" "ANTHROPIC_API_KEY" }}
+{{- if .Values.notifications.enabled }}
+{{- $names := list }}
+{{- range .Values.notifications.destinations }}
+{{- $names = append $names .name }}
+{{- end }}
+{{- range $index, $route := .Values.notifications.routes }}
+{{- range $route.to }}
+{{- if not (has . $names) }}
+{{- fail (printf "notifications.routes[%d].to names %q, which is not among notifications.destinations (%s)" $index . (join ", " $names)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if and (contains "/etc/kubewhy/notify/" (toJson .Values.notifications.destinations)) (not .Values.notifications.existingSecret) }}
+{{- fail "notifications.destinations read credentials from /etc/kubewhy/notify, where notifications.existingSecret is mounted: set notifications.existingSecret to the Secret that holds them" }}
+{{- end }}
+{{- end }}
+{{- $managed := list "KUBEWHY_HOST" "KUBEWHY_PORT" "KUBEWHY_DATA_DIR" "KUBEWHY_CLUSTER" "KUBEWHY_AUTH" "KUBEWHY_TOKENS_DIR" "KUBEWHY_TOKEN_INGEST" "KUBEWHY_TOKEN_READ" "KUBEWHY_TOKEN_APPROVE" "KUBEWHY_ACT_NAMESPACES" "KUBEWHY_ALLOWED_NAMESPACES" "KUBEWHY_SECRET_KEYS" "ANTHROPIC_API_KEY" "KUBEWHY_NOTIFICATIONS_FILE" "KUBEWHY_CONSOLE_URL" }}
 {{- range .Values.extraEnv }}
 {{- if has .name $managed }}
 {{- fail (printf "extraEnv sets %s, which the chart sets from its values (auth, act, config, rbac, anthropic): change those instead, so that RBAC and the service agree and credentials stay in Secrets" .name) }}
 {{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The notifications file, as the service reads it (src/notify/notify-config.ts).
+*/}}
+{{- define "kubewhy.notificationsFile" -}}
+{{- $file := dict "destinations" .Values.notifications.destinations "routes" .Values.notifications.routes }}
+{{- with .Values.notifications.delivery }}
+{{- $_ := set $file "delivery" . }}
+{{- end }}
+{{- toYaml $file }}
+{{- end }}
+
+{{/*
+The console's address for links in notifications: notifications.consoleUrl, else the
+console Ingress's host.
+*/}}
+{{- define "kubewhy.consoleUrl" -}}
+{{- if .Values.notifications.consoleUrl }}
+{{- .Values.notifications.consoleUrl }}
+{{- else if .Values.console.ingress.enabled }}
+{{- printf "%s://%s" (ternary "https" "http" (ne .Values.console.ingress.tlsSecretName "")) .Values.console.ingress.host }}
 {{- end }}
 {{- end }}
