@@ -103,6 +103,8 @@ test('a held action and the end of its run reach Slack (threaded), Teams and the
   assert.equal(approvalMessage.channel, 'C0ONCALL');
   assert.match(JSON.stringify(approvalMessage.blocks), new RegExp(`https://kubewhy.example.com/runs/${runId}`));
   assert.match(JSON.stringify(approvalMessage.blocks), new RegExp(action.tool));
+  // The approval links the held action's page in the console, where its diff and the buttons are.
+  assert.ok(JSON.stringify(approvalMessage.blocks).includes(`https://kubewhy.example.com/runs/${runId}/actions/${action.id}`));
 
   const approved = await service.request({ method: 'POST', path: `/v1/runs/${runId}/actions/${action.id}/approve`, token: APPROVE, body: { by: 'alice' } });
   assert.equal(approved.status, 200, approved.text);
@@ -113,6 +115,10 @@ test('a held action and the end of its run reach Slack (threaded), Teams and the
   assert.match(reply.text ?? '', /bad-credentials/);
 
   await pollUntil(async () => (receivers.teams.received.length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'two Teams cards' });
+  assert.deepEqual(receivers.teams.received[0]!.card.actions, [
+    { type: 'Action.OpenUrl', title: `Review ${action.tool}`, url: `https://kubewhy.example.com/runs/${runId}/actions/${action.id}` },
+    { type: 'Action.OpenUrl', title: 'Open run in kubewhy', url: `https://kubewhy.example.com/runs/${runId}` },
+  ]);
   const deliveries = await pollUntil(async () => (receivers.hook.received.length >= 2 ? receivers.hook.received : undefined), { timeoutMs: 30_000, what: 'two signed deliveries' });
   assert.deepEqual(deliveries.map((delivery) => [delivery.event, delivery.deliveryId]), [
     ['approval', `${runId}/approval:${action.id}/tickets`],

@@ -79,7 +79,7 @@ function renderApproval(notice: Notice): Block[] {
   const { run } = notice;
   const waiting = listWaitingActions(run);
   const blocks: Block[] = [header(describeTitle(notice)), section(escapeMrkdwn(describeHold(run)))];
-  for (const action of waiting.slice(0, SHOWN_WAITING_ACTIONS)) blocks.push(section(renderWaitingAction(action)));
+  for (const action of waiting.slice(0, SHOWN_WAITING_ACTIONS)) blocks.push(section(renderWaitingAction(action, notice.runUrl)));
   const more = waiting.length - SHOWN_WAITING_ACTIONS;
   if (more > 0) blocks.push(section(`_and ${more} more actions in the console_`));
   return blocks;
@@ -116,9 +116,10 @@ function renderActionLine(action: RunView['actions'][number]): string {
   return `\`${escapeMrkdwn(action.tool)}\` on \`${escapeMrkdwn(describeTarget(action))}\``;
 }
 
-/** A held action for the person who decides: what, on what, why, and the first lines of its dry-run diff. */
-function renderWaitingAction(action: RunView['actions'][number]): string {
+/** A held action for the person who decides: what, on what, why, the first lines of its dry-run diff, and its page in the console. */
+function renderWaitingAction(action: RunView['actions'][number], runUrl: string | undefined): string {
   const lines = [`*${renderActionLine(action)}* — ${escapeMrkdwn(describeActionStatus(action))}`];
+  if (runUrl) lines.push(formatLink(`${runUrl}/actions/${encodeURIComponent(action.id)}`, 'Review the diff, then approve or reject'));
   if (action.reason) lines.push(escapeMrkdwn(truncate(action.reason.trim(), LINE_LIMIT)));
   const diff = action.diff ?? [];
   if (diff.length > 0) {

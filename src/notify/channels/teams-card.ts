@@ -60,7 +60,10 @@ export function renderTeamsMessage(notice: Notice): TeamsMessage {
   const title: Element = { type: 'TextBlock', text: truncate(describeTitle(notice), TEAMS_LIMITS.title), size: 'Large', weight: 'Bolder', wrap: true };
   const body = notice.event === 'approval' ? renderApproval(notice.run) : notice.event === 'resolved' ? renderResolved(notice.run) : renderFinished(notice.run);
   const footer = text(`Run ${notice.run.id}`, { isSubtle: true });
-  const actions = notice.runUrl ? [{ type: 'Action.OpenUrl' as const, title: 'Open run in kubewhy', url: notice.runUrl }] : undefined;
+  const runUrl = notice.runUrl;
+  // An approval links each held action's page (its diff and the buttons) first; Teams shows a few buttons, so at most three.
+  const decide = runUrl && notice.event === 'approval' ? listWaitingActions(notice.run).slice(0, 3).map((action) => ({ type: 'Action.OpenUrl' as const, title: `Review ${action.tool}`, url: `${runUrl}/actions/${encodeURIComponent(action.id)}` })) : [];
+  const actions = runUrl ? [...decide, { type: 'Action.OpenUrl' as const, title: 'Open run in kubewhy', url: runUrl }] : undefined;
   return {
     type: 'message',
     attachments: [
