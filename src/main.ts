@@ -12,6 +12,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   'mock-cluster': { summary: 'serve an incident snapshot over the Kubernetes API', load: () => import('../mock-cluster/cli.ts') },
   'validate-scenarios': { summary: 'check every scenario in a folder (default mock-cluster/scenarios)', load: () => import('../mock-cluster/validate-cli.ts') },
   capture: { summary: 'snapshot a namespace of a live cluster into a scenario folder, redacted', load: () => import('./cli/capture.ts') },
+  notify: { summary: 'send a test message to each notification destination', load: () => import('./cli/notify.ts') },
 };
 
 function printUsage(output: NodeJS.WritableStream = process.stdout): void {
