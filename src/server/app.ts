@@ -31,6 +31,7 @@ import { registerApprovalRoutes } from './routes/approvals.ts';
 import { registerIncidentRoutes } from './routes/incidents.ts';
 import { registerRunRoutes } from './routes/runs.ts';
 import { registerSystemRoutes } from './routes/system.ts';
+import { registerConsole } from '../console/plugin.ts';
 
 export interface AppDependencies {
   database: DatabaseSync;
@@ -166,6 +167,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   registerRunRoutes(app, context);
   registerApprovalRoutes(app, context);
   registerSystemRoutes(app, context, { modelHealth });
+  registerConsole(app, context, { authenticator });
 
   let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {

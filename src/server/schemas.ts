@@ -4,7 +4,7 @@
  * `/openapi.json`).
  */
 import { z } from 'zod';
-import { actionSchema, diagnosisInputSchema } from '../agent/diagnosis.ts';
+import { actionSchema, CATEGORIES, diagnosisInputSchema } from '../agent/diagnosis.ts';
 import { RUNGS } from '../gate/rung.ts';
 import { RUN_STATUSES } from '../store/run-store.ts';
 
@@ -94,6 +94,9 @@ export const runListQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.coerce.number().int().positive().optional().describe('The nextCursor of the previous page'),
   status: z.enum(RUN_STATUSES).optional(),
+  namespace: z.string().min(1).max(253).optional().describe("Only runs about this namespace (the trigger's)"),
+  category: z.enum(CATEGORIES).optional().describe('Only runs whose diagnosis has this category'),
+  cluster: z.string().min(1).max(2048).optional().describe("Only runs that read this cluster: its kubeconfig context, API server URL, or the mock cluster's scenario"),
 });
 
 export const auditQuerySchema = z.object({

@@ -7,7 +7,7 @@
  * started twice or finished twice.
  */
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
-import type { DatabaseSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
@@ -69,6 +69,17 @@ export interface RunAlert {
   repeats: number;
 }
 
+/** What `list` can narrow the runs to. */
+export interface RunListFilters {
+  status?: RunStatus;
+  /** The run's namespace (its trigger's). */
+  namespace?: string;
+  /** The diagnosis category. */
+  category?: string;
+  /** The cluster the run read: its kubeconfig context, its API server, or the mock's scenario. */
+  cluster?: string;
+}
+
 /** What deciding a held action did. */
 export type ActionDecisionResult =
   | { outcome: 'decided'; run: RunRecord; action: Action; resumable: boolean }
@@ -89,8 +100,8 @@ export interface AlertRunMatch {
 export interface RunStore {
   create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; now?: Date }): RunRecord;
   get(id: string): RunRecord | undefined;
-  /** Newest first; `before` is a previous page's `nextCursor`. */
-  list(options: { limit: number; before?: number; status?: RunStatus }): { runs: RunRecord[]; nextCursor?: number };
+  /** Newest first; `before` is a previous page's `nextCursor`; each filter given narrows the list. */
+  list(options: { limit: number; before?: number } & RunListFilters): { runs: RunRecord[]; nextCursor?: number };
   /** The latest run started by this alert firing, if any: just what deduplication needs. */
   findByAlert(key: AlertKey): AlertRunMatch | undefined;
   /** The latest run that answers for any of these culprit keys (correlate.ts), if any. */
@@ -182,6 +193,7 @@ const UNFINISHED = "('queued', 'running', 'awaiting_approval')";
 
 export function createRunStore(database: DatabaseSync): RunStore {
   const statements = prepareStatements(database);
+  const filteredLists = new Map<string, StatementSync>();
 
   const get = (id: string): RunRecord | undefined => {
     const row = statements.selectById.get(id) as RunRow | undefined;
@@ -210,10 +222,12 @@ export function createRunStore(database: DatabaseSync): RunStore {
       };
     },
     get,
-    list({ limit, before, status }) {
-      const rows = (status
-        ? statements.listByStatus.all(before ?? Number.MAX_SAFE_INTEGER, status, limit + 1)
-        : statements.list.all(before ?? Number.MAX_SAFE_INTEGER, limit + 1)) as unknown as RunRow[];
+    list({ limit, before, status, namespace, category, cluster }) {
+      const rows = (namespace !== undefined || category !== undefined || cluster !== undefined
+        ? filteredList(database, filteredLists, { status, namespace, category, cluster }).all(before ?? Number.MAX_SAFE_INTEGER, limit + 1)
+        : status
+          ? statements.listByStatus.all(before ?? Number.MAX_SAFE_INTEGER, status, limit + 1)
+          : statements.list.all(before ?? Number.MAX_SAFE_INTEGER, limit + 1)) as unknown as RunRow[];
       const page = rows.slice(0, limit).map((row) => withAlerts(statements, toRecord(row), ALERTS_SHOWN_BY_LIST));
       const last = page.at(-1);
       return rows.length > limit && last ? { runs: page, nextCursor: last.sequence } : { runs: page };
@@ -381,6 +395,33 @@ function prepareStatements(database: DatabaseSync) {
     unfinished: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ${UNFINISHED} ORDER BY seq`),
     ping: database.prepare('SELECT 1'),
   };
+}
+
+interface FilteredList {
+  all(before: number, limit: number): unknown[];
+}
+
+/**
+ * The list statement for one combination of filters, prepared once per combination; the
+ * filter values are bound, never written into the SQL. A run's category and cluster are
+ * read from its stored JSON (json_extract).
+ */
+function filteredList(database: DatabaseSync, cache: Map<string, StatementSync>, filters: RunListFilters): FilteredList {
+  const conditions: [keyof RunListFilters, string][] = [
+    ['status', 'status = ?'],
+    ['namespace', 'namespace = ?'],
+    ['category', "json_extract(diagnosis, '$.category') = ?"],
+    ['cluster', "? IN (json_extract(cluster, '$.context'), json_extract(cluster, '$.server'), json_extract(cluster, '$.scenario'))"],
+  ];
+  const used = conditions.filter(([name]) => filters[name] !== undefined);
+  const key = used.map(([name]) => name).join(',');
+  let prepared = cache.get(key);
+  if (!prepared) {
+    prepared = database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE seq < ? ${used.map(([, sql]) => `AND ${sql} `).join('')}ORDER BY seq DESC LIMIT ?`);
+    cache.set(key, prepared);
+  }
+  const statement = prepared;
+  return { all: (before, limit) => statement.all(before, ...used.map(([name]) => filters[name] as string), limit) };
 }
 
 function toRecord(row: RunRow): RunRecord {

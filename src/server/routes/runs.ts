@@ -1,5 +1,6 @@
 /**
- * Reading runs: `GET /v1/runs` (newest first, paged by cursor, optionally by status),
+ * Reading runs: `GET /v1/runs` (newest first, paged by cursor, optionally by status,
+ * namespace, diagnosis category and cluster),
  * `GET /v1/runs/:id` (one run with its diagnosis, usage and actions), and
  * `GET /v1/runs/:id/audit` (its audit events in order; NDJSON on request).
  */
@@ -17,8 +18,8 @@ export function registerRunRoutes(app: ZodApp, context: RouteContext): void {
       schema: { summary: 'List runs, newest first', tags: ['runs'], security: BEARER, querystring: runListQuerySchema, response: { 200: runListSchema, ...errorResponses([400, 401, 403] as const) } },
     },
     async (request) => {
-      const { limit, cursor, status } = request.query;
-      const page = context.store.list({ limit, ...(cursor !== undefined ? { before: cursor } : {}), ...(status ? { status } : {}) });
+      const { limit, cursor, status, namespace, category, cluster } = request.query;
+      const page = context.store.list({ limit, ...(cursor !== undefined ? { before: cursor } : {}), ...(status ? { status } : {}), ...(namespace ? { namespace } : {}), ...(category ? { category } : {}), ...(cluster ? { cluster } : {}) });
       return { runs: page.runs.map(toRunView), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
     },
   );
