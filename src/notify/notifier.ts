@@ -171,6 +171,8 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     },
     start() {
       started = true;
+      const released = outbox.releaseLeases(now().getTime());
+      if (released > 0) logger.info({ released }, 'notifications a stopped process was sending are due again');
       reconcile();
       void deliverDue();
     },

@@ -56,6 +56,17 @@ test('a claimed row is leased: it is not due again until the lease ends, then it
   assert.equal(again[0]?.attempts, 2);
 });
 
+test('a start releases the leases of a process that is gone: the rows it was sending are due at once', (t) => {
+  const { outbox } = openOutbox(t);
+  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }, { destination: 'b', body: {} }], now: 1000 });
+  const [first, second] = outbox.claimDue({ now: 1000, leaseUntil: 151_000, limit: 10, threaded: none });
+  outbox.markRetry(second!.id, { nextAttemptAt: 90_000, error: 'HTTP 503' });
+  // The process dies with the first row in flight; the next one starts at 2000.
+  assert.equal(outbox.releaseLeases(2000), 1);
+  assert.deepEqual(outbox.claimDue({ now: 2000, leaseUntil: 152_000, limit: 10, threaded: none }).map((row) => row.id), [first!.id]);
+  assert.equal(outbox.nextDueAt(), 90_000, 'a row waiting for its retry keeps its time');
+});
+
 test('a retry waits for its time; a sent or failed row is never claimed again', (t) => {
   const { outbox } = openOutbox(t);
   outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }, { destination: 'b', body: {} }], now: 0 });

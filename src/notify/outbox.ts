@@ -5,7 +5,8 @@
  * it kept failing past the longest a message is tried). A row being sent is leased: its
  * next attempt is pushed past the send's timeout first, so a process killed mid-send
  * leaves it due again, and it is sent again (at least once; receivers dedupe on the
- * delivery id).
+ * delivery id). A start releases the leases a killed process left (`releaseLeases`): the
+ * store's lock keeps one process per database, so every lease found then is a dead one's.
  *
  * `notification_notices` records which notices a run has had (`finished`, `resolved`,
  * `approval:<action id>`), with or without a destination to send them to, so a notice is
@@ -53,6 +54,8 @@ export interface Outbox {
    * first message.
    */
   claimDue(input: { now: number; leaseUntil: number; limit: number; threaded: ReadonlySet<string> }): OutboxRow[];
+  /** Makes every leased row due now (at start: the process that leased them is gone); answers how many. */
+  releaseLeases(now: number): number;
   markSent(id: number, input: { now: number; thread?: string }): void;
   /** A failed attempt to be tried again at `nextAttemptAt`. */
   markRetry(id: number, input: { nextAttemptAt: number; error: string }): void;
@@ -138,6 +141,9 @@ export function createOutbox(database: DatabaseSync): Outbox {
         statements.releaseFollowers.run(now, row.run_id, row.destination, id);
       });
     },
+    releaseLeases(now) {
+      return Number(statements.releaseLeases.run(now).changes);
+    },
     markRetry(id, { nextAttemptAt, error }) {
       statements.retry.run(nextAttemptAt, error, id);
     },
@@ -179,12 +185,13 @@ function prepare(database: DatabaseSync) {
     postpone: database.prepare('UPDATE notification_outbox SET next_attempt_at = ? WHERE id = ?'),
     releaseFollowers: database.prepare("UPDATE notification_outbox SET next_attempt_at = MIN(next_attempt_at, ?) WHERE run_id = ? AND destination = ? AND status = 'pending' AND id > ?"),
     notedSpan: database.prepare('SELECT MIN(noted_at) AS first, MAX(noted_at) AS last FROM notification_notices'),
-    lease: database.prepare('UPDATE notification_outbox SET next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?'),
-    sent: database.prepare("UPDATE notification_outbox SET status = 'sent', sent_at = ?, last_error = NULL WHERE id = ? AND status = 'pending'"),
+    lease: database.prepare('UPDATE notification_outbox SET next_attempt_at = ?, attempts = attempts + 1, leased = 1 WHERE id = ?'),
+    releaseLeases: database.prepare("UPDATE notification_outbox SET leased = 0, next_attempt_at = ? WHERE status = 'pending' AND leased = 1"),
+    sent: database.prepare("UPDATE notification_outbox SET status = 'sent', sent_at = ?, last_error = NULL, leased = 0 WHERE id = ? AND status = 'pending'"),
     byId: database.prepare('SELECT * FROM notification_outbox WHERE id = ?'),
     thread: database.prepare('INSERT OR IGNORE INTO notification_threads (run_id, destination, thread) VALUES (?, ?, ?)'),
-    retry: database.prepare("UPDATE notification_outbox SET next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'pending'"),
-    failed: database.prepare("UPDATE notification_outbox SET status = 'failed', last_error = ? WHERE id = ? AND status = 'pending'"),
+    retry: database.prepare("UPDATE notification_outbox SET next_attempt_at = ?, last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'"),
+    failed: database.prepare("UPDATE notification_outbox SET status = 'failed', last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'"),
     threadOf: database.prepare('SELECT thread FROM notification_threads WHERE run_id = ? AND destination = ?'),
     pendingCounts: database.prepare("SELECT destination, COUNT(*) AS count, MIN(created_at) AS oldest FROM notification_outbox WHERE status = 'pending' GROUP BY destination"),
     nextDue: database.prepare("SELECT MIN(next_attempt_at) AS next FROM notification_outbox WHERE status = 'pending'"),

@@ -142,6 +142,7 @@ CREATE TABLE notification_outbox (
   status TEXT NOT NULL,
   attempts INTEGER NOT NULL DEFAULT 0,
   next_attempt_at INTEGER NOT NULL,
+  leased INTEGER NOT NULL DEFAULT 0,
   last_error TEXT,
   created_at INTEGER NOT NULL,
   sent_at INTEGER
