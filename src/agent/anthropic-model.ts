@@ -1,13 +1,14 @@
 /**
- * Claude through `@anthropic-ai/sdk`: the transcript becomes Messages API messages
- * (tool results tagged with their `tool_use_id`), the system prompt and tool list are
- * marked for prompt caching (5-minute or 1-hour, or not at all), and token usage comes
- * back per call. Retries (408, 409, 429, 5xx, 529) and timeouts are the SDK's; what
- * survives them becomes a ModelError that says whether a later attempt may succeed.
+ * Claude through `@anthropic-ai/sdk` and the clients built on it (Amazon Bedrock, Google
+ * Vertex AI): the transcript becomes Messages API messages (tool results tagged with
+ * their `tool_use_id`), the system prompt and tool list are marked for prompt caching
+ * (5-minute or 1-hour, or not at all), and token usage comes back per call. Retries
+ * (408, 409, 429, 5xx, 529) and timeouts are the SDK's; what survives them becomes a
+ * ModelError that names the provider and says whether a later attempt may succeed.
  * The SDK logs through the service's logger when one is given.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import type { CacheControlEphemeral, MessageParam, ContentBlockParam, ToolResultBlockParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
+import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, ContentBlockParam, ToolResultBlockParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Logger } from 'pino';
 import { sdkLoggerFor, sdkLogLevelFor, withConsoleWarningsTo } from './anthropic-logging.ts';
 import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from './model.ts';
@@ -27,7 +28,37 @@ export interface AnthropicModelOptions {
   logger?: Logger;
 }
 
+/**
+ * What the model needs of a client: `messages.create` without streaming. `Anthropic`,
+ * `AnthropicBedrock` and `AnthropicVertex` all have it, and all throw the errors of
+ * `@anthropic-ai/sdk` (their base client's).
+ */
+export interface MessagesClient {
+  messages: { create(body: MessageCreateParamsNonStreaming, options?: { signal?: AbortSignal }): PromiseLike<Anthropic.Message> };
+}
+
+export interface ClaudeModelOptions {
+  client: MessagesClient;
+  /** The model as the provider names it: `claude-sonnet-4-5`, a Bedrock model id or inference profile, a Vertex model. */
+  model: string;
+  maxTokens?: number;
+  promptCache?: PromptCache;
+  /** Where the SDK's console warnings go (default: left on the console). */
+  logger?: Logger;
+  /** The provider as error messages name it: `Anthropic API`, `Bedrock`, `Vertex AI`. */
+  label: string;
+}
+
+/** The settings every client takes alike: retries, timeout, and the SDK's log. */
+export interface ClientSettings {
+  maxRetries?: number;
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
 const DEFAULT_MAX_TOKENS = 4096;
+const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_TIMEOUT_MS = 120_000;
 /** A turn asked again after being cut at the output limit may be this many times longer. */
 const LONGER_ANSWER_FACTOR = 4;
 /** Stop reasons after which the last tool call of a turn may be cut off mid-way. */
@@ -37,10 +68,37 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   const client = new Anthropic({
     apiKey: options.apiKey,
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    maxRetries: options.maxRetries ?? 3,
-    timeout: options.timeoutMs ?? 120_000,
-    ...(options.logger ? { logger: sdkLoggerFor(options.logger), logLevel: sdkLogLevelFor(options.logger.level) } : {}),
+    ...buildClientOptions(options),
   });
+  return createClaudeModel({
+    client,
+    model: options.model,
+    label: 'Anthropic API',
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.promptCache ? { promptCache: options.promptCache } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+}
+
+/**
+ * The client options the three adapters share: retries (default 3), timeout (default
+ * 2 minutes), and the SDK's log sent to `logger` when given.
+ */
+export function buildClientOptions(settings: ClientSettings): Pick<ClientOptions, 'maxRetries' | 'timeout' | 'logger' | 'logLevel'> {
+  return {
+    maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
+    timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    ...(settings.logger ? { logger: sdkLoggerFor(settings.logger), logLevel: sdkLogLevelFor(settings.logger.level) } : {}),
+  };
+}
+
+/**
+ * Claude through any client with `messages.create`: builds each request (caching,
+ * tool choice, a longer answer after a cut one), turns the response into a ModelTurn,
+ * and every failure into a ModelError whose message starts with `label` and the status.
+ */
+export function createClaudeModel(options: ClaudeModelOptions): Model {
+  const { client, label } = options;
   const maxTokens = options.maxTokens ?? DEFAULT_MAX_TOKENS;
   const cacheControl = cacheControlFor(options.promptCache ?? '5m');
   const startRequest = sdkWarningsTo(options.logger, options.model);
@@ -49,25 +107,25 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     async createTurn(request: ModelRequest): Promise<ModelTurn> {
       let response: Anthropic.Message;
       try {
-        const pending = startRequest(() =>
-          client.messages.create(
-            {
-              model: options.model,
-              max_tokens: request.longerAnswer ? maxTokens * LONGER_ANSWER_FACTOR : maxTokens,
-              system: [{ type: 'text', text: request.system, ...(cacheControl ? { cache_control: cacheControl } : {}) }],
-              tools: toAnthropicTools(request.tools, cacheControl),
-              tool_choice: request.toolChoice.type === 'tool' ? { type: 'tool', name: request.toolChoice.name } : { type: 'auto' },
-              messages: toMessages(request.transcript, { cache: cacheControl !== undefined }),
-            },
-            { signal: request.signal },
-          ),
-        );
+        const pending = startRequest(() => client.messages.create(buildRequest({ request, model: options.model, maxTokens, cacheControl }), { signal: request.signal }));
         response = await pending;
       } catch (error) {
-        throw toModelError(error);
+        throw toModelError(error, label);
       }
       return toTurn(response);
     },
+  };
+}
+
+function buildRequest(input: { request: ModelRequest; model: string; maxTokens: number; cacheControl: CacheControlEphemeral | undefined }): MessageCreateParamsNonStreaming {
+  const { request, cacheControl } = input;
+  return {
+    model: input.model,
+    max_tokens: request.longerAnswer ? input.maxTokens * LONGER_ANSWER_FACTOR : input.maxTokens,
+    system: [{ type: 'text', text: request.system, ...(cacheControl ? { cache_control: cacheControl } : {}) }],
+    tools: toAnthropicTools(request.tools, cacheControl),
+    tool_choice: request.toolChoice.type === 'tool' ? { type: 'tool', name: request.toolChoice.name } : { type: 'auto' },
+    messages: toMessages(request.transcript, { cache: cacheControl !== undefined }),
   };
 }
 
@@ -188,13 +246,14 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-function toModelError(error: unknown): ModelError {
+/** `label` names the provider: `Anthropic API 429: rate_limit_error: ...`, `Bedrock 403: AccessDeniedException: ...`. */
+function toModelError(error: unknown, label: string): ModelError {
   if (error instanceof Anthropic.APIUserAbortError) return new ModelError(`the request was aborted: ${error.message}`, { cause: error });
   if (error instanceof Anthropic.APIError) {
     // No status: the connection failed or timed out, which a later attempt may not meet.
     const status = typeof error.status === 'number' ? error.status : undefined;
     const retryAfterMs = retryAfterOf(error.headers);
-    return new ModelError(`Anthropic API ${status ?? 'no status'}: ${describeApiError(error)}`, {
+    return new ModelError(`${label} ${status ?? 'no status'}: ${describeApiError(error)}`, {
       retryable: status === undefined || isRetryableStatus(status),
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       cause: error,
@@ -203,11 +262,24 @@ function toModelError(error: unknown): ModelError {
   return new ModelError(error instanceof Error ? error.message : String(error), { cause: error });
 }
 
-/** The API's own `type: message` when its error body has one, else the SDK's message. */
+/**
+ * The provider's own `type: message` when its error body has one, else the SDK's message.
+ * Anthropic: `{ error: { type, message } }`; Vertex AI: `{ error: { status, message } }`;
+ * Bedrock: `{ message }`, its type in the `x-amzn-errortype` header (`AccessDeniedException:...`).
+ */
 function describeApiError(error: InstanceType<typeof Anthropic.APIError>): string {
   const body: unknown = error.error;
-  const detail = typeof body === 'object' && body !== null && 'error' in body ? (body as { error?: { type?: unknown; message?: unknown } }).error : undefined;
-  if (typeof detail?.message === 'string') return typeof detail.type === 'string' ? `${detail.type}: ${detail.message}` : detail.message;
+  if (typeof body !== 'object' || body === null) return error.message;
+  const nested = 'error' in body ? (body as { error?: { type?: unknown; status?: unknown; message?: unknown } }).error : undefined;
+  if (typeof nested?.message === 'string') {
+    const type = typeof nested.type === 'string' ? nested.type : typeof nested.status === 'string' ? nested.status : undefined;
+    return type ? `${type}: ${nested.message}` : nested.message;
+  }
+  const message = (body as { message?: unknown }).message;
+  if (typeof message === 'string') {
+    const type = error.headers?.get('x-amzn-errortype')?.split(':')[0];
+    return type ? `${type}: ${message}` : message;
+  }
   return error.message;
 }
 
