@@ -8,7 +8,10 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeSettingIssue } from './config-errors.ts';
+import { modelEnvironmentShape, ModelSettingsError, resolveModel, type ModelSettings } from './model-settings.ts';
 import { DEMO_SCENARIO_DIR } from './package-paths.ts';
+
+export { DEFAULT_ANTHROPIC_MODEL } from './model-settings.ts';
 
 const commaList = z
   .string()
@@ -16,12 +19,6 @@ const commaList = z
 
 const positiveInteger = z.coerce.number().int().min(1);
 
-/**
- * The Claude model used when KUBEWHY_ANTHROPIC_MODEL is not set: the newest Sonnet the
- * SDK knows and does not list as deprecated (claude-sonnet-4-5 reached its end of life
- * on 2026-11-30).
- */
-export const DEFAULT_ANTHROPIC_MODEL = 'claude-sonnet-5-5';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -45,18 +42,7 @@ const environmentSchema = z.object({
   KUBEWHY_MOCK_FAULTS: z.string().default(''),
   KUBEWHY_CLUSTER_TIMEOUT_SECONDS: positiveInteger.default(15),
 
-  KUBEWHY_MODEL: z.enum(['auto', 'anthropic', 'offline']).default('auto'),
-  ANTHROPIC_API_KEY: z.string().min(1).optional(),
-  ANTHROPIC_BASE_URL: z.url().optional(),
-  KUBEWHY_ANTHROPIC_MODEL: z.string().min(1).default(DEFAULT_ANTHROPIC_MODEL),
-  KUBEWHY_MODEL_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
-  KUBEWHY_MODEL_TIMEOUT_SECONDS: positiveInteger.default(120),
-  /** What diagnoses a run whose model keeps failing: the offline engine, or nothing (the run fails). */
-  KUBEWHY_MODEL_FALLBACK: z.enum(['offline', 'none']).default('offline'),
-  /** The start of a run (2 = the second) from which the fallback diagnoses it instead of Claude, when earlier starts ended on model failures. */
-  KUBEWHY_MODEL_ATTEMPTS: z.coerce.number().int().min(2).max(10).default(3),
-  /** Prompt-cache lifetime of the system prompt and tools: 5m, 1h (writes cost 2× instead of 1.25×), or off. */
-  KUBEWHY_PROMPT_CACHE: z.enum(['5m', '1h', 'off']).default('5m'),
+  ...modelEnvironmentShape,
 
   KUBEWHY_MAX_STEPS: z.coerce.number().int().min(2).max(100).default(12),
   /** In input-token equivalents: each token weighs its price relative to an input token (cache reads 0.1×, output 5×...). */
@@ -118,20 +104,7 @@ export interface Config {
     | { mode: 'in-cluster'; timeoutMs: number }
     /** No cluster to read: `searched` says where kubectl's lookup found none. */
     | { mode: 'none'; searched: string[]; timeoutMs: number };
-  model:
-    | { provider: 'offline' }
-    | {
-        provider: 'anthropic';
-        apiKey: string;
-        baseUrl?: string;
-        name: string;
-        maxRetries: number;
-        timeoutMs: number;
-        promptCache: '5m' | '1h' | 'off';
-        /** fallback diagnoses a run from its `fallbackAfterAttempts`-th start on. */
-        fallback: 'offline' | 'none';
-        fallbackAfterAttempts: number;
-      };
+  model: ModelSettings;
   limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; toolOutputBytes: number; approvalTtlMs: number; maxHeldActions: number };
   policy: { actNamespaces: string[]; allowedNamespaces?: string[]; secretKeys: boolean };
   auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string; act?: string } };
@@ -175,7 +148,7 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
     dataDir: settings.KUBEWHY_DATA_DIR,
     logLevel: settings.KUBEWHY_LOG_LEVEL,
     cluster: resolveCluster(settings, fileExists),
-    model: resolveModel(settings),
+    model: modelOf(settings),
     limits: {
       maxSteps: settings.KUBEWHY_MAX_STEPS,
       tokenBudget: settings.KUBEWHY_TOKEN_BUDGET,
@@ -221,6 +194,16 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
 
 type Settings = z.infer<typeof environmentSchema>;
 
+/** The model the settings choose; a combination that cannot work is an invalid setting. */
+function modelOf(settings: Settings): ModelSettings {
+  try {
+    return resolveModel(settings);
+  } catch (error) {
+    if (error instanceof ModelSettingsError) throw new ConfigError(`invalid settings:\n  ${error.message}`);
+    throw error;
+  }
+}
+
 /**
  * The cluster, found as kubectl finds it: inside a pod its service account, else the files in
  * KUBECONFIG, else ~/.kube/config. The embedded mock cluster only when asked for
@@ -246,25 +229,6 @@ function resolveCluster(settings: Settings, fileExists: (path: string) => boolea
     timeoutMs,
     ...(kubeconfigPath ? { kubeconfigPath } : homeKubeconfig ? { kubeconfigPath: homeKubeconfig } : {}),
     ...(settings.KUBEWHY_KUBE_CONTEXT ? { context: settings.KUBEWHY_KUBE_CONTEXT } : {}),
-  };
-}
-
-function resolveModel(settings: Settings): Config['model'] {
-  const wantsAnthropic = settings.KUBEWHY_MODEL === 'anthropic' || (settings.KUBEWHY_MODEL === 'auto' && settings.ANTHROPIC_API_KEY);
-  if (!wantsAnthropic) return { provider: 'offline' };
-  if (!settings.ANTHROPIC_API_KEY) {
-    throw new ConfigError('invalid settings:\n  KUBEWHY_MODEL: anthropic needs ANTHROPIC_API_KEY to be set');
-  }
-  return {
-    provider: 'anthropic',
-    apiKey: settings.ANTHROPIC_API_KEY,
-    ...(settings.ANTHROPIC_BASE_URL ? { baseUrl: settings.ANTHROPIC_BASE_URL } : {}),
-    name: settings.KUBEWHY_ANTHROPIC_MODEL,
-    maxRetries: settings.KUBEWHY_MODEL_MAX_RETRIES,
-    timeoutMs: settings.KUBEWHY_MODEL_TIMEOUT_SECONDS * 1000,
-    promptCache: settings.KUBEWHY_PROMPT_CACHE,
-    fallback: settings.KUBEWHY_MODEL_FALLBACK,
-    fallbackAfterAttempts: settings.KUBEWHY_MODEL_ATTEMPTS,
   };
 }
 

@@ -37,7 +37,7 @@ describe('helm lint --strict', () => {
 describe('bad values are rejected with a message naming the value', () => {
   const cases: { name: string; values: ChartValues; message: RegExp }[] = [
     { name: 'ACT enabled without a namespace', values: { act: { enabled: true } }, message: /\/act\/namespaces.*minItems/ },
-    { name: 'an unknown model', values: { config: { model: 'gpt' } }, message: /\/config\/model.*one of 'auto', 'anthropic', 'offline'/ },
+    { name: 'an unknown model', values: { config: { model: 'gpt' } }, message: /\/config\/model.*one of 'auto', 'anthropic', 'bedrock', 'vertex', 'openai', 'offline'/ },
     { name: 'a token shorter than 16 characters', values: { auth: { tokens: { ingest: ['short'] } } }, message: /\/auth\/tokens\/ingest\/0.*minLength/ },
     { name: 'a misspelt top-level value', values: { replicaCount: 2 }, message: /additional properties 'replicaCount' not allowed/ },
     { name: 'a misspelt nested value', values: { act: { enabled: false, namespaces: [], namespace: 'x' } }, message: /\/act.*additional properties 'namespace' not allowed/ },

@@ -191,8 +191,24 @@ async function checkReachable(cluster: Cluster, namespace: string | undefined): 
 }
 
 function modelFailureHint(config: Config): string {
-  const endpoint = config.model.provider === 'anthropic' ? (config.model.baseUrl ?? 'the Anthropic API') : 'the model';
-  return `the model at ${endpoint} did not answer. Check ANTHROPIC_BASE_URL and the network, or diagnose with the offline engine: KUBEWHY_MODEL=offline`;
+  const { endpoint, settings } = describeModelEndpoint(config.model);
+  return `the model at ${endpoint} did not answer. Check ${settings} and the network, or diagnose with the offline engine: KUBEWHY_MODEL=offline`;
+}
+
+/** Where the model is reached, and the settings that say so, for a person whose model does not answer. */
+function describeModelEndpoint(model: Config['model']): { endpoint: string; settings: string } {
+  switch (model.provider) {
+    case 'anthropic':
+      return { endpoint: model.baseUrl ?? 'the Anthropic API', settings: 'ANTHROPIC_BASE_URL' };
+    case 'bedrock':
+      return { endpoint: model.baseUrl ?? `Amazon Bedrock in ${model.region}`, settings: 'AWS_REGION, the AWS credentials and KUBEWHY_MODEL_BASE_URL' };
+    case 'vertex':
+      return { endpoint: model.baseUrl ?? `Vertex AI in ${model.region} (project ${model.projectId})`, settings: 'CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, the Google credentials and KUBEWHY_MODEL_BASE_URL' };
+    case 'openai':
+      return model.azure ? { endpoint: model.azure.endpoint, settings: 'AZURE_OPENAI_ENDPOINT' } : { endpoint: model.baseUrl ?? 'the OpenAI API', settings: 'OPENAI_BASE_URL' };
+    case 'offline':
+      return { endpoint: 'the offline engine', settings: 'KUBEWHY_MODEL' };
+  }
 }
 
 /** The incident text, else the alert in the file, else the scenario's own trigger. */
