@@ -7,7 +7,11 @@
  * `--only` name that matches nothing is an error (exit 2) that names the closest ones.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { Model } from '../agent/model.ts';
+import { MODEL_PROVIDERS } from '../model-settings.ts';
+import { formatComparison, formatComparisonRows, formatCost, summarizeCost, type CostSummary } from '../eval/cost-report.ts';
+import { readPricesFile } from '../eval/prices.ts';
 import { createModel } from '../agent/create-model.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
 import { createMemoryRunAudit } from '../agent/run-audit.ts';
@@ -19,13 +23,18 @@ import { scoreDiagnosis, type Score } from '../eval/score.ts';
 import { selectScenarios } from '../eval/select-scenarios.ts';
 import type { RunOutcome } from '../agent/loop.ts';
 
-const USAGE = `usage: kubewhy eval [--scenarios DIR] [--only NAME]... [--background NAME|all] [--json]
+const USAGE = `usage: kubewhy eval [--scenarios DIR] [--only NAME]... [--background NAME|all] [--model SPEC]... [--prices FILE] [--json]
 
   --scenarios DIR     a folder of scenarios (default mock-cluster/scenarios)
   --only NAME         evaluate only this scenario, by name or folder (repeatable)
   --background NAME   run every scenario inside this healthy background cluster (eks, aks,
                       kubeadm: mock-cluster/backgrounds/); 'all' runs each scenario alone and
                       once inside every background, and names the background in each row
+  --model SPEC        the model to score (repeatable, to compare): offline, anthropic[:NAME],
+                      bedrock:NAME, vertex:NAME or openai:NAME, with the provider's other
+                      settings from the environment (default: the configured model)
+  --prices FILE       dollars per million tokens per model, over the built-in list prices:
+                      { "<model or prefix*>": { input, output, cacheRead, cacheWrite } }
   --json              print every result with its full diagnosis as JSON`;
 
 export interface EvalRow {
@@ -47,6 +56,8 @@ export async function run(argv: string[]): Promise<number> {
       only: { type: 'string', multiple: true, default: [] },
       background: { type: 'string' },
       json: { type: 'boolean', default: false },
+      model: { type: 'string', multiple: true, default: [] },
+      prices: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -63,12 +74,50 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 2;
   }
-  const config = loadConfig();
-  const model = await createModel(config.model);
+  const prices = values.prices ? readPricesFile(values.prices) : [];
+  const configs = values.model.length > 0 ? values.model.map((spec) => loadConfig(undefined, { overrides: modelOverrides(spec) })) : [loadConfig()];
+  const evaluations: ModelEvaluation[] = [];
+  for (const config of configs) {
+    const model = await createModel(config.model);
+    const { rows, broken } = await evaluateModel({ model, config, scenarios: selection.scenarios, backgrounds });
+    evaluations.push({ model: model.name, rows, broken, cost: summarizeCost(model.name, rows, prices) });
+  }
+  const { skipped } = selection;
+  const withBackgrounds = backgrounds !== undefined;
+  if (values.json) {
+    const report = (evaluation: ModelEvaluation): Record<string, unknown> => {
+      const { rows, broken } = evaluation;
+      const byBackground = withBackgrounds ? { byBackground: Object.fromEntries(groupByBackground(rows).map(({ label, rows: group }) => [label, totals(group)])), wrongOnlyInBackground: wrongOnlyInBackground(rows) } : {};
+      return { model: evaluation.model, totals: { ...totals(rows), broken: broken.length, skipped: skipped.length }, cost: evaluation.cost, byConfidence: byConfidence(rows), ...byBackground, rows, broken, skipped };
+    };
+    const output = evaluations.length === 1 ? report(evaluations[0]!) : { models: evaluations.map(report), comparison: formatComparisonRows(evaluations) };
+    process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+  } else {
+    for (const evaluation of evaluations) {
+      process.stdout.write(formatTable(evaluation.rows, evaluation.model, withBackgrounds));
+      process.stdout.write(`${formatCost(evaluation.cost)}\n`);
+      for (const failure of evaluation.broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
+    }
+    if (evaluations.length > 1) process.stdout.write(formatComparison(evaluations));
+    for (const folder of skipped) process.stdout.write(`SKIPPED ${folder.folder}: ${folder.reason}\n`);
+  }
+  return evaluations.every((evaluation) => evaluation.rows.length > 0 && evaluation.broken.length === 0 && evaluation.rows.every((row) => row.score.correct)) ? 0 : 1;
+}
+
+interface ModelEvaluation {
+  model: string;
+  rows: EvalRow[];
+  broken: { scenario: string; error: string }[];
+  cost: CostSummary;
+}
+
+/** Every selected scenario, from each trigger, alone or in each background, diagnosed by one model. */
+async function evaluateModel(input: { model: Model; config: Config; scenarios: readonly LoadedScenario[]; backgrounds: { all: boolean; loaded: Background[] } | undefined }): Promise<{ rows: EvalRow[]; broken: { scenario: string; error: string }[] }> {
+  const { model, config } = input;
   const rows: EvalRow[] = [];
-  const { skipped, broken } = selection;
-  for (const scenario of selection.scenarios) {
-    for (const { background, placed } of placements(scenario, backgrounds)) {
+  const broken: { scenario: string; error: string }[] = [];
+  for (const scenario of input.scenarios) {
+    for (const { background, placed } of placements(scenario, input.backgrounds)) {
       const suffix = background ? ` in ${background}` : '';
       for (const { kind, trigger } of scenarioTriggers(placed)) {
         const ran = await runOnScenario({
@@ -100,16 +149,18 @@ export async function run(argv: string[]): Promise<number> {
       }
     }
   }
-  const withBackgrounds = backgrounds !== undefined;
-  if (values.json) {
-    const byBackground = withBackgrounds ? { byBackground: Object.fromEntries(groupByBackground(rows).map(({ label, rows: group }) => [label, totals(group)])), wrongOnlyInBackground: wrongOnlyInBackground(rows) } : {};
-    process.stdout.write(`${JSON.stringify({ model: model.name, totals: { ...totals(rows), broken: broken.length, skipped: skipped.length }, byConfidence: byConfidence(rows), ...byBackground, rows, broken, skipped }, null, 2)}\n`);
-  } else {
-    process.stdout.write(formatTable(rows, model.name, withBackgrounds));
-    for (const failure of broken) process.stdout.write(`BROKEN ${failure.scenario}: ${failure.error}\n`);
-    for (const folder of skipped) process.stdout.write(`SKIPPED ${folder.folder}: ${folder.reason}\n`);
+  return { rows, broken };
+}
+
+/** `--model offline`, `anthropic`, `openai:gpt-4.1`, `openai:llama3.1:8b` (the name keeps its own colons): the settings it overrides. */
+export function modelOverrides(spec: string): Record<string, string> {
+  const separator = spec.indexOf(':');
+  const provider = separator === -1 ? spec : spec.slice(0, separator);
+  const name = separator === -1 ? '' : spec.slice(separator + 1);
+  if (!MODEL_PROVIDERS.includes(provider as (typeof MODEL_PROVIDERS)[number]) || provider === 'auto') {
+    throw new ConfigError(`--model ${spec}: expected offline, anthropic[:NAME], bedrock:NAME, vertex:NAME or openai:NAME`);
   }
-  return rows.length > 0 && broken.length === 0 && rows.every((row) => row.score.correct) ? 0 : 1;
+  return { KUBEWHY_MODEL: provider, ...(name ? { KUBEWHY_MODEL_NAME: name } : {}) };
 }
 
 /** How often the diagnoses said with each confidence were right: what a confidence level is worth. */
