@@ -13,6 +13,7 @@ const commands: Record<string, { summary: string; load: () => Promise<CommandMod
   'validate-scenarios': { summary: 'check every scenario in a folder (default mock-cluster/scenarios)', load: () => import('../mock-cluster/validate-cli.ts') },
   capture: { summary: 'snapshot a namespace of a live cluster into a scenario folder, redacted', load: () => import('./cli/capture.ts') },
   notify: { summary: 'send a test message to each notification destination', load: () => import('./cli/notify.ts') },
+  mcp: { summary: "serve kubewhy's tools to an MCP client over stdio (writes only proposed)", load: () => import('./cli/mcp.ts') },
 };
 
 function printUsage(output: NodeJS.WritableStream = process.stdout): void {
@@ -51,6 +52,6 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'BackgroundError', 'TokenFileError', 'KubeconfigError', 'AlertFileError']);
+const EXPECTED_ERRORS = new Set(['ConfigError', 'ScenarioError', 'BackgroundError', 'TokenFileError', 'KubeconfigError', 'AlertFileError', 'PricesFileError']);
 
 process.exitCode = await main(process.argv.slice(2));

@@ -4,7 +4,8 @@
  * whole, or a chain rewritten with its hashes recomputed; these checks can.
  *
  * - Runs table, always: a finished run without a chain, and a chain without a run (a
- *   `kubewhy diagnose` run has no run row by design: its chain says `source: cli`).
+ *   `kubewhy diagnose` run and an MCP client's calls have no run row by design: their
+ *   chains say `source: cli` or `source: mcp`).
  * - Anchors, when given: each anchor's signature, then the chain must still hold the
  *   anchored event with the anchored hash. The chain may have grown past it (a run
  *   anchored when the service stopped goes on at the next start), never shrunk.
@@ -83,7 +84,7 @@ export function crossCheckAudit(input: CrossCheckInput): CrossCheckReport {
     }
   }
   for (const runId of chains) {
-    if (!inScope(runId) || runs.has(runId) || retired.has(runId) || reported.has(runId) || isCliRun(input.audit, runId)) continue;
+    if (!inScope(runId) || runs.has(runId) || retired.has(runId) || reported.has(runId) || isRunlessChain(input.audit, runId)) continue;
     report.problems.push({ runId, kind: 'chain-without-run', message: 'an audit chain whose run is not in the runs table (the run row was deleted, or the chain was made up)' });
   }
   for (const [runId, status] of runs) {
@@ -167,10 +168,12 @@ function checkRetired(input: { anchor: LoggedAnchor; retiredHead: RetiredHead; r
   };
 }
 
-/** A chain written by `kubewhy diagnose`, which keeps no run row. */
-function isCliRun(audit: AuditStore, runId: string): boolean {
+/** Chains that keep no run row by design: `kubewhy diagnose`'s (source cli) and an MCP client's calls (source mcp). */
+const RUNLESS_SOURCES = new Set(['cli', 'mcp']);
+
+function isRunlessChain(audit: AuditStore, runId: string): boolean {
   const [first] = audit.list(runId, { limit: 1 });
-  return first?.seq === 1 && first.type === 'run-created' && first.payload.source === 'cli';
+  return first?.seq === 1 && first.type === 'run-created' && RUNLESS_SOURCES.has(String(first.payload.source));
 }
 
 /** Run id → status. */

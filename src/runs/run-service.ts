@@ -76,6 +76,8 @@ export interface RunService {
   stop(): Promise<void>;
   /** A person's decision on a held action of a parked run; the run resumes once none awaits a decision. */
   decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): DecisionResult;
+  /** Sets the approval expiry timer again after a run was parked outside the queue (a write an MCP client asked for, src/mcp/hold-run.ts). */
+  expireDue(): void;
   queueDepth(): number;
   inProgress(): number;
   /** Seconds a client should wait before retrying when the queue is full. */
@@ -346,6 +348,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     decideAction(input) {
       return approvals.decide(input);
     },
+    expireDue: () => approvals.expireDue(),
     async stop() {
       queue.pause();
       approvals.close();

@@ -32,6 +32,7 @@ import { registerIncidentRoutes } from './routes/incidents.ts';
 import { registerRunRoutes } from './routes/runs.ts';
 import { registerSystemRoutes } from './routes/system.ts';
 import { registerConsole } from '../console/plugin.ts';
+import { registerMcpRoutes } from '../mcp/http.ts';
 
 export interface AppDependencies {
   database: DatabaseSync;
@@ -168,6 +169,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   registerApprovalRoutes(app, context);
   registerSystemRoutes(app, context, { modelHealth });
   registerConsole(app, context, { authenticator });
+  registerMcpRoutes(app, context, { authenticator, agent, ...(dependencies.version ? { version: dependencies.version } : {}), ...(notifier ? { notices: notifier } : {}) });
 
   let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {

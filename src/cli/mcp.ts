@@ -1,0 +1,139 @@
+/**
+ * `kubewhy mcp`: kubewhy's tools as an MCP server over stdio, for an IDE's assistant or
+ * another agent started on this machine. The cluster is picked as `kubewhy diagnose` picks
+ * it (`--kubeconfig`, `--context`, `--scenario`, KUBEWHY_CLUSTER=mock), the model from the
+ * settings (the offline engine without an API key), and the runs' audit goes to the SQLite
+ * store in the data folder, as `diagnose` writes it.
+ *
+ * stdout carries MCP messages only; anything said goes to stderr. Over stdio there is no
+ * person to approve anything and no API to do it through: write tools are only proposed,
+ * never held or run. `diagnose` runs the agent in this process, at OBSERVE.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import packageJson from '../../package.json' with { type: 'json' };
+import { createModel } from '../agent/create-model.ts';
+import { runAgent } from '../agent/loop.ts';
+import type { Model } from '../agent/model.ts';
+import { auditFor } from '../agent/run-audit.ts';
+import type { Trigger } from '../agent/trigger.ts';
+import { createAuditStore } from '../audit/audit-store.ts';
+import type { Cluster } from '../cluster/cluster.ts';
+import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
+import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
+import { loadConfig, type Config } from '../config.ts';
+import type { LadderPolicy } from '../gate/rung.ts';
+import { createMcpServer, DIAGNOSE_WAIT_MS, type DiagnoseAnswer } from '../mcp/server.ts';
+import { createMcpSession } from '../mcp/session.ts';
+import { openDatabase } from '../store/database.ts';
+import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { chooseClusterTarget, type ClusterTarget } from './cluster-target.ts';
+import { commandForm } from './invocation.ts';
+
+const USAGE = `usage: kubewhy mcp [--kubeconfig FILE] [--context NAME] | [--scenario DIR]
+
+Serves kubewhy's tools to an MCP client over stdio (stdout: MCP messages only; logs: stderr).
+Read tools and diagnose run; write tools are only recorded as proposals, never executed.
+The cluster is picked as kubewhy diagnose picks it:
+  --kubeconfig FILE    the kubeconfig to read
+  --context NAME       a context of that kubeconfig (default: its current context)
+  --scenario DIR       an incident snapshot on an embedded mock cluster (KUBEWHY_CLUSTER=mock serves one too)
+Client configuration: {"mcpServers":{"kubewhy":{"command":"kubewhy","args":["mcp","--context","staging"]}}}`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      scenario: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      context: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return 0;
+  }
+  const config = loadConfig();
+  const target = chooseClusterTarget({ scenario: values.scenario, kubeconfig: values.kubeconfig, context: values.context, config });
+  if ('refusal' in target) {
+    process.stderr.write(`kubewhy mcp: ${target.refusal}\n`);
+    return 2;
+  }
+  const connection = await connect(target, config.cluster.timeoutMs);
+  const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
+  try {
+    const audit = createAuditStore(database);
+    const model = await createModelFor(config);
+    const policy: LadderPolicy = { actNamespaces: [], ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}) };
+    const registry = createToolRegistry(target.kind === 'scenario' ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
+    const session = createMcpSession({ runId: `mcp-stdio-${randomUUID()}`, audit, registry, cluster: connection.cluster, policy, toolOutputBytes: config.limits.toolOutputBytes, transport: 'stdio' });
+    const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
+
+    const running = new Set<Promise<DiagnoseAnswer>>();
+    const diagnose = async (input: { text: string; namespace?: string }): Promise<DiagnoseAnswer> => {
+      const runId = randomUUID();
+      const trigger: Trigger = { kind: 'incident', ...input };
+      const runAudit = auditFor(audit, runId);
+      runAudit.record('run-created', { trigger, rung: 'OBSERVE', source: 'mcp', cluster: connection.identity, mcpSession: session.runId });
+      // Not cut when the client stops waiting (its request cancelled): the run ends, audited, within its own limits.
+      const finished = runAgent({ runId, trigger, rung: 'OBSERVE', model, registry, cluster: connection.cluster, policy, audit: runAudit, limits }).then(
+        (outcome): DiagnoseAnswer => ({ runId, status: outcome.status, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) }),
+      );
+      running.add(finished);
+      void finished.finally(() => running.delete(finished));
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<DiagnoseAnswer>((resolve) => (timer = setTimeout(() => resolve({ runId, status: 'running' }), DIAGNOSE_WAIT_MS)));
+      return Promise.race([finished, waited]).finally(() => clearTimeout(timer));
+    };
+
+    const server = createMcpServer({
+      registry,
+      session,
+      version: packageJson.version,
+      identity: 'stdio',
+      diagnose,
+      whereIsRun: (runId) => `${commandForm()} audit show --run ${runId}`,
+    });
+    const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
+    await server.connect(new StdioServerTransport());
+    process.stderr.write(`kubewhy mcp: serving over stdio (cluster: ${describeCluster(connection.identity)}; model: ${model.name}; audit: ${session.runId})\n`);
+    process.stdin.once('end', () => void server.close());
+    await closed;
+    // Diagnoses still running finish (and are audited) before the store closes.
+    await Promise.allSettled(running);
+    return 0;
+  } finally {
+    database.close();
+    await connection.close();
+  }
+}
+
+interface Connection {
+  cluster: Cluster;
+  identity: ClusterIdentity;
+  close(): Promise<void>;
+}
+
+/** As `kubewhy diagnose` connects: a kubeconfig's cluster, or a scenario on a mock cluster started here. */
+async function connect(target: Exclude<ClusterTarget, { refusal: string }>, requestTimeoutMs: number): Promise<Connection> {
+  if (target.kind === 'cluster') {
+    return { cluster: createKubeCluster(target.options), identity: identifyCluster(kubeconfigSource(target.options)), close: async () => undefined };
+  }
+  const { startMockCluster } = await import('../../mock-cluster/index.ts');
+  const mock = await startMockCluster({ scenario: target.directory });
+  return {
+    cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs }),
+    identity: { source: 'mock', server: mock.url, scenario: mock.scenario.name },
+    close: () => mock.close(),
+  };
+}
+
+/** stdout is the MCP channel: the model's logger (Claude's) writes to stderr. */
+async function createModelFor(config: Config): Promise<Model> {
+  if (config.model.provider === 'offline') return createModel(config.model);
+  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../server/logger.ts')]);
+  return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
+}
