@@ -12,57 +12,30 @@ import { createOfflineModel } from './offline/offline-model.ts';
 
 /** `logger`: where the SDK's warnings go (the service's log); without it, the SDK's defaults. */
 export async function createModel(settings: ModelSettings, options: { logger?: Logger } = {}): Promise<Model> {
-  const logger = options.logger ? { logger: options.logger } : {};
+  if (settings.provider === 'offline') return createOfflineModel();
+  // What every adapter takes the same way.
+  const common = { model: settings.name, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, ...(options.logger ? { logger: options.logger } : {}) };
+  const baseUrl = settings.baseUrl ? { baseUrl: settings.baseUrl } : {};
   switch (settings.provider) {
-    case 'offline':
-      return createOfflineModel();
     case 'anthropic': {
       const { createAnthropicModel } = await import('./anthropic-model.ts');
-      return createAnthropicModel({
-        apiKey: settings.apiKey,
-        model: settings.name,
-        maxRetries: settings.maxRetries,
-        timeoutMs: settings.timeoutMs,
-        promptCache: settings.promptCache,
-        ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-        ...logger,
-      });
+      return createAnthropicModel({ ...common, ...baseUrl, apiKey: settings.apiKey, promptCache: settings.promptCache });
     }
     case 'bedrock': {
       const { createBedrockModel } = await import('./bedrock-model.ts');
-      return createBedrockModel({
-        region: settings.region,
-        model: settings.name,
-        maxRetries: settings.maxRetries,
-        timeoutMs: settings.timeoutMs,
-        promptCache: settings.promptCache,
-        ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-        ...logger,
-      });
+      return createBedrockModel({ ...common, ...baseUrl, region: settings.region, promptCache: settings.promptCache });
     }
     case 'vertex': {
       const { createVertexModel } = await import('./vertex-model.ts');
-      return createVertexModel({
-        region: settings.region,
-        projectId: settings.projectId,
-        model: settings.name,
-        maxRetries: settings.maxRetries,
-        timeoutMs: settings.timeoutMs,
-        promptCache: settings.promptCache,
-        ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
-        ...logger,
-      });
+      return createVertexModel({ ...common, ...baseUrl, region: settings.region, projectId: settings.projectId, promptCache: settings.promptCache });
     }
     case 'openai': {
       const { createOpenAiModel } = await import('./openai-model.ts');
       return createOpenAiModel({
-        model: settings.name,
-        maxRetries: settings.maxRetries,
-        timeoutMs: settings.timeoutMs,
+        ...common,
+        ...baseUrl,
         ...(settings.apiKey ? { apiKey: settings.apiKey } : {}),
-        ...(settings.baseUrl ? { baseUrl: settings.baseUrl } : {}),
         ...(settings.azure ? { azure: { ...settings.azure, deployment: settings.name } } : {}),
-        ...logger,
       });
     }
   }
