@@ -37,7 +37,7 @@ async function writeNotificationsFile(directory: string, receivers: Receivers): 
   await writeFile(
     path,
     `consoleUrl: https://kubewhy.example.com
-delivery: { backoffSeconds: 0.2, backoffMaxSeconds: 1 }
+delivery: { backoffSeconds: 1, backoffMaxSeconds: 2 }
 destinations:
   - { name: oncall, type: slack-bot, channel: C0ONCALL, apiUrl: "${receivers.slack.apiUrl}", token: { file: ${join(directory, 'slack-token')} }, timeoutSeconds: 5 }
   - { name: platform, type: teams, url: { env: TEAMS_URL }, timeoutSeconds: 5 }

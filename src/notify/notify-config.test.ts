@@ -69,6 +69,8 @@ const mistakes: { name: string; file: string; environment?: Record<string, strin
   { name: 'a URL that is no URL', file: 'destinations: [{ name: a, type: teams, url: "not a url" }]\nroutes: [{ to: [a] }]\n', message: /destination "a": its url is not a URL/ },
   { name: 'a misspelt field', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ match: { namespace: [prod] }, to: [a] }]\n', message: /routes\.0\.match/ },
   { name: 'no routes', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: []\n', message: /routes/ },
+  { name: 'a retry sooner than a second', file: 'delivery: { backoffSeconds: 0.2 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /delivery\.backoffSeconds/ },
+  { name: 'a longest wait shorter than the first', file: 'delivery: { backoffSeconds: 60, backoffMaxSeconds: 10 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /delivery\.backoffMaxSeconds: backoffMaxSeconds must be at least backoffSeconds/ },
   { name: 'a file that is not YAML', file: 'destinations: [\n', message: /is not YAML or JSON/ },
 ];
 

@@ -47,13 +47,18 @@ const destinationSchema = z.discriminatedUnion('type', [
 
 const deliverySchema = z
   .strictObject({
-    /** The first retry's wait; it doubles per failed attempt up to `backoffMaxSeconds`, unless the receiver says Retry-After. */
-    backoffSeconds: z.number().positive().max(3600).default(5),
-    backoffMaxSeconds: z.number().positive().max(86_400).default(300),
+    /**
+     * The first retry's wait; it doubles per failed attempt up to `backoffMaxSeconds`, unless
+     * the receiver says Retry-After. At least a second: a signed webhook's retry within the
+     * same second would carry the same signature, which a receiver rightly refuses as a replay.
+     */
+    backoffSeconds: z.number().min(1).max(3600).default(5),
+    backoffMaxSeconds: z.number().min(1).max(86_400).default(300),
     /** A message not delivered this long after it was queued is given up (counted, logged, kept as failed). */
     maxAgeHours: z.number().positive().max(24 * 30).default(24),
   })
-  .default({ backoffSeconds: 5, backoffMaxSeconds: 300, maxAgeHours: 24 });
+  .default({ backoffSeconds: 5, backoffMaxSeconds: 300, maxAgeHours: 24 })
+  .refine((delivery) => delivery.backoffMaxSeconds >= delivery.backoffSeconds, { message: 'backoffMaxSeconds must be at least backoffSeconds', path: ['backoffMaxSeconds'] });
 
 const fileSchema = z.strictObject({
   consoleUrl: z.url().optional(),
