@@ -6,10 +6,11 @@
  * with SIGKILL lose nothing once both are back.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { startFakeSlack, startFakeTeams, startSignedReceiver, type FakeSlack, type SignedReceiver } from './helpers/notify-receivers.ts';
 import { pollUntil, startServiceProcess, type ServiceProcess } from './helpers/service-process.ts';
 
@@ -18,6 +19,7 @@ const READ = 'notify-read-token-0123456789';
 const APPROVE = 'notify-approve-token-0123456789';
 const SLACK_TOKEN = 'xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1';
 const SIGNING_SECRET = 'notify-signing-secret-0123456789';
+const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/notifications/', import.meta.url));
 
 interface Receivers {
   slack: FakeSlack;
@@ -111,8 +113,14 @@ test('a held action and the end of its run reach Slack (threaded), Teams and the
   await waitForRun(service, runId, (run) => run.status === 'completed');
 
   const reply = await pollUntil(async () => receivers.slack.received.filter((message) => message.via === 'api')[1], { timeoutMs: 30_000, what: 'the finished message in Slack' });
+  // Kept as test artifacts: what Slack received for a real run of the demo incident.
+  await mkdir(ARTIFACTS, { recursive: true });
+  await writeFile(join(ARTIFACTS, 'slack-approval.json'), `${JSON.stringify({ text: approvalMessage.text, blocks: approvalMessage.blocks }, null, 2)}\n`);
+  await writeFile(join(ARTIFACTS, 'slack-finished-reply.json'), `${JSON.stringify({ thread_ts: reply.thread_ts, text: reply.text, blocks: reply.blocks }, null, 2)}\n`);
   assert.equal(reply.thread_ts, approvalMessage.ts, 'the end of the run replies in the thread of its approval message');
   assert.match(reply.text ?? '', /bad-credentials/);
+  // The end of the run says what was done with the action, and who decided.
+  assert.match(JSON.stringify(reply.blocks), /`rollout_undo` on `[^`]*checkout-api` — executed \(approved by alice \(approve#[0-9a-f]{8}\)\)/);
 
   await pollUntil(async () => (receivers.teams.received.length >= 2 ? true : undefined), { timeoutMs: 30_000, what: 'two Teams cards' });
   assert.deepEqual(receivers.teams.received[0]!.card.actions, [

@@ -79,13 +79,19 @@ export function listWaitingActions(run: RunView): Action[] {
 
 /** The actions worth telling about: proposed ones and those waiting for approval. */
 export function listShownActions(run: RunView): Action[] {
-  return run.actions.filter((action) => action.status === 'proposed' || action.status === 'awaiting_approval');
+  // Every action: what was proposed, what waits, and what a person decided and what came of it.
+  return run.actions;
 }
 
-/** How an action stands, in a few words: `waits for approval until <time>` for a held one. */
+/** How an action stands, in a few words: `waits for approval until <time>` for a held one, who decided a decided one. */
 export function describeActionStatus(action: Action): string {
   if (action.status === 'awaiting_approval') return action.expiresAt ? `waits for approval until ${action.expiresAt}` : 'waits for approval';
   if (action.status === 'proposed') return 'proposed, not run';
+  const by = action.decidedBy ? ` (${action.status === 'rejected' ? 'rejected' : 'approved'} by ${action.decidedBy})` : '';
+  if (action.status === 'executed') return `executed${by}`;
+  if (action.status === 'rejected') return action.decidedBy ? `rejected by ${action.decidedBy}, not run` : 'rejected, not run';
+  if (action.status === 'expired') return 'expired without a decision, not run';
+  if (action.status === 'failed') return `failed${by}${action.result ? `: ${action.result.split('\n')[0]}` : ''}`;
   return action.status.replaceAll('_', ' ');
 }
 
