@@ -80,7 +80,8 @@ export async function run(argv: string[]): Promise<number> {
   for (const config of configs) {
     const model = await createModel(config.model);
     const { rows, broken } = await evaluateModel({ model, config, scenarios: selection.scenarios, backgrounds });
-    evaluations.push({ model: model.name, rows, broken, cost: summarizeCost(model.name, rows, prices) });
+    // A scenario folder that cannot be loaded is broken for every model.
+    evaluations.push({ model: model.name, rows, broken: [...selection.broken, ...broken], cost: summarizeCost(model.name, rows, prices) });
   }
   const { skipped } = selection;
   const withBackgrounds = backgrounds !== undefined;
