@@ -164,6 +164,7 @@ test('in a browser: a read token sees a held rollback without buttons; an approv
   const watcher = await context.newPage();
   await watcher.goto(`${service.url}/`);
 
+  await page.getByLabel(/Your name/).fill('alice');
   await page.getByLabel(/Reason/).fill('rollback to the last good revision');
   await page.getByRole('button', { name: 'Approve' }).click();
   await page.waitForURL(`**/runs/${first.id}?notice=approved`);
@@ -171,6 +172,7 @@ test('in a browser: a read token sees a held rollback without buttons; an approv
 
   const done = await waitForRun(service, first.id, (run) => run.status === 'completed');
   assert.equal(done.actions.find((action) => action.id === held.id)?.status, 'executed');
+  assert.match(String((done.actions.find((action) => action.id === held.id) as { decidedBy?: string } | undefined)?.decidedBy), /^alice \(approve#[0-9a-f]{8}\)$/);
   const after = await readDeployment(first.cluster.server);
   assert.notEqual(after.template, before.template, 'the rollback changed the pod template');
   assert.notEqual(after.revision, before.revision, 'the rollback made a new revision');

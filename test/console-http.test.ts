@@ -193,7 +193,10 @@ test('a read token sees the held action and its diff but no buttons; an approve 
   const approveView = await page(app, actionPath, approver);
   assert.match(approveView.body, /<button type="submit" name="decision" value="approved" class="button button-approve">Approve<\/button>/);
   assert.match(approveView.body, /<label for="reason">/);
-  const decided = await post(app, `${actionPath}/decision`, { decision: 'approved', reason: 'rollback is safe', csrf: csrfOf(approveView.body) }, { cookie: approver, origin: `http://${HOST}` });
+  assert.match(approveView.body, /<label for="by">Your name/);
+  const badName = await post(app, `${actionPath}/decision`, { decision: 'approved', by: '<script>', csrf: csrfOf(approveView.body) }, { cookie: approver, origin: `http://${HOST}` });
+  assert.equal(badName.statusCode, 400, 'a name the API would refuse decides nothing');
+  const decided = await post(app, `${actionPath}/decision`, { decision: 'approved', by: 'alice', reason: 'rollback is safe', csrf: csrfOf(approveView.body) }, { cookie: approver, origin: `http://${HOST}` });
   assert.equal(decided.statusCode, 303);
   assert.equal(decided.headers.location, `/runs/${runId}?notice=approved`);
 
@@ -201,7 +204,7 @@ test('a read token sees the held action and its diff but no buttons; an approve 
   assert.equal(run.status, 'completed');
   const action = (run.actions as { status: string; decidedBy?: string; decisionReason?: string }[])[0];
   assert.equal(action?.status, 'executed');
-  assert.match(action?.decidedBy ?? '', /^approve#[0-9a-f]{8}$/);
+  assert.match(action?.decidedBy ?? '', /^alice \(approve#[0-9a-f]{8}\)$/, 'the name given, beside the token, as the API records it');
   assert.equal(action?.decisionReason, 'rollback is safe');
   assert.deepEqual(app.recording.executed, ['rollout_undo staging/checkout-api']);
   const after = await page(app, `/runs/${runId}?notice=approved`, approver);

@@ -17,6 +17,8 @@ import { buildTrail } from './trail.ts';
 const HIDDEN = { schema: { hide: true } };
 const PAGE_SIZE = 50;
 const REASON_MAX = 1000;
+/** The API's `by`: letters, digits, spaces and . @ + - _ (src/server/schemas.ts). */
+const DECIDER_NAME = /^[\w .@+-]{1,100}$/;
 
 interface RunParams {
   id: string;
@@ -85,14 +87,17 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     }
     const decision = fields.decision;
     const reason = (fields.reason ?? '').trim();
-    if ((decision !== 'approved' && decision !== 'rejected') || reason.length > REASON_MAX) {
-      return sendPage(reply, 400, renderErrorPage({ title: 'Nothing was decided', message: `Choose Approve or Reject; a reason may be up to ${REASON_MAX} characters.`, person }));
+    const name = (fields.by ?? '').trim();
+    if ((decision !== 'approved' && decision !== 'rejected') || reason.length > REASON_MAX || (name !== '' && !DECIDER_NAME.test(name))) {
+      return sendPage(reply, 400, renderErrorPage({ title: 'Nothing was decided', message: `Choose Approve or Reject; a name is up to 100 letters, digits, spaces and . @ + - _; a reason up to ${REASON_MAX} characters.`, person }));
     }
-    const result = context.runs.decideAction({ runId: id, actionId, decision, by: person.identity, ...(reason ? { reason } : {}) });
+    // As the API records it: the name the person gave, beside the token that was used.
+    const by = name ? `${name} (${person.identity})` : person.identity;
+    const result = context.runs.decideAction({ runId: id, actionId, decision, by, ...(reason ? { reason } : {}) });
     if (result.outcome === 'not-found') return notFound(reply, person, 'Action not found', 'There is no such run or action.');
     const runPath = `/runs/${encodeURIComponent(id)}`;
     if (result.outcome === 'not-pending') return seeOther(reply, `${runPath}?notice=not-pending`);
-    request.log.info({ runId: id, actionId, decision, by: person.identity, via: 'console' }, 'action decided');
+    request.log.info({ runId: id, actionId, decision, by, via: 'console' }, 'action decided');
     return seeOther(reply, `${runPath}?notice=${decision}`);
   });
 }

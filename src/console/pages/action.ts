@@ -73,6 +73,10 @@ function renderDecision(input: { person: Person; view: RunView; action: Action }
   <form method="post" action="${decisionPath}" class="stack">
     <input type="hidden" name="csrf" value="${person.csrf}">
     <div class="field">
+      <label for="by">Your name <span class="muted">(optional, recorded beside the token)</span></label>
+      <input id="by" name="by" type="text" maxlength="100" pattern="[A-Za-z0-9_ .@+\-]+" autocomplete="name">
+    </div>
+    <div class="field">
       <label for="reason">Reason <span class="muted">(optional, kept in the audit log)</span></label>
       <textarea id="reason" name="reason" rows="2" maxlength="1000"></textarea>
     </div>
@@ -80,7 +84,7 @@ function renderDecision(input: { person: Person; view: RunView; action: Action }
       <button type="submit" name="decision" value="approved" class="button button-approve">Approve</button>
       <button type="submit" name="decision" value="rejected" class="button button-reject">Reject</button>
     </div>
-    <p class="muted small">Approving runs the action against the cluster (dry run first); the decision is recorded as <strong>${person.identity}</strong>.</p>
+    <p class="muted small">Approving runs the action against the cluster (dry run first); the decision is recorded with your name, if you give one, and <strong>${person.identity}</strong>.</p>
   </form>
 </section>`;
 }
