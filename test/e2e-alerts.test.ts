@@ -150,7 +150,10 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
       }
       if (KUBELET_ALERTS.has(alertname)) return t.skip(`${alertname} reads the kubelet's metrics, which the mock cluster does not serve`);
 
-      const fired = await stack.fireScenario({ scenario, timeoutMs: SCENARIO_TIMEOUT_MS });
+      // A scenario with a problem must fire its trigger: its alerts are not read before it does (or the time is up).
+      const expectsTrigger = scenarioExpect(scenario).category !== 'no-issue';
+      const waitFor = expectsTrigger ? { matches: (labels: Record<string, string>) => matchesTrigger(labels, trigger), description: describeAlert(trigger) } : undefined;
+      const fired = await stack.fireScenario({ scenario, timeoutMs: SCENARIO_TIMEOUT_MS, ...(waitFor ? { waitFor } : {}) });
       for (const alert of fired) t.diagnostic(describeRun(alert));
       recordRuns(scenario.name, fired);
       const firedList = fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing';

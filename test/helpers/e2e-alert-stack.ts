@@ -29,6 +29,13 @@ const INGEST_TOKEN = 'e2e-alerts-ingest-token-0123456789';
 const READ_TOKEN = 'e2e-alerts-read-token-0123456789';
 
 /** A run as `GET /v1/runs` shows it: the fields these tests read. */
+/** An alert the scenario must fire before its alerts count as settled. */
+export interface AlertWait {
+  matches(labels: Record<string, string>): boolean;
+  /** For the timeout's message. */
+  description: string;
+}
+
 export interface AlertRun {
   id: string;
   status: string;
@@ -52,9 +59,11 @@ export interface AlertStack {
   /**
    * Serves `scenario` on the next free lane until every alert its metrics fire has fired
    * and kubewhy has ended a run for each; then stops serving it. Waits for a lane first;
-   * fails `timeoutMs` after it has one.
+   * fails `timeoutMs` after it has one. `waitFor`: the alerts are not settled until one of
+   * them matches (the scenario's trigger): on a loaded machine a settled read can come from
+   * an evaluation that missed part of a scrape.
    */
-  fireScenario(input: { scenario: LoadedScenario; timeoutMs: number }): Promise<FiredAlert[]>;
+  fireScenario(input: { scenario: LoadedScenario; timeoutMs: number; waitFor?: AlertWait }): Promise<FiredAlert[]>;
   /** Everything the child processes printed, for failure messages. */
   output(): string;
   stop(): Promise<void>;
@@ -138,7 +147,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
     stoppers.push(() => prometheus.stop());
 
     const freeLanes = createPool(lanes);
-    const fireOnLane = async (lane: Lane, scenario: LoadedScenario, timeoutMs: number): Promise<FiredAlert[]> => {
+    const fireOnLane = async (lane: Lane, scenario: LoadedScenario, timeoutMs: number, waitFor: AlertWait | undefined): Promise<FiredAlert[]> => {
       const slot = lane.nextSlot++;
       const port = lane.ports[slot];
       if (!port) throw new Error(`lane ${lane.index} has served all of its ${lane.ports.length} scrape targets`);
@@ -149,7 +158,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
       const mock = await startMockCluster({ scenario, port: port.port, kubeconfigPath: join(input.directory, cluster, 'kubeconfig') });
       try {
         lane.proxy.pointAt(port.port);
-        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), evaluationIntervalMs: input.evaluationIntervalMs, timeoutMs: remaining() });
+        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), evaluationIntervalMs: input.evaluationIntervalMs, timeoutMs: remaining(), ...(waitFor ? { waitFor } : {}) });
         const runs = await pollUntil(
           async () => {
             const byLabels = await newestRunByLabels(lane.service, await listRuns(lane.service));
@@ -168,10 +177,10 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
     return {
       prometheus,
       alertmanager,
-      async fireScenario({ scenario, timeoutMs }) {
+      async fireScenario({ scenario, timeoutMs, waitFor }) {
         const lane = await freeLanes.acquire();
         try {
-          return await fireOnLane(lane, scenario, timeoutMs);
+          return await fireOnLane(lane, scenario, timeoutMs, waitFor);
         } finally {
           freeLanes.release(lane);
         }
@@ -256,7 +265,7 @@ async function readRun(service: ServiceProcess, id: string): Promise<AlertRun> {
  * still pending. The metrics of a scenario do not change, so neither do its alerts after
  * that.
  */
-async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; evaluationIntervalMs: number; timeoutMs: number }): Promise<PrometheusAlert[]> {
+async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; evaluationIntervalMs: number; timeoutMs: number; waitFor?: AlertWait }): Promise<PrometheusAlert[]> {
   const { prometheus, pollMs } = input;
   const deadline = Date.now() + input.timeoutMs;
   const [up] = await pollUntil(
@@ -281,8 +290,9 @@ async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: st
       const settledFrom = Math.max(scrapedAt, storedBy) + input.evaluationIntervalMs;
       if (!groups.every((group) => (evaluatedAt.get(group.name) ?? 0) >= settledFrom)) return undefined;
       const alerts = groups.flatMap((group) => group.rules.flatMap((rule) => rule.alerts ?? [])).filter((alert) => alert.labels['cluster'] === input.cluster);
-      return alerts.every((alert) => alert.state === 'firing') ? alerts : undefined;
+      if (!alerts.every((alert) => alert.state === 'firing')) return undefined;
+      return !input.waitFor || alerts.some((alert) => input.waitFor!.matches(alert.labels)) ? alerts : undefined;
     },
-    { timeoutMs: Math.max(deadline - Date.now(), 0), what: `the alerts of ${input.cluster} to settle`, intervalMs: pollMs },
+    { timeoutMs: Math.max(deadline - Date.now(), 0), what: `the alerts of ${input.cluster} to settle${input.waitFor ? ` with ${input.waitFor.description} firing` : ''}`, intervalMs: pollMs },
   );
 }
