@@ -16,16 +16,18 @@ import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCal
 /** `5m` and `1h`: prompt-cache lifetime of the system prompt and tools; `off`: no caching. */
 export type PromptCache = '5m' | '1h' | 'off';
 
-export interface AnthropicModelOptions {
-  apiKey: string;
+/** What Claude takes alike from every provider (Anthropic's API, Bedrock, Vertex). */
+export interface ClaudeProviderOptions extends ClientSettings {
+  /** The model as the provider names it: `claude-sonnet-4-5`, a Bedrock model id or inference profile, a Vertex model. */
   model: string;
+  /** Another address for the provider's API (a gateway, a VPC endpoint, a proxy). */
   baseUrl?: string;
-  maxRetries?: number;
-  timeoutMs?: number;
   maxTokens?: number;
   promptCache?: PromptCache;
-  /** Where the SDK's warnings go (default: the SDK's own, the console). */
-  logger?: Logger;
+}
+
+export interface AnthropicModelOptions extends ClaudeProviderOptions {
+  apiKey: string;
 }
 
 /**
@@ -37,14 +39,8 @@ export interface MessagesClient {
   messages: { create(body: MessageCreateParamsNonStreaming, options?: { signal?: AbortSignal }): PromiseLike<Anthropic.Message> };
 }
 
-export interface ClaudeModelOptions {
+export interface ClaudeModelOptions extends Pick<ClaudeProviderOptions, 'model' | 'maxTokens' | 'promptCache' | 'logger'> {
   client: MessagesClient;
-  /** The model as the provider names it: `claude-sonnet-4-5`, a Bedrock model id or inference profile, a Vertex model. */
-  model: string;
-  maxTokens?: number;
-  promptCache?: PromptCache;
-  /** Where the SDK's console warnings go (default: left on the console). */
-  logger?: Logger;
   /** The provider as error messages name it: `Anthropic API`, `Bedrock`, `Vertex AI`. */
   label: string;
 }
@@ -53,6 +49,7 @@ export interface ClaudeModelOptions {
 export interface ClientSettings {
   maxRetries?: number;
   timeoutMs?: number;
+  /** Where the SDK's warnings go (default: the SDK's own, the console). */
   logger?: Logger;
 }
 
@@ -70,14 +67,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     ...buildClientOptions(options),
   });
-  return createClaudeModel({
-    client,
-    model: options.model,
-    label: 'Anthropic API',
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.promptCache ? { promptCache: options.promptCache } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  return createClaudeModel({ ...options, client, label: 'Anthropic API' });
 }
 
 /**

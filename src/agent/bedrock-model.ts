@@ -16,8 +16,7 @@
  * it (Claude Haiku/Sonnet/Opus 4.5 and later), another answers 400 ValidationException.
  */
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
-import type { Logger } from 'pino';
-import { buildClientOptions, createClaudeModel, type PromptCache } from './anthropic-model.ts';
+import { buildClientOptions, createClaudeModel, type ClaudeProviderOptions } from './anthropic-model.ts';
 import type { Model } from './model.ts';
 
 export interface AwsCredentials {
@@ -26,7 +25,7 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
-export interface BedrockModelOptions {
+export interface BedrockModelOptions extends ClaudeProviderOptions {
   /** The AWS region whose Bedrock endpoint serves the model, and the SigV4 credential scope's. */
   region: string;
   /** A Bedrock model id or inference profile: `us.anthropic.claude-sonnet-4-5-20250929-v1:0`. */
@@ -35,22 +34,10 @@ export interface BedrockModelOptions {
   credentials?: AwsCredentials;
   /** Instead of `https://bedrock-runtime.<region>.amazonaws.com` (a VPC endpoint, a proxy). */
   baseUrl?: string;
-  maxRetries?: number;
-  timeoutMs?: number;
-  maxTokens?: number;
-  promptCache?: PromptCache;
-  logger?: Logger;
 }
 
 export function createBedrockModel(options: BedrockModelOptions): Model {
-  return createClaudeModel({
-    client: createBedrockClient(options),
-    model: options.model,
-    label: 'Bedrock',
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.promptCache ? { promptCache: options.promptCache } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  return createClaudeModel({ ...options, client: createBedrockClient(options), label: 'Bedrock' });
 }
 
 /** The SDK client the Bedrock model uses: region, endpoint and credentials as the options say. */

@@ -20,13 +20,12 @@
  */
 import { AnthropicVertex, type ClientOptions as VertexClientOptions } from '@anthropic-ai/vertex-sdk';
 import { GoogleAuth } from 'google-auth-library';
-import type { Logger } from 'pino';
-import { buildClientOptions, createClaudeModel, type PromptCache } from './anthropic-model.ts';
+import { buildClientOptions, createClaudeModel, type ClaudeProviderOptions } from './anthropic-model.ts';
 import type { Model } from './model.ts';
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
-export interface VertexModelOptions {
+export interface VertexModelOptions extends ClaudeProviderOptions {
   /** A Vertex AI region (`us-east5`, `europe-west1`) or `global`. */
   region: string;
   projectId: string;
@@ -36,24 +35,12 @@ export interface VertexModelOptions {
   accessToken?: () => Promise<string> | string;
   /** Instead of the region's `https://<region>-aiplatform.googleapis.com/v1` (a Private Service Connect endpoint, a proxy). */
   baseUrl?: string;
-  maxRetries?: number;
-  timeoutMs?: number;
-  maxTokens?: number;
-  promptCache?: PromptCache;
-  logger?: Logger;
 }
 
 type AuthClient = NonNullable<VertexClientOptions['authClient']>;
 
 export function createVertexModel(options: VertexModelOptions): Model {
-  return createClaudeModel({
-    client: createVertexClient(options),
-    model: options.model,
-    label: 'Vertex AI',
-    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.promptCache ? { promptCache: options.promptCache } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-  });
+  return createClaudeModel({ ...options, client: createVertexClient(options), label: 'Vertex AI' });
 }
 
 /** The SDK client the Vertex model uses: region, project, endpoint and token source as the options say. */
