@@ -60,6 +60,37 @@ export function outcomeFromNetworkError(input: { error: unknown; destination: st
 }
 
 /** `timed out after 5000 ms`, `aborted`, or the socket error's code, found on the error or its causes. */
+/**
+ * One JSON POST to a receiver, as its outcome: the combined abort (the outbox's and the
+ * attempt's timeout), no redirect followed (a redirect could carry the body elsewhere),
+ * the answer read to free the connection, and `readDetail` picking a short code from it.
+ */
+export async function postForOutcome(input: {
+  url: string;
+  body: string;
+  headers?: Record<string, string>;
+  signal: AbortSignal;
+  timeoutMs: number;
+  destination: string;
+  readDetail?: (text: string) => string | undefined;
+}): Promise<SendOutcome> {
+  const { destination, timeoutMs } = input;
+  try {
+    const response = await fetch(input.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...input.headers },
+      body: input.body,
+      redirect: 'error',
+      signal: AbortSignal.any([input.signal, AbortSignal.timeout(timeoutMs)]),
+    });
+    const text = await response.text();
+    const detail = input.readDetail?.(text);
+    return outcomeFromStatus({ status: response.status, headers: response.headers, ...(detail !== undefined ? { detail } : {}), destination });
+  } catch (error) {
+    return outcomeFromNetworkError({ error, destination, timeoutMs });
+  }
+}
+
 export function describeNetworkError(error: unknown, timeoutMs?: number): string {
   for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
     if (current.name === 'TimeoutError') return timeoutMs !== undefined ? `timed out after ${timeoutMs} ms` : 'timed out';

@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Channel, Notice } from '../notice.ts';
-import { describeUrl, outcomeFromNetworkError, outcomeFromStatus } from './send-outcome.ts';
+import { describeUrl, postForOutcome } from './send-outcome.ts';
 
 export const SIGNATURE_HEADER = 'kubewhy-signature';
 export const DELIVERY_HEADER = 'kubewhy-delivery';
@@ -68,29 +68,13 @@ export function createSignedWebhookChannel(options: { name: string; url: string;
     name: options.name,
     threads: false,
     render: renderWebhookBody,
-    async send({ body, deliveryId, signal }) {
+    send({ body, deliveryId, signal }) {
       // Serialized once: the bytes signed are the bytes sent.
       const raw = JSON.stringify(body);
       const timestamp = Math.floor(now() / 1000);
       const event = typeof (body as Partial<WebhookBody> | null)?.event === 'string' ? (body as WebhookBody).event : 'unknown';
-      try {
-        const response = await fetch(options.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            [EVENT_HEADER]: event,
-            [DELIVERY_HEADER]: deliveryId,
-            [SIGNATURE_HEADER]: signPayload({ secret: options.secret, body: raw, timestamp }),
-          },
-          body: raw,
-          redirect: 'error',
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        await response.arrayBuffer();
-        return outcomeFromStatus({ status: response.status, headers: response.headers, destination });
-      } catch (error) {
-        return outcomeFromNetworkError({ error, destination, timeoutMs });
-      }
+      const headers = { [EVENT_HEADER]: event, [DELIVERY_HEADER]: deliveryId, [SIGNATURE_HEADER]: signPayload({ secret: options.secret, body: raw, timestamp }) };
+      return postForOutcome({ url: options.url, body: raw, headers, signal, timeoutMs, destination });
     },
   };
 }

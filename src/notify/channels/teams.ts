@@ -5,7 +5,7 @@
  * signs the request, so the URL never appears in an outcome, only `describeUrl` of it.
  */
 import type { Channel } from '../notice.ts';
-import { describeUrl, outcomeFromNetworkError, outcomeFromStatus } from './send-outcome.ts';
+import { describeUrl, postForOutcome } from './send-outcome.ts';
 import { renderTeamsMessage } from './teams-card.ts';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -18,21 +18,9 @@ export function createTeamsChannel(options: { name: string; url: string; timeout
     name: options.name,
     threads: false,
     render: renderTeamsMessage,
-    async send({ body, signal }) {
-      try {
-        const response = await fetch(options.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-          redirect: 'error',
-          signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        });
-        // The body is read to free the connection; a workflow's error names a code, never the message.
-        const text = await response.text();
-        return outcomeFromStatus({ status: response.status, headers: response.headers, detail: readErrorCode(text), destination });
-      } catch (error) {
-        return outcomeFromNetworkError({ error, destination, timeoutMs });
-      }
+    send({ body, signal }) {
+      // A workflow's error names a code, which is kept, and a message, which is not.
+      return postForOutcome({ url: options.url, body: JSON.stringify(body), signal, timeoutMs, destination, readDetail: readErrorCode });
     },
   };
 }
