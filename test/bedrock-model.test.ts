@@ -3,14 +3,12 @@ import { createHash, createHmac } from 'node:crypto';
 import { after, test } from 'node:test';
 import { createClaudeModel } from '../src/agent/anthropic-model.ts';
 import { createBedrockClient, createBedrockModel, type AwsCredentials } from '../src/agent/bedrock-model.ts';
-import { runAgent } from '../src/agent/loop.ts';
 import { ModelError, type ModelRequest } from '../src/agent/model.ts';
-import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
-import { createToolRegistry } from '../src/tools/registry.ts';
 import { startFakeBedrock, type FakePlatform, type PlatformRequest } from './helpers/fake-bedrock-vertex.ts';
 import type { ScriptedAnswer } from './helpers/fake-messages-api.ts';
-import { createRecordingTools, demoDiagnosis, unusedCluster } from './helpers/fake-tools.ts';
-import { pod } from './helpers/model-run.ts';
+import { createToolRegistry } from '../src/tools/registry.ts';
+import { createRecordingTools, demoDiagnosis } from './helpers/fake-tools.ts';
+import { pod, runAgentWith } from './helpers/model-run.ts';
 
 const PROFILE = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 /** AWS's documented example keys: they sign like real ones and open nothing. */
@@ -211,18 +209,7 @@ test('the agent loop on Bedrock at OBSERVE: reads run, a write is only proposed,
     { content: [{ type: 'tool_use', id: 'toolu_02', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } }] },
     { content: [{ type: 'tool_use', id: 'toolu_03', name: 'submit_diagnosis', input: demoDiagnosis }] },
   ]);
-  const recording = createRecordingTools();
-  const outcome = await runAgent({
-    runId: 'run-bedrock',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} } },
-    rung: 'OBSERVE',
-    model: createBedrockModel({ region: 'us-west-2', model: PROFILE, credentials, baseUrl: bedrock.url, maxRetries: 0 }),
-    registry: createToolRegistry(recording.tools),
-    cluster: unusedCluster,
-    policy: { actNamespaces: ['*'] },
-    audit: createMemoryRunAudit(),
-    limits: { maxSteps: 6, tokenBudget: 1_000_000, timeoutMs: 20_000, approvalTtlMs: 1000, toolOutputBytes: 8192 },
-  });
+  const { outcome, recording } = await runAgentWith(createBedrockModel({ region: 'us-west-2', model: PROFILE, credentials, baseUrl: bedrock.url, maxRetries: 0 }), { runId: 'run-bedrock', actNamespaces: ['*'] });
   assert.equal(outcome.status, 'completed');
   assert.equal(outcome.diagnosis?.category, 'bad-credentials');
   assert.equal(outcome.diagnosis?.summary, demoDiagnosis.summary);

@@ -6,7 +6,8 @@ import { ModelError, type ModelRequest, type TranscriptEntry } from '../src/agen
 import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/openai-model.ts';
 import { describeTrigger, type Trigger } from '../src/agent/trigger.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
-import { runAgentWith, startFakeChatCompletions, startScriptedServer, type FakeChatCompletions, type ScriptedCompletion } from './helpers/fake-chat-completions.ts';
+import { startFakeChatCompletions, startScriptedServer, type FakeChatCompletions, type ScriptedCompletion } from './helpers/fake-chat-completions.ts';
+import { runAgentWith } from './helpers/model-run.ts';
 import { createRecordingTools, demoDiagnosis } from './helpers/fake-tools.ts';
 import { pod } from './helpers/model-run.ts';
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/openai-model.ts';
 import { JSON_REMINDER, NOT_A_STEP, parseStep } from '../src/agent/structured-output-model.ts';
-import { runAgentWith, startScriptedServer, type FakeChatCompletions } from './helpers/fake-chat-completions.ts';
+import { startScriptedServer, type FakeChatCompletions } from './helpers/fake-chat-completions.ts';
+import { runAgentWith } from './helpers/model-run.ts';
 import { demoDiagnosis } from './helpers/fake-tools.ts';
 import { pod } from './helpers/model-run.ts';
 

@@ -4,16 +4,11 @@
  * takes the next scripted answer (a completion with any `finish_reason`, tool calls or a
  * refusal; an error status with its headers; or a body that is not JSON), and every
  * request is recorded (method, path with query, headers, parsed body) so tests assert on
- * the wire format. `runAgentWith` drives the real agent loop with a model (pointed at such a server).
+ * the wire format.
  */
 import { after } from 'node:test';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runAgent, type RunOutcome } from '../../src/agent/loop.ts';
-import type { Model } from '../../src/agent/model.ts';
-import { createMemoryRunAudit } from '../../src/agent/run-audit.ts';
-import { createToolRegistry } from '../../src/tools/registry.ts';
-import { createRecordingTools, unusedCluster, type RecordingTools } from './fake-tools.ts';
 
 export interface ScriptedToolCall {
   /** Absent: the server leaves `id` empty, as a few local servers do. */
@@ -143,28 +138,4 @@ export async function startScriptedServer(script: ScriptedCompletion[]): Promise
   const api = await startFakeChatCompletions(script);
   servers.push(api);
   return api;
-}
-
-export interface LoopRun {
-  outcome: RunOutcome;
-  recording: RecordingTools;
-  audit: ReturnType<typeof createMemoryRunAudit>;
-}
-
-/** One run of the real agent loop with `model`: the recording tools, the OBSERVE rung, an in-memory audit. */
-export async function runAgentWith(model: Model, options: { maxSteps?: number } = {}): Promise<LoopRun> {
-  const recording = createRecordingTools();
-  const audit = createMemoryRunAudit();
-  const outcome = await runAgent({
-    runId: 'run-openai',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-7d9f8c6b5-x2k4q' }, annotations: {} } },
-    rung: 'OBSERVE',
-    model,
-    registry: createToolRegistry(recording.tools),
-    cluster: unusedCluster,
-    policy: { actNamespaces: [] },
-    audit,
-    limits: { maxSteps: options.maxSteps ?? 6, tokenBudget: 1_000_000, timeoutMs: 20_000, approvalTtlMs: 1000, toolOutputBytes: 8192 },
-  });
-  return { outcome, recording, audit };
 }

@@ -1,12 +1,13 @@
 /**
- * One agent run with Claude through the real SDK against the fake Messages API: the
- * recording tools, the OBSERVE rung, an in-memory audit. Servers started here close
- * when the test file ends.
+ * One agent run with Claude through the real SDK against the fake Messages API, or with
+ * any model (`runAgentWith`): the recording tools, the OBSERVE rung, an in-memory audit.
+ * Servers started here close when the test file ends.
  */
 import { after } from 'node:test';
 import type { Logger } from 'pino';
 import { createAnthropicModel, type PromptCache } from '../../src/agent/anthropic-model.ts';
 import { runAgent, type RunOutcome } from '../../src/agent/loop.ts';
+import type { Model } from '../../src/agent/model.ts';
 import { createMemoryRunAudit } from '../../src/agent/run-audit.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';
 import { startFakeMessagesApi, type FakeMessagesApi, type RecordedRequest, type ScriptedAnswer } from './fake-messages-api.ts';
@@ -25,18 +26,13 @@ export interface ClaudeRunOptions {
   attempt?: number;
 }
 
-export interface ClaudeRun {
+export interface ClaudeRun extends LoopRun {
   api: FakeMessagesApi;
-  outcome: RunOutcome;
-  recording: RecordingTools;
-  audit: ReturnType<typeof createMemoryRunAudit>;
 }
 
 export async function runClaude(script: ScriptedAnswer[] | ((request: RecordedRequest, index: number) => ScriptedAnswer), options: ClaudeRunOptions = {}): Promise<ClaudeRun> {
   const api = await startFakeMessagesApi(script);
   servers.push(api);
-  const recording = createRecordingTools();
-  const audit = createMemoryRunAudit();
   const model = createAnthropicModel({
     apiKey: 'sk-ant-test-key-not-real',
     model: options.model ?? 'claude-test',
@@ -46,19 +42,33 @@ export async function runClaude(script: ScriptedAnswer[] | ((request: RecordedRe
     ...(options.promptCache ? { promptCache: options.promptCache } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
+  const run = await runAgentWith(model, { runId: 'run-claude', ...options });
+  return { api, ...run };
+}
+
+export interface LoopRun {
+  outcome: RunOutcome;
+  recording: RecordingTools;
+  audit: ReturnType<typeof createMemoryRunAudit>;
+}
+
+/** One run of the real agent loop with any model: the recording tools, the OBSERVE rung, an in-memory audit, the crash-looping checkout-api alert. */
+export async function runAgentWith(model: Model, options: { runId?: string; maxSteps?: number; tokenBudget?: number; attempt?: number; actNamespaces?: string[] } = {}): Promise<LoopRun> {
+  const recording = createRecordingTools();
+  const audit = createMemoryRunAudit();
   const outcome = await runAgent({
-    runId: 'run-claude',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-7d9f8c6b5-x2k4q' }, annotations: {} } },
+    runId: options.runId ?? 'run-model',
+    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} } },
     rung: 'OBSERVE',
     model,
     registry: createToolRegistry(recording.tools),
     cluster: unusedCluster,
-    policy: { actNamespaces: [] },
+    policy: { actNamespaces: options.actNamespaces ?? [] },
     audit,
     limits: { maxSteps: options.maxSteps ?? 6, tokenBudget: options.tokenBudget ?? 1_000_000, timeoutMs: 20_000, approvalTtlMs: 1000, toolOutputBytes: 8192 },
     ...(options.attempt ? { attempt: options.attempt } : {}),
   });
-  return { api, outcome, recording, audit };
+  return { outcome, recording, audit };
 }
 
 export const pod = { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' };
