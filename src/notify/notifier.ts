@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.ts';
 import { redactText } from '../redact/redactor.ts';
 import { toRunView } from '../server/run-view.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import { isCancelled, type RunRecord, type RunStore } from '../store/run-store.ts';
 import { retryDelayMs } from './backoff.ts';
 import type { Notice, NoticeEvent, SendOutcome } from './notice.ts';
 import type { NotificationSettings } from './notify-config.ts';
@@ -188,7 +188,7 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
 
 /** A run merged into its node's incident or cancelled before it started has nothing to say of its own. */
 function isNotable(run: RunRecord): boolean {
-  return run.status === 'failed' ? !(run.reason ?? '').startsWith('cancelled:') : run.diagnosis !== undefined;
+  return run.status === 'failed' ? !isCancelled(run) : run.diagnosis !== undefined;
 }
 
 /** One approval notice per set of held actions: a run that resumes and holds another action says so again. */
@@ -202,6 +202,6 @@ function missedNotices(run: RunRecord, horizon: number): { event: NoticeEvent; k
   if ((run.status === 'completed' || run.status === 'failed') && run.finishedAt && Date.parse(run.finishedAt) >= horizon && isNotable(run)) missed.push({ event: 'finished', key: 'finished' });
   const approval = run.status === 'awaiting_approval' ? approvalKey(run) : undefined;
   if (approval) missed.push({ event: 'approval', key: approval });
-  if (run.alert?.resolvedAt && Date.parse(run.alert.resolvedAt) >= horizon && !(run.reason ?? '').startsWith('cancelled:')) missed.push({ event: 'resolved', key: 'resolved' });
+  if (run.alert?.resolvedAt && Date.parse(run.alert.resolvedAt) >= horizon && !isCancelled(run)) missed.push({ event: 'resolved', key: 'resolved' });
   return missed;
 }

@@ -86,6 +86,14 @@ export type ActionDecisionResult =
   | { outcome: 'not-found' }
   | { outcome: 'not-pending'; status: string };
 
+/**
+ * A run that ended unstarted because its alerts resolved first: failed with the run
+ * service's cancellation reason (alert-intake.ts `CANCELLED_REASON`), which starts so.
+ */
+export function isCancelled(run: { status: string; reason?: string | null }): boolean {
+  return run.status === 'failed' && (run.reason ?? '').startsWith('cancelled:');
+}
+
 export interface AlertRunMatch {
   id: string;
   status: RunStatus;
@@ -483,8 +491,7 @@ function toMatch(row: MatchRow | undefined): AlertRunMatch | undefined {
     createdAt: row.created_at,
     ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
     earlierFailures: row.earlier_failures,
-    // The run service's cancellation reason, for a run whose alerts resolved before it started.
-    cancelled: row.status === 'failed' && (row.reason ?? '').startsWith('cancelled:'),
+    cancelled: isCancelled(row),
   };
 }
 
