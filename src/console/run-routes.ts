@@ -4,6 +4,7 @@
  * person with the approve ability posts from it. Everything shown passes `toRunView`
  * (redacted) or, for audit payloads, the redactor (trail.ts), and is escaped (html.ts).
  */
+import { deciderNameSchema } from '../server/schemas.ts';
 import type { RouteContext, ZodApp } from '../server/route-context.ts';
 import { toRunView } from '../server/run-view.ts';
 import { renderActionPage } from './pages/action.ts';
@@ -17,8 +18,6 @@ import { buildTrail } from './trail.ts';
 const HIDDEN = { schema: { hide: true } };
 const PAGE_SIZE = 50;
 const REASON_MAX = 1000;
-/** The API's `by`: letters, digits, spaces and . @ + - _ (src/server/schemas.ts). */
-const DECIDER_NAME = /^[\w .@+-]{1,100}$/;
 
 interface RunParams {
   id: string;
@@ -88,7 +87,7 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const decision = fields.decision;
     const reason = (fields.reason ?? '').trim();
     const name = (fields.by ?? '').trim();
-    if ((decision !== 'approved' && decision !== 'rejected') || reason.length > REASON_MAX || (name !== '' && !DECIDER_NAME.test(name))) {
+    if ((decision !== 'approved' && decision !== 'rejected') || reason.length > REASON_MAX || (name !== '' && !deciderNameSchema.safeParse(name).success)) {
       return sendPage(reply, 400, renderErrorPage({ title: 'Nothing was decided', message: `Choose Approve or Reject; a name is up to 100 letters, digits, spaces and . @ + - _; a reason up to ${REASON_MAX} characters.`, person }));
     }
     // As the API records it: the name the person gave, beside the token that was used.

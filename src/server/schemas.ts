@@ -77,14 +77,12 @@ export const runIdParamsSchema = z.object({ id: z.string().min(1).max(128) });
 
 export const actionParamsSchema = z.object({ id: z.string().min(1).max(128), actionId: z.string().min(1).max(128) });
 
+/** The name a person deciding gives (the API's `by`, the console's "Your name"). */
+export const deciderNameSchema = z.string().max(100).regex(/^[\w .@+-]+$/, 'letters, digits, spaces and . @ + - _ only');
+
 export const decisionBodySchema = z
   .strictObject({
-    by: z
-      .string()
-      .max(100)
-      .regex(/^[\w .@+-]+$/, 'letters, digits, spaces and . @ + - _ only')
-      .optional()
-      .describe('Who decides, as recorded in the audit log beside the token that was used'),
+    by: deciderNameSchema.optional().describe('Who decides, as recorded in the audit log beside the token that was used'),
     reason: z.string().max(1000).optional(),
   })
   // A POST without a body arrives as null.
