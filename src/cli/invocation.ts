@@ -20,7 +20,8 @@ export function commandForm(input: { entry?: string | undefined; path?: string |
   return `node ${shown && !shown.startsWith('..') && !isAbsolute(shown) ? shown : entry}`;
 }
 
-function isExecutable(path: string): boolean {
+/** Whether this process may execute the file at `path`. */
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

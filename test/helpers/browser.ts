@@ -4,23 +4,15 @@
  * /usr/bin/chromium, else a `chromium-browser` on PATH. A test skips, saying why, only when
  * none exists; CI installs the `chromium` package, so there it always runs.
  */
-import { accessSync, constants, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { isExecutable } from '../../src/cli/invocation.ts';
 
 export function findChromium(): string | undefined {
   const candidates = [process.env.KUBEWHY_CHROMIUM, '/usr/bin/chromium', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, 'chromium-browser'))];
   return candidates.find((candidate): candidate is string => candidate !== undefined && candidate !== '' && isExecutable(candidate));
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** `skip` for node:test: false when Chromium is there, else the reason; never skipped in CI (`CI` set), where a missing browser must fail the run. */
