@@ -15,13 +15,12 @@ import type { Action, DiagnosisInput } from '../agent/diagnosis.ts';
 import { prepareApprovals } from '../agent/held-actions.ts';
 import { ZERO_USAGE, type ToolCall } from '../agent/model.ts';
 import type { RunCheckpoint } from '../agent/checkpoint.ts';
-import { serializeCheckpoint } from '../agent/checkpoint.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import { executeToolCall, type CallEnvironment } from '../agent/tool-calls.ts';
 import { describeTrigger, type Trigger } from '../agent/trigger.ts';
 import { decideToolCall } from '../gate/gate.ts';
 import { redactValue } from '../redact/redactor.ts';
-import type { AgentDependencies } from '../runs/execute-run.ts';
+import { storeParked, type AgentDependencies } from '../runs/execute-run.ts';
 import { ensureRunCreated } from '../runs/run-created.ts';
 import { newRunId } from '../store/run-ids.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -137,8 +136,7 @@ function park(input: { store: RunStore; audit: AuditStore; runId: string; call: 
     turn: { results: [{ call, result: input.told }], heldActionIds: [action.id], submissions: [] },
     diagnosed: { diagnosis: input.diagnosis, held: [{ actionId: action.id, call }] },
   };
-  input.audit.append({ runId: input.runId, type: 'run-parked', payload: { step: 1, activeMs: 0, diagnosed: true, held: [{ id: action.id, tool: action.tool, expiresAt: action.expiresAt }] } });
-  input.store.park(input.runId, { checkpoint: serializeCheckpoint(checkpoint), actions: input.actions, diagnosis: { ...input.diagnosis, actions: input.actions } });
+  storeParked({ store: input.store, audit: input.audit, runId: input.runId, checkpoint, actions: input.actions, diagnosis: { ...input.diagnosis, actions: input.actions } });
 }
 
 export function describeClient(client: McpClient): string {

@@ -8,6 +8,7 @@
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Logger } from 'pino';
 import { runAgent, type RunAgentInput, type RunOutcome } from '../agent/loop.ts';
+import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { Model } from '../agent/model.ts';
 import { chooseModel, countModelFailures, noteFallback, type ModelChoice } from '../agent/model-fallback.ts';
 import { CheckpointError, parseCheckpoint, serializeCheckpoint, type RunCheckpoint } from '../agent/checkpoint.ts';
@@ -207,18 +208,29 @@ function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: R
 /** Stores the checkpoint and frees the worker: the run waits in the store for a person's decision. */
 function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): void {
   const held = outcome.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
-  input.audit.append({
-    runId: run.id,
-    type: 'run-parked',
-    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), ...(checkpoint.diagnosed ? { diagnosed: true } : {}), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
-  });
-  if (!input.store.park(run.id, { checkpoint: serializeCheckpoint(checkpoint), actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) })) {
+  if (!storeParked({ store: input.store, audit: input.audit, runId: run.id, checkpoint, actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) })) {
     logger.error('the run could not be parked: it is no longer running');
     return;
   }
   logger.info({ step: checkpoint.step, held: held.map((action) => action.id) }, 'run parked awaiting approval');
   const parked = input.store.get(run.id);
   if (parked) input.onParked?.(parked);
+}
+
+/**
+ * A run parked: its `run-parked` audit event (with the actions the checkpoint holds) and
+ * its checkpoint stored; false when it was no longer running. The loop's parked runs and
+ * the writes an MCP client asks for (src/mcp/hold-run.ts) park alike.
+ */
+export function storeParked(input: { store: RunStore; audit: AuditStore; runId: string; checkpoint: RunCheckpoint; actions: readonly Action[]; diagnosis?: Diagnosis }): boolean {
+  const { checkpoint } = input;
+  const held = input.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
+  input.audit.append({
+    runId: input.runId,
+    type: 'run-parked',
+    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), ...(checkpoint.diagnosed ? { diagnosed: true } : {}), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
+  });
+  return input.store.park(input.runId, { checkpoint: serializeCheckpoint(checkpoint), actions: input.actions, ...(input.diagnosis ? { diagnosis: input.diagnosis } : {}) });
 }
 
 function failedOutcome(reason: string): RunOutcome {
