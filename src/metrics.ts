@@ -34,7 +34,7 @@ export interface Metrics {
 }
 
 /** Pending notifications per destination, read at scrape time from the outbox. */
-export type PendingNotifications = () => readonly { destination: string; count: number; oldestCreatedAt: number }[];
+export type PendingNotifications = () => Promise<readonly { destination: string; count: number; oldestCreatedAt: number }[]>;
 
 /**
  * Gauges `run_queue_depth` and `runs_in_progress` are read at scrape time from `gauges`,
@@ -131,10 +131,11 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       help: 'Notifications in the outbox not yet delivered, by destination.',
       labelNames: ['destination'],
       registers,
-      collect() {
+      async collect() {
         if (!gauges?.notificationsPending) return;
+        const rows = await gauges.notificationsPending();
         this.reset();
-        for (const row of gauges.notificationsPending()) this.set({ destination: row.destination }, row.count);
+        for (const row of rows) this.set({ destination: row.destination }, row.count);
       },
     }),
     notificationOldestPending: new Gauge({
@@ -142,11 +143,12 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       help: 'Age of the oldest notification not yet delivered, by destination: a receiver that is down shows here first.',
       labelNames: ['destination'],
       registers,
-      collect() {
+      async collect() {
         if (!gauges?.notificationsPending) return;
+        const rows = await gauges.notificationsPending();
         this.reset();
         const now = Date.now();
-        for (const row of gauges.notificationsPending()) this.set({ destination: row.destination }, Math.max(0, (now - row.oldestCreatedAt) / 1000));
+        for (const row of rows) this.set({ destination: row.destination }, Math.max(0, (now - row.oldestCreatedAt) / 1000));
       },
     }),
   };

@@ -3,15 +3,14 @@ import { test, type TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Diagnosis } from '../src/agent/diagnosis.ts';
 import type { RunAgentInput, RunOutcome } from '../src/agent/loop.ts';
-import { createAuditStore } from '../src/audit/audit-store.ts';
 import type { Cluster } from '../src/cluster/cluster.ts';
 import { createMetrics } from '../src/metrics.ts';
 import type { IncomingAlert } from '../src/runs/alert-intake.ts';
 import { createRunService, type RunService } from '../src/runs/run-service.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
-import { createRunStore, type RunRecord, type RunStore } from '../src/store/run-store.ts';
-import { createWriteBatcher } from '../src/store/write-batch.ts';
+import type { RunRecord, RunStore } from '../src/store/run-store.ts';
+import { createSqliteStores } from '../src/store/sqlite-stores.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { TEST_LIMITS } from './helpers/service-app.ts';
 
@@ -65,9 +64,10 @@ interface Fixture {
 }
 
 /** A run service over an in-memory store; the agent diagnoses every run as the node's failure once released. */
-function startService(t: TestContext, input: { cluster: Cluster; holdMs: number; culprit?: Diagnosis['culprit']; retryFirstAttempt?: boolean }): Fixture {
+async function startService(t: TestContext, input: { cluster: Cluster; holdMs: number; culprit?: Diagnosis['culprit']; retryFirstAttempt?: boolean }): Promise<Fixture> {
   const database = openDatabase(':memory:');
-  const store = createRunStore(database);
+  const stores = createSqliteStores(database);
+  const store = stores.runs;
   const metrics = createMetrics({ version: 'test' });
   const started = new Map<string, RunAgentInput['trigger']>();
   let release!: () => void;
@@ -82,14 +82,14 @@ function startService(t: TestContext, input: { cluster: Cluster; holdMs: number;
   };
   const service = createRunService({
     store,
-    audit: createAuditStore(database),
-    writes: createWriteBatcher(database),
+    audit: stores.audit,
+    writes: stores.writes,
     metrics,
     logger: createLogger({ level: 'silent' }),
     agent: { model: { name: 'unused' } as never, registry: createToolRegistry([]), cluster: input.cluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS, runAgent },
     settings: { concurrency: 4, queueSize: 100, dedupWindowMs: 3_600_000, maxAttempts: 3, shutdownGraceMs: 1_000, nodeIncidentHoldMs: input.holdMs },
   });
-  service.start();
+  await service.start();
   t.after(async () => {
     release();
     service.releaseWaiters();
@@ -111,7 +111,7 @@ test("pods of several workloads on a node under pressure join the node's run: ea
     pod({ namespace: 'analytics', name: 'report-builder-6cd59f8d56-cgl7v', node: NODE, phase: 'Failed' }),
     pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' }),
   ]);
-  const fixture = startService(t, { cluster, holdMs: 0 });
+  const fixture = await startService(t, { cluster, holdMs: 0 });
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
   const podResults = await fixture.service.ingestAlerts([podNotReady('analytics', 'report-builder-6cd59f8d56-cgl7v'), podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   assert.deepEqual(podResults.map((result) => result.outcome), ['created', 'created'], 'labels alone do not tie a pod to its node');
@@ -144,7 +144,7 @@ test('a pod waiting on its own image, or on a node without an incident, runs on 
     pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, ready: false, waiting: 'ImagePullBackOff' }),
     pod({ namespace: 'shop', name: 'cart-6f58f6bfb9-mjcbt', node: 'another-node', ready: false }),
   ]);
-  const fixture = startService(t, { cluster, holdMs: 0, culprit: { kind: 'Deployment', namespace: 'web', name: 'storefront' } });
+  const fixture = await startService(t, { cluster, holdMs: 0, culprit: { kind: 'Deployment', namespace: 'web', name: 'storefront' } });
   await fixture.service.ingestAlerts([nodePressure]);
   const results = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n'), podNotReady('shop', 'cart-6f58f6bfb9-mjcbt')]);
   fixture.release();
@@ -164,7 +164,7 @@ test("a workload-level alert joins the node's run through its own pods that are 
     // Not rabbitmq's, though on the node: it does not tie rabbitmq to the node.
     pod({ namespace: 'prod', name: 'other-0', node: NODE, owner: { kind: 'StatefulSet', name: 'other' }, phase: 'Unknown' }),
   ]);
-  const fixture = startService(t, { cluster, holdMs: 0 });
+  const fixture = await startService(t, { cluster, holdMs: 0 });
   const [nodeResult] = await fixture.service.ingestAlerts([alert({ alertname: 'KubeNodeNotReady', node: NODE, condition: 'Ready' })]);
   const [workload] = await fixture.service.ingestAlerts([alert({ alertname: 'KubeStatefulSetReplicasMismatch', namespace: 'prod', statefulset: 'rabbitmq' })]);
   const merged = await ended(fixture, workload!.runId);
@@ -175,7 +175,7 @@ test("a workload-level alert joins the node's run through its own pods that are 
 
 test("a pod's run is held a moment, so that its node's alert in the next notification is its incident", async (t) => {
   const cluster = podCluster([pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' })]);
-  const fixture = startService(t, { cluster, holdMs: 300 });
+  const fixture = await startService(t, { cluster, holdMs: 300 });
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
   assert.equal(nodeResult?.outcome, 'created');
@@ -185,7 +185,7 @@ test("a pod's run is held a moment, so that its node's alert in the next notific
 
 test('a run that diagnosed a node answers for it: the node alert arriving after the run ended joins it', async (t) => {
   // The pods are gone by the time the run is claimed: nothing ties the pod to the node before the diagnosis.
-  const fixture = startService(t, { cluster: podCluster([]), holdMs: 0 });
+  const fixture = await startService(t, { cluster: podCluster([]), holdMs: 0 });
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   fixture.release();
   const diagnosed = await ended(fixture, podResult!.runId);
@@ -199,7 +199,7 @@ test('a run that diagnosed a node answers for it: the node alert arriving after 
 
 test("a run started again after a model failure has done work of its own: it never joins a node's run then", async (t) => {
   const cluster = podCluster([pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' })]);
-  const fixture = startService(t, { cluster, holdMs: 0, retryFirstAttempt: true });
+  const fixture = await startService(t, { cluster, holdMs: 0, retryFirstAttempt: true });
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   // The first start found no node with a run (so read nothing); the node's alert comes before the retry.
   await fixture.service.ingestAlerts([nodePressure]);

@@ -1,20 +1,46 @@
 /**
- * The loop's view of the audit log: record an event of the current run. Recording never
- * fails a run silently: a store error propagates, because an unaudited step is a defect.
+ * The loop's view of the audit log: record an event of the current run. The loop records
+ * as it goes, without waiting; the events are appended in order, one after another, and
+ * `flush` waits for them. A failed append is never silent: every later `flush` throws it,
+ * and nothing is appended after it, because an unaudited step is a defect. The loop
+ * flushes before a write reaches the cluster; its caller flushes when the run ends.
  */
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { AuditEventType } from '../audit/events.ts';
 
 export interface RunAudit {
   record(type: AuditEventType, payload: Record<string, unknown>): void;
+  /** Resolves once every event recorded so far is stored; rejects with the first append that failed. */
+  flush(): Promise<void>;
 }
 
-export function auditFor(store: AuditStore, runId: string): RunAudit {
-  return { record: (type, payload) => void store.append({ runId, type, payload }) };
+/** `alsoFlush`: other writes of the run that must be stored before a write runs (its actions' statuses). */
+export function auditFor(store: AuditStore, runId: string, options: { alsoFlush?: () => Promise<unknown> } = {}): RunAudit {
+  let tail: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  return {
+    record(type, payload) {
+      // The time is taken now, when the step happens, not when its append gets its turn.
+      const time = new Date();
+      tail = tail.then(async () => {
+        if (failure) return;
+        try {
+          await store.append({ runId, type, payload, time });
+        } catch (error) {
+          failure = { error };
+        }
+      });
+    },
+    async flush() {
+      await tail;
+      await options.alsoFlush?.();
+      if (failure) throw failure.error;
+    },
+  };
 }
 
 /** Keeps events in memory: for tests and for callers that audit elsewhere. */
 export function createMemoryRunAudit(): RunAudit & { events: { type: AuditEventType; payload: Record<string, unknown> }[] } {
   const events: { type: AuditEventType; payload: Record<string, unknown> }[] = [];
-  return { events, record: (type, payload) => void events.push({ type, payload }) };
+  return { events, record: (type, payload) => void events.push({ type, payload }), flush: () => Promise.resolve() };
 }

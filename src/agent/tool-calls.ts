@@ -175,6 +175,8 @@ export async function applyDecision(call: ToolCall, action: Action, outcome: { d
   }
   const approved = approve(again, { by: action.decidedBy ?? 'unknown', at: action.decidedAt ? new Date(action.decidedAt) : new Date(), runId: environment.runId, actionId: action.id });
   updateAction(environment, action, { status: 'approved' });
+  // Everything recorded so far is stored before the cluster is changed: a write is never left unaudited.
+  await environment.audit.flush();
   // The write tool dry-runs on the server before its real call.
   const result = await runApprovedWrite({ registry: environment.registry, approved, context: environment.toolContext });
   if (result.ok && result.data !== undefined) environment.writeData.set(action.id, result.data);

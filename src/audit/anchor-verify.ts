@@ -15,7 +15,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { LoggedAnchor } from './anchor-log.ts';
 import { checkAnchorSignature } from './anchors.ts';
-import type { AuditStore } from './audit-store.ts';
+import type { SyncAuditStore as AuditStore } from './audit-store.ts';
 
 export type FindingKind =
   | 'chain-truncated'

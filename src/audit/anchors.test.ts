@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { openDatabase } from '../store/database.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
 import { readAnchorLog } from './anchor-log.ts';
 import { anchorLogFields, checkAnchorSignature, createAnchorSigner, keyIdOf, readAuditKey, unsignedAnchors } from './anchors.ts';
-import { createAuditStore } from './audit-store.ts';
 
 const KEY = Buffer.from('9f1c2b7e4a5d6c8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f70');
 const OTHER_KEY = Buffer.from('0000000000000000000000000000000000000000000000000000000000000001');
@@ -39,14 +39,14 @@ test('the key file is read without its trailing newline; a missing or short one 
   assert.throws(() => readAuditKey(missing, '--key-file'), (error: Error) => error.message.includes('--key-file') && error.message.includes(missing) && /ENOENT/.test(error.message));
 });
 
-test('the log fields carry the head and the time, signed with a key and unsigned without one', () => {
-  const audit = createAuditStore(openDatabase(':memory:'));
-  assert.deepEqual(anchorLogFields({ audit, runId: 'run-a', signer: unsignedAnchors }), {});
-  audit.append({ runId: 'run-a', type: 'run-created', payload: {} });
-  const last = audit.append({ runId: 'run-a', type: 'run-finished', payload: { status: 'completed' } });
+test('the log fields carry the head and the time, signed with a key and unsigned without one', async () => {
+  const { audit } = createSqliteStores(openDatabase(':memory:'));
+  assert.deepEqual(await anchorLogFields({ audit, runId: 'run-a', signer: unsignedAnchors }), {});
+  await audit.append({ runId: 'run-a', type: 'run-created', payload: {} });
+  const last = await audit.append({ runId: 'run-a', type: 'run-finished', payload: { status: 'completed' } });
   const now = new Date('2026-12-01T10:00:00.000Z');
-  assert.deepEqual(anchorLogFields({ audit, runId: 'run-a', signer: unsignedAnchors, now }), { auditHead: `2:${last.hash}`, auditAnchoredAt: now.toISOString() });
-  const signed = anchorLogFields({ audit, runId: 'run-a', signer: createAnchorSigner(KEY), now });
+  assert.deepEqual(await anchorLogFields({ audit, runId: 'run-a', signer: unsignedAnchors, now }), { auditHead: `2:${last.hash}`, auditAnchoredAt: now.toISOString() });
+  const signed = await anchorLogFields({ audit, runId: 'run-a', signer: createAnchorSigner(KEY), now });
   assert.ok('auditAnchor' in signed && signed.auditAnchor);
   assert.deepEqual(checkAnchorSignature({ runId: 'run-a', seq: 2, hash: last.hash, time: now.toISOString() }, signed.auditAnchor, KEY), { valid: true });
 });

@@ -100,8 +100,8 @@ export function keyIdOf(key: Buffer): string {
  * The anchor fields of a run's current head, for its log line; empty when the run has
  * no audit events (nothing to anchor).
  */
-export function anchorLogFields(input: { audit: AuditStore; runId: string; signer: AnchorSigner; now?: Date }): AnchorLogFields | Record<string, never> {
-  const head = input.audit.head(input.runId);
+export async function anchorLogFields(input: { audit: Pick<AuditStore, 'head'>; runId: string; signer: AnchorSigner; now?: Date }): Promise<AnchorLogFields | Record<string, never>> {
+  const head = await input.audit.head(input.runId);
   if (!head) return {};
   const anchor: AuditAnchor = { runId: input.runId, seq: head.seq, hash: head.hash, time: (input.now ?? new Date()).toISOString() };
   const signature = input.signer.sign(anchor);

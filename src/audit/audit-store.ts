@@ -4,10 +4,11 @@
  * loop; the head row is updated in the same transaction as the event.
  */
 import type { DatabaseSync } from 'node:sqlite';
+export type { AuditStore } from '../store/stores.ts';
 import { redactValue } from '../redact/redactor.ts';
 import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type AuditEventType, type ChainProblem } from './events.ts';
 
-export interface AuditStore {
+export interface SyncAuditStore {
   append(input: { runId: string; type: AuditEventType; payload: Record<string, unknown>; time?: Date }): AuditEvent;
   list(runId: string, options?: { afterSeq?: number; limit?: number }): AuditEvent[];
   runIds(): string[];
@@ -26,7 +27,7 @@ interface EventRow {
   hash: string;
 }
 
-export function createAuditStore(database: DatabaseSync): AuditStore {
+export function createAuditStore(database: DatabaseSync): SyncAuditStore {
   const selectHead = database.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?');
   const insertEvent = database.prepare('INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
   const upsertHead = database.prepare('INSERT INTO audit_heads (run_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');

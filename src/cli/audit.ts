@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { addAnchorLine, emptyAnchorLog, type AnchorLog } from '../audit/anchor-log.ts';
 import { crossCheckAudit, type CrossCheckReport, type Finding } from '../audit/anchor-verify.ts';
 import { AUDIT_KEY_SETTING, keyIdOf, readAuditKey } from '../audit/anchors.ts';
-import { createAuditStore, type AuditStore } from '../audit/audit-store.ts';
+import { createAuditStore, type SyncAuditStore as AuditStore } from '../audit/audit-store.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabaseReadOnly } from '../store/database.ts';
 

@@ -18,6 +18,7 @@ import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
+import { asAsync } from '../store/sqlite-stores.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
 import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
@@ -129,7 +130,7 @@ export async function run(argv: string[]): Promise<number> {
     const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
     const runId = randomUUID();
     const auditStore = createAuditStore(database);
-    const audit = auditFor(auditStore, runId);
+    const audit = auditFor(asAsync(auditStore), runId);
     audit.record('run-created', { trigger, rung, source: 'cli', cluster: connection.identity, ...(scenario ? { scenario: scenario.name } : {}) });
     const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
     const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
@@ -141,8 +142,10 @@ export async function run(argv: string[]): Promise<number> {
     try {
       outcome = await runAgent({ runId, trigger, rung, model, registry, cluster: connection.cluster, policy, approvals, audit, limits, observer: progress.observer });
     } finally {
-      auditHead = auditStore.head(runId);
-      database.close();
+      await audit.flush().finally(() => {
+        auditHead = auditStore.head(runId);
+        database.close();
+      });
     }
     const durationMs = performance.now() - started;
     if (values.json) {

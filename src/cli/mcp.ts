@@ -20,6 +20,7 @@ import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
+import { asAsync } from '../store/sqlite-stores.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
 import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
@@ -65,7 +66,7 @@ export async function run(argv: string[]): Promise<number> {
   const connection = await connect(target, config.cluster.timeoutMs);
   const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
   try {
-    const audit = createAuditStore(database);
+    const audit = asAsync(createAuditStore(database));
     const model = await createModelFor(config);
     const policy: LadderPolicy = { actNamespaces: [], ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}) };
     const registry = createToolRegistry(target.kind === 'scenario' ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
@@ -80,7 +81,11 @@ export async function run(argv: string[]): Promise<number> {
       runAudit.record('run-created', { trigger, rung: 'OBSERVE', source: 'mcp', cluster: connection.identity, mcpSession: session.runId });
       // Not cut when the client stops waiting (its request cancelled): the run ends, audited, within its own limits.
       const finished = runAgent({ runId, trigger, rung: 'OBSERVE', model, registry, cluster: connection.cluster, policy, audit: runAudit, limits }).then(
-        (outcome): DiagnoseAnswer => ({ runId, status: outcome.status, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) }),
+        async (outcome): Promise<DiagnoseAnswer> => {
+          // The answer names a run whose every step is in the audit log.
+          await runAudit.flush();
+          return { runId, status: outcome.status, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) };
+        },
       );
       running.add(finished);
       void finished.finally(() => running.delete(finished));
@@ -104,6 +109,7 @@ export async function run(argv: string[]): Promise<number> {
     await closed;
     // Diagnoses still running finish (and are audited) before the store closes.
     await Promise.allSettled(running);
+    await session.flush().catch((error: unknown) => process.stderr.write(`kubewhy mcp: the audit log could not be written: ${error instanceof Error ? error.message : String(error)}\n`));
     return 0;
   } finally {
     database.close();

@@ -32,7 +32,7 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const person = fragment ? sessions.personOf(request) : requirePerson(request, reply, sessions);
     if (!person) return fragment ? reply.code(401).type('text/plain; charset=utf-8').send('signed out') : reply;
     const { filters, cursor } = parseRunFilters(query);
-    const page = context.store.list({ limit: PAGE_SIZE, ...(cursor !== undefined ? { before: cursor } : {}), ...filters });
+    const page = await context.store.list({ limit: PAGE_SIZE, ...(cursor !== undefined ? { before: cursor } : {}), ...filters });
     const runs = page.runs.map(toRunView);
     if (fragment) {
       const rows = renderRunRows(runs);
@@ -45,10 +45,10 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const person = requirePerson(request, reply, sessions);
     if (!person) return reply;
     const { id } = request.params as RunParams;
-    const run = context.store.get(id);
+    const run = await context.store.get(id);
     if (!run) return notFound(reply, person, 'Run not found', 'There is no run with this id: it may have been removed by retention.');
-    const events = context.audit.list(id);
-    const problems = context.audit.verify(id).problems.map((problem) => (problem.seq !== undefined ? `event ${problem.seq}: ${problem.problem}` : problem.problem));
+    const events = await context.audit.list(id);
+    const problems = (await context.audit.verify(id)).problems.map((problem) => (problem.seq !== undefined ? `event ${problem.seq}: ${problem.problem}` : problem.problem));
     const notice = (request.query as Record<string, unknown>).notice;
     return sendPage(
       reply,
@@ -67,7 +67,7 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const person = requirePerson(request, reply, sessions);
     if (!person) return reply;
     const { id, actionId } = request.params as RunParams;
-    const run = context.store.get(id);
+    const run = await context.store.get(id);
     const view = run ? toRunView(run) : undefined;
     const action = view?.actions.find((candidate) => candidate.id === actionId);
     if (!view || !action) return notFound(reply, person, 'Action not found', view ? `Run ${view.id} has no such action.` : 'There is no run with this id.');
@@ -92,7 +92,7 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     }
     // As the API records it: the name the person gave, beside the token that was used.
     const by = name ? `${name} (${person.identity})` : person.identity;
-    const result = context.runs.decideAction({ runId: id, actionId, decision, by, ...(reason ? { reason } : {}) });
+    const result = await context.runs.decideAction({ runId: id, actionId, decision, by, ...(reason ? { reason } : {}) });
     if (result.outcome === 'not-found') return notFound(reply, person, 'Action not found', 'There is no such run or action.');
     const runPath = `/runs/${encodeURIComponent(id)}`;
     if (result.outcome === 'not-pending') return seeOther(reply, `${runPath}?notice=not-pending`);

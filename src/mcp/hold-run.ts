@@ -57,10 +57,12 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     ...(namespace ? { namespace } : {}),
   };
   const createdAt = new Date();
-  const created = store.create({ id: newRunId(createdAt), trigger, source: 'api', rung: 'ACT', now: createdAt });
-  const run = store.claim(created.id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}) ?? created;
-  ensureRunCreated(audit, run);
-  const runAudit = auditFor(audit, run.id);
+  const created = await store.create({ id: newRunId(createdAt), trigger, source: 'api', rung: 'ACT', now: createdAt });
+  const run = (await store.claim(created.id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {})) ?? created;
+  await ensureRunCreated(audit, run);
+  // The run's actions are stored in the order they change.
+  let progress: Promise<unknown> = Promise.resolve();
+  const runAudit = auditFor(audit, run.id, { alsoFlush: () => progress });
   const actions: Action[] = [];
   const environment: CallEnvironment = {
     runId: run.id,
@@ -75,32 +77,39 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     },
     approvalTtlMs: agent.limits.approvalTtlMs,
     maxHeldActions: 1,
-    audit: { record: (type, payload) => runAudit.record(type, { ...payload, client: request.client }) },
-    observer: { actionsChanged: (changed) => store.updateProgress(run.id, { status: 'running', actions: changed }) },
+    audit: { record: (type, payload) => runAudit.record(type, { ...payload, client: request.client }), flush: () => runAudit.flush() },
+    observer: {
+      actionsChanged: (changed) => {
+        const snapshot = changed.map((action) => ({ ...action }));
+        progress = progress.then(() => store.updateProgress(run.id, { status: 'running', actions: snapshot }));
+      },
+    },
     actions,
     heldCalls: new Map(),
     writeData: new Map(),
   };
   const call: ToolCall = { id: `mcp-${run.id.slice(-8)}`, name: request.name, input: request.arguments ?? {} };
-  const fail = (content: string): HoldOutcome => {
+  const fail = async (content: string): Promise<HoldOutcome> => {
     const reason = `the MCP request's action could not be put to a person: ${content}`;
     runAudit.record('run-finished', { status: 'failed', reason, steps: 1 });
-    store.finish(run.id, { status: 'failed', reason, actions, steps: 1 });
+    await runAudit.flush();
+    await store.finish(run.id, { status: 'failed', reason, actions, steps: 1 });
     return { held: false, runId: run.id, result: { ok: false, error: 'conflict', content } };
   };
   try {
     const told = await executeToolCall(call, environment);
     const action = actions[0];
     const diagnosis = requestedDiagnosis({ client: request.client, name: request.name, args });
-    if (action?.status !== 'awaiting_approval') return fail(told.content);
+    if (action?.status !== 'awaiting_approval') return await fail(told.content);
     let answered: ToolResult | undefined;
     await prepareApprovals({ pending: [action], diagnosis, environment, onAnswered: (_call, result) => (answered = result) });
-    if (action.status !== 'awaiting_approval') return fail(answered?.content ?? told.content);
-    park({ store, audit, runId: run.id, call, told, action, actions, diagnosis, trigger });
+    if (action.status !== 'awaiting_approval') return await fail(answered?.content ?? told.content);
+    await runAudit.flush();
+    await park({ store, audit, runId: run.id, call, told, action, actions, diagnosis, trigger });
     return { held: true, runId: run.id, actionId: action.id, result: told };
   } catch (error) {
     // Not left running: a restart would start the agent on it (recover-runs.ts).
-    fail(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+    await fail(`internal error: ${error instanceof Error ? error.message : String(error)}`).catch(() => undefined);
     throw error;
   }
 }
@@ -120,7 +129,7 @@ function requestedDiagnosis(input: { client: McpClient; name: string; args: Reco
 }
 
 /** Parks the run as the loop parks one whose held actions wait on a person (execute-run.ts `park`). */
-function park(input: { store: RunStore; audit: AuditStore; runId: string; call: ToolCall; told: ToolResult; action: Action; actions: Action[]; diagnosis: DiagnosisInput; trigger: Trigger }): void {
+async function park(input: { store: RunStore; audit: AuditStore; runId: string; call: ToolCall; told: ToolResult; action: Action; actions: Action[]; diagnosis: DiagnosisInput; trigger: Trigger }): Promise<void> {
   const { call, action } = input;
   const checkpoint: RunCheckpoint = {
     version: 1,
@@ -136,7 +145,7 @@ function park(input: { store: RunStore; audit: AuditStore; runId: string; call: 
     turn: { results: [{ call, result: input.told }], heldActionIds: [action.id], submissions: [] },
     diagnosed: { diagnosis: input.diagnosis, held: [{ actionId: action.id, call }] },
   };
-  storeParked({ store: input.store, audit: input.audit, runId: input.runId, checkpoint, actions: input.actions, diagnosis: { ...input.diagnosis, actions: input.actions } });
+  await storeParked({ store: input.store, audit: input.audit, runId: input.runId, checkpoint, actions: input.actions, diagnosis: { ...input.diagnosis, actions: input.actions } });
 }
 
 export function describeClient(client: McpClient): string {

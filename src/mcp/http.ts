@@ -85,8 +85,8 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
         const outcome = await holdInRun({ store: context.store, audit: context.audit, agent }, held);
         // The run was parked outside the queue: its action's deadline joins the expiry timer.
         if (outcome.held) {
-          context.runs.expireDue();
-          const parked = context.store.get(outcome.runId);
+          await context.runs.expireDue();
+          const parked = await context.store.get(outcome.runId);
           if (parked) options.notices?.runParked(parked);
         }
         return outcome;

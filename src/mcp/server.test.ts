@@ -4,8 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { createAuditStore, type AuditStore } from '../audit/audit-store.ts';
+import type { AuditStore } from '../audit/audit-store.ts';
 import { openDatabase } from '../store/database.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
 import { createToolRegistry } from '../tools/registry.ts';
 import type { ReadTool, Tool } from '../tools/tool.ts';
 import { createRecordingTools, unusedCluster } from '../../test/helpers/fake-tools.ts';
@@ -23,9 +24,9 @@ const leakyLogs: ReadTool = {
   run: async () => ({ ok: true, truncated: false, content: `DB_PASSWORD=${SECRET}\n${'connection refused\n'.repeat(400)}` }),
 };
 
-async function connect(t: { after(fn: () => unknown): void }, overrides: Partial<McpServerDependencies> = {}): Promise<{ client: Client; audit: AuditStore; executed: string[]; runId: string }> {
+async function connect(t: { after(fn: () => unknown): void }, overrides: Partial<McpServerDependencies> = {}): Promise<{ client: Client; audit: AuditStore; executed: string[]; runId: string; flush(): Promise<void> }> {
   const database = openDatabase(':memory:');
-  const audit = createAuditStore(database);
+  const { audit } = createSqliteStores(database);
   const recording = createRecordingTools();
   const registry = createToolRegistry([...recording.tools, leakyLogs as Tool]);
   const session = createMcpSession({ runId: 'mcp-unit', audit, registry, cluster: unusedCluster, policy: { actNamespaces: ['staging'] }, toolOutputBytes: 1024, transport: 'stdio' });
@@ -45,7 +46,7 @@ async function connect(t: { after(fn: () => unknown): void }, overrides: Partial
     await client.close();
     database.close();
   });
-  return { client, audit, executed: recording.executed, runId: session.runId };
+  return { client, audit, executed: recording.executed, runId: session.runId, flush: () => session.flush() };
 }
 
 function textOf(result: unknown): string {
@@ -59,7 +60,7 @@ test('a write tool called over MCP is only proposed: nothing runs, and the resul
   assert.match(textOf(result), /^Nothing was executed\. write call not executed: this run is at OBSERVE\. It is recorded as a proposed action/);
   assert.match(textOf(result), /kubewhy audit show --run mcp-unit/);
   assert.deepEqual(executed, []);
-  const decision = audit.list(runId).find((event) => event.type === 'gate-decision');
+  const decision = (await audit.list(runId)).find((event) => event.type === 'gate-decision');
   assert.equal(decision?.payload.decision, 'propose');
   assert.deepEqual(decision?.payload.client, { identity: 'stdio', name: 'unit-client', version: '9.9.9' });
 });
@@ -70,7 +71,7 @@ test('a read result is redacted and bounded exactly as the model reads it', asyn
   const text = textOf(result);
   assert.ok(!text.includes(SECRET), 'the password is masked');
   assert.ok(Buffer.byteLength(text) <= 1024, `bounded to 1024 bytes, got ${Buffer.byteLength(text)}`);
-  assert.ok(!JSON.stringify(audit.list(runId)).includes(SECRET), 'the audit log never holds it');
+  assert.ok(!JSON.stringify(await audit.list(runId)).includes(SECRET), 'the audit log never holds it');
 });
 
 test('an invalid call reaches the gate: a readable isError result, audited', async (t) => {
@@ -79,19 +80,21 @@ test('an invalid call reaches the gate: a readable isError result, audited', asy
   assert.equal(result.isError, true);
   assert.match(textOf(result), /^Invalid arguments for describe_pod: namespace: .*; name: .*\. It takes: namespace, name\.$/);
   assert.deepEqual(executed, []);
-  assert.equal(audit.list(runId).find((event) => event.type === 'gate-decision')?.payload.decision, 'refuse');
+  assert.equal((await audit.list(runId)).find((event) => event.type === 'gate-decision')?.payload.decision, 'refuse');
 });
 
 test('a call the caller has no scope for is refused naming the scope, and nothing runs', async (t) => {
-  const { client, executed, audit, runId } = await connect(t, { authorize: (scope) => (scope === 'read' ? undefined : `this call needs a token with the "${scope}" scope`) });
+  const { client, executed, audit, runId, flush } = await connect(t, { authorize: (scope) => (scope === 'read' ? undefined : `this call needs a token with the "${scope}" scope`) });
   const write = await client.callTool({ name: 'delete_pod', arguments: { namespace: 'staging', name: 'pod-1' } });
   assert.equal(write.isError, true);
   assert.match(textOf(write), /"act" scope/);
   const diagnose = await client.callTool({ name: 'diagnose', arguments: { text: 'checkout is down' } });
   assert.match(textOf(diagnose), /"ingest" scope/);
   assert.deepEqual(executed, []);
+  // A refused call is recorded without waiting for the store: wait for what was recorded.
+  await flush();
   assert.deepEqual(
-    audit.list(runId).filter((event) => event.type === 'tool-call').map((event) => [event.payload.tool, typeof event.payload.refused]),
+    (await audit.list(runId)).filter((event) => event.type === 'tool-call').map((event) => [event.payload.tool, typeof event.payload.refused]),
     [['delete_pod', 'string'], ['diagnose', 'string']],
   );
 });

@@ -75,7 +75,13 @@ export function createMcpServer(dependencies: McpServerDependencies): McpServer 
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     // A defect is still answered as a tool result, never as a protocol error the client's model cannot read.
-    return callTool(request.params, extra.signal).catch((error: unknown) => errorResult(`internal: ${request.params.name} failed unexpectedly (${error instanceof Error ? error.message : String(error)}). Nothing was executed.`));
+    // The client hears the answer once the call is in the audit log.
+    return callTool(request.params, extra.signal)
+      .then(async (result) => {
+        await session.flush();
+        return result;
+      })
+      .catch((error: unknown) => errorResult(`internal: ${request.params.name} failed unexpectedly (${error instanceof Error ? error.message : String(error)}). Nothing was executed.`));
   });
 
   const callTool = async (params: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<CallToolResult> => {

@@ -44,26 +44,40 @@ export interface McpSession {
   call(input: { name: string; arguments: unknown; client: McpClient; signal: AbortSignal }): Promise<ToolResult>;
   /** Records an event of this session (a call answered elsewhere: diagnose, a held write). */
   record(client: McpClient, type: 'tool-call' | 'tool-result', payload: Record<string, unknown>): void;
+  /** Resolves once every event recorded so far is stored; rejects with the first append that failed. */
+  flush(): Promise<void>;
 }
 
 export function createMcpSession(settings: McpSessionSettings): McpSession {
   const { audit, runId } = settings;
   const actions: Action[] = [];
-  let opened = audit.head(runId) !== undefined;
-  const open = (client: McpClient): void => {
-    if (opened) return;
-    opened = true;
-    audit.append({ runId, type: 'run-created', payload: { trigger: { kind: 'mcp', transport: settings.transport }, rung: 'OBSERVE', source: 'mcp', client } });
+  // Appended in order, one after another; the chain opens with `run-created` unless it was opened before.
+  let tail: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  let opened = false;
+  const append = (client: McpClient, type: Parameters<RunAudit['record']>[0], payload: Record<string, unknown>): void => {
+    const time = new Date();
+    tail = tail
+      .then(async () => {
+        if (failure) return;
+        if (!opened) {
+          opened = true;
+          if ((await audit.head(runId)) === undefined) {
+            await audit.append({ runId, type: 'run-created', payload: { trigger: { kind: 'mcp', transport: settings.transport }, rung: 'OBSERVE', source: 'mcp', client }, time });
+          }
+        }
+        await audit.append({ runId, type, payload: { ...payload, client }, time });
+      })
+      .catch((error: unknown) => void (failure ??= { error }));
   };
-  const auditAs = (client: McpClient): RunAudit => ({
-    record(type, payload) {
-      open(client);
-      audit.append({ runId, type, payload: { ...payload, client } });
-    },
-  });
+  const flush = async (): Promise<void> => {
+    await tail;
+    if (failure) throw failure.error;
+  };
+  const auditAs = (client: McpClient): RunAudit => ({ record: (type, payload) => append(client, type, payload), flush });
   return {
     runId,
-    call({ name, arguments: rawInput, client, signal }) {
+    async call({ name, arguments: rawInput, client, signal }) {
       const environment: CallEnvironment = {
         runId,
         // A session never holds: a write is only proposed. Holding needs a run a person can decide (hold-run.ts).
@@ -84,10 +98,14 @@ export function createMcpSession(settings: McpSessionSettings): McpSession {
         heldCalls: new Map(),
         writeData: new Map(),
       };
-      return executeToolCall({ id: `mcp-${randomUUID().slice(0, 8)}`, name, input: rawInput ?? {} }, environment);
+      const result = await executeToolCall({ id: `mcp-${randomUUID().slice(0, 8)}`, name, input: rawInput ?? {} }, environment);
+      // The client hears the answer once the call is in the audit log.
+      await flush();
+      return result;
     },
     record(client, type, payload) {
-      auditAs(client).record(type, payload);
+      append(client, type, payload);
     },
+    flush,
   };
 }

@@ -6,10 +6,11 @@ import { test, type TestContext } from 'node:test';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { createLogger } from '../server/logger.ts';
 import { openDatabase } from '../store/database.ts';
-import { createRunStore, type RunStore } from '../store/run-store.ts';
+import { createRunStore, type SyncRunStore } from '../store/run-store.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
 import type { Channel, Notice, SendOutcome } from './notice.ts';
 import { createNotifier, type Notifier } from './notifier.ts';
-import { createOutbox, type Outbox } from './outbox.ts';
+import { createOutbox, type SyncOutbox } from './outbox.ts';
 import { routeSchema } from './routing.ts';
 
 /** A channel that records what it was asked to send and answers from a script (ok once the script is spent). */
@@ -35,8 +36,9 @@ function scriptedChannel(name: string, options: { threads?: boolean; answers?: S
 
 interface Harness {
   notifier: Notifier;
-  outbox: Outbox;
-  store: RunStore;
+  /** The outbox and runs read synchronously, beside the asynchronous ones the notifier is given (same database). */
+  outbox: SyncOutbox;
+  store: SyncRunStore;
   metrics: Metrics;
   clock: { now: number };
   finishRun(id: string, input?: { summary?: string; notify?: boolean }): void;
@@ -48,6 +50,7 @@ function startNotifier(t: TestContext, channels: Channel[], options: { maxAgeMs?
   const database = openDatabase(join(directory, 'kubewhy.db'));
   const store = createRunStore(database);
   const outbox = createOutbox(database);
+  const stores = createSqliteStores(database);
   const metrics = createMetrics({ version: 'test' });
   const clock = { now: Date.parse('2026-12-02T08:00:00Z') };
   const settings = {
@@ -56,7 +59,7 @@ function startNotifier(t: TestContext, channels: Channel[], options: { maxAgeMs?
     routes: [routeSchema.parse({ to: channels.map((channel) => channel.name) })],
     delivery: { backoffMs: 5000, backoffMaxMs: 300_000, maxAgeMs: options.maxAgeMs ?? 86_400_000 },
   };
-  const build = (): Notifier => createNotifier({ outbox, store, settings, metrics, logger: createLogger({ level: 'silent' }), now: () => new Date(clock.now) });
+  const build = (): Notifier => createNotifier({ outbox: stores.outbox, store: stores.runs, settings, metrics, logger: createLogger({ level: 'silent' }), now: () => new Date(clock.now) });
   const notifiers = [build()];
   t.after(async () => {
     for (const notifier of notifiers) await notifier.stop();
@@ -98,7 +101,7 @@ test('a finished run is rendered for each destination, with the link to its page
   const slack = scriptedChannel('oncall', { threads: true });
   const hook = scriptedChannel('tickets');
   const harness = startNotifier(t, [slack, hook]);
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   await harness.notifier.deliverDue();
   assert.deepEqual(slack.sent, [{ body: { event: 'finished', runId: 'run-1', runUrl: 'https://kubewhy.example.com/runs/run-1', summary: 'the password was rotated' }, deliveryId: 'run-1/finished/oncall' }]);
@@ -110,7 +113,7 @@ test('a finished run is rendered for each destination, with the link to its page
 test("a 429 is tried again no sooner than the receiver's Retry-After", async (t) => {
   const slack = scriptedChannel('oncall', { answers: [{ ok: false, retryable: true, retryAfterMs: 30_000, status: 429, error: 'rate limited' }] });
   const harness = startNotifier(t, [slack]);
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   await harness.notifier.deliverDue();
   assert.equal(slack.sent.length, 0);
@@ -129,7 +132,7 @@ test('a receiver down for ten minutes loses nothing: every notice arrives once i
   const down: SendOutcome = { ok: false, retryable: true, error: 'connect ECONNREFUSED 127.0.0.1:9' };
   const hook = scriptedChannel('tickets', { answers: Array.from({ length: 100 }, () => down) });
   const harness = startNotifier(t, [hook]);
-  harness.notifier.start();
+  await harness.notifier.start();
   for (const id of ['run-1', 'run-2', 'run-3']) harness.finishRun(id);
   const downUntil = harness.clock.now + 10 * 60_000;
   // Time passes; the notifier is woken whenever a retry comes due, as its timer would.
@@ -149,7 +152,7 @@ test('a receiver down for ten minutes loses nothing: every notice arrives once i
 test('a body the receiver refuses for good is given up at once and counted', async (t) => {
   const hook = scriptedChannel('tickets', { answers: [{ ok: false, retryable: false, status: 400, error: 'answered HTTP 400 (invalid_payload)' }] });
   const harness = startNotifier(t, [hook]);
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   await harness.notifier.deliverDue();
   harness.clock.now += 3_600_000;
@@ -162,7 +165,7 @@ test('a body the receiver refuses for good is given up at once and counted', asy
 test('a message still failing past its maximum age is given up', async (t) => {
   const hook = scriptedChannel('tickets', { answers: Array.from({ length: 100 }, () => ({ ok: false, retryable: true, error: 'HTTP 503' }) as SendOutcome) });
   const harness = startNotifier(t, [hook], { maxAgeMs: 60_000 });
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   for (let step = 0; step < 50 && harness.outbox.nextDueAt() !== undefined; step++) {
     await harness.notifier.deliverDue();
@@ -176,7 +179,7 @@ test('a message still failing past its maximum age is given up', async (t) => {
 test('on a threaded channel later notices of a run reply under its first message', async (t) => {
   const slack = scriptedChannel('oncall', { threads: true });
   const harness = startNotifier(t, [slack]);
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   harness.notifier.alertsResolved(harness.store.get('run-1')!);
   await harness.notifier.deliverDue();
@@ -190,7 +193,7 @@ test('on a threaded channel later notices of a run reply under its first message
 test('an error that carries a token is stored and logged redacted', async (t) => {
   const hook = scriptedChannel('tickets', { answers: [{ ok: false, retryable: false, error: 'refused token xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1' }] });
   const harness = startNotifier(t, [hook]);
-  harness.notifier.start();
+  await harness.notifier.start();
   harness.finishRun('run-1');
   await harness.notifier.deliverDue();
   const [row] = harness.outbox.list();
@@ -202,7 +205,7 @@ test('a start queues the notices a crash skipped, and never announces runs from 
   const harness = startNotifier(t, [hook]);
   // Runs that ended before any notice was ever recorded: nothing to reconcile.
   harness.finishRun('old-run', { notify: false });
-  harness.notifier.start();
+  await harness.notifier.start();
   await harness.notifier.deliverDue();
   assert.equal(hook.sent.length, 0);
 
@@ -215,7 +218,7 @@ test('a start queues the notices a crash skipped, and never announces runs from 
   await harness.notifier.stop();
 
   const restarted = harness.restart();
-  restarted.start();
+  await restarted.start();
   await restarted.deliverDue();
   assert.deepEqual(hook.sent.map((sent) => sent.deliveryId).sort(), ['run-1/finished/tickets', 'run-2/finished/tickets']);
 });

@@ -30,7 +30,7 @@ export interface RunNotices {
 
 export interface Notifier extends RunNotices {
   /** Reconciles notices a crash skipped, then delivers what is due. */
-  start(): void;
+  start(): Promise<void>;
   /** Stops delivering; waits for the attempts in flight (each bounded by its channel's timeout). */
   stop(): Promise<void>;
   /** Sends what is due now (tests, and after a notice is queued). */
@@ -56,13 +56,13 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
   let again = false;
   let started = false;
 
-  const notice = (event: NoticeEvent, key: string, run: RunRecord): void => {
+  const notice = async (event: NoticeEvent, key: string, run: RunRecord): Promise<void> => {
     try {
       const view = toRunView(run);
       const at = now();
       const message: Notice = { event, run: view, at: at.toISOString(), ...(settings.consoleUrl ? { runUrl: `${settings.consoleUrl}/runs/${encodeURIComponent(run.id)}` } : {}) };
       const deliveries = routeNotice(settings.routes, subjectOf(event, view)).map((name) => ({ destination: name, body: channels.get(name)!.render(message) }));
-      const queued = outbox.enqueue({ runId: run.id, key, event, deliveries, now: at.getTime() });
+      const queued = await outbox.enqueue({ runId: run.id, key, event, deliveries, now: at.getTime() });
       if (queued && deliveries.length > 0) {
         logger.debug({ runId: run.id, event, destinations: deliveries.map((delivery) => delivery.destination) }, 'notification queued');
         wake();
@@ -76,18 +76,18 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
   const deliver = async (row: OutboxRow): Promise<void> => {
     const channel = channels.get(row.destination);
     const labels = { destination: row.destination, channel: channel?.kind ?? 'unknown' };
-    const giveUp = (error: string): void => {
-      outbox.markFailed(row.id, { error, now: now().getTime() });
+    const giveUp = async (error: string): Promise<void> => {
+      await outbox.markFailed(row.id, { error, now: now().getTime() });
       metrics.notificationsFailed.inc({ ...labels, outcome: 'gave-up' });
       logger.warn({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts, error }, 'notification given up');
     };
     if (!channel) return giveUp(`destination "${row.destination}" is no longer configured`);
-    const thread = channel.threads ? outbox.threadOf(row.runId, row.destination) : undefined;
+    const thread = channel.threads ? await outbox.threadOf(row.runId, row.destination) : undefined;
     const outcome = await channel
       .send({ body: row.body, deliveryId: row.deliveryId, signal: stopping.signal, ...(thread ? { thread } : {}) })
       .catch((error: unknown): SendOutcome => ({ ok: false, retryable: true, error: error instanceof Error ? error.message : String(error) }));
     if (outcome.ok) {
-      outbox.markSent(row.id, { now: now().getTime(), ...(outcome.thread && channel.threads ? { thread: outcome.thread } : {}) });
+      await outbox.markSent(row.id, { now: now().getTime(), ...(outcome.thread && channel.threads ? { thread: outcome.thread } : {}) });
       metrics.notificationsSent.inc({ ...labels, event: row.event });
       logger.info({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts }, 'notification sent');
       return;
@@ -98,7 +98,7 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     const delay = retryDelayMs({ attempts: row.attempts, ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}), settings: settings.delivery });
     const nextAttemptAt = now().getTime() + delay;
     if (nextAttemptAt - row.createdAt > settings.delivery.maxAgeMs) return giveUp(`still failing after ${row.attempts} attempts: ${error}`);
-    outbox.markRetry(row.id, { nextAttemptAt, error });
+    await outbox.markRetry(row.id, { nextAttemptAt, error });
     metrics.notificationsFailed.inc({ ...labels, outcome: 'retrying' });
     logger.warn({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts, retryInMs: delay, error }, 'notification not delivered; it is tried again');
   };
@@ -108,7 +108,7 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
       again = false;
       if (stopping.signal.aborted) return;
       const at = now().getTime();
-      const rows = outbox.claimDue({ now: at, leaseUntil: at + LEASE_MS, limit: BATCH, threaded });
+      const rows = await outbox.claimDue({ now: at, leaseUntil: at + LEASE_MS, limit: BATCH, threaded });
       await Promise.all(rows.map((row) => deliver(row).catch((error: unknown) => logger.error({ err: error, runId: row.runId }, 'a notification attempt failed unexpectedly'))));
       if (rows.length === BATCH) again = true;
     } while (again);
@@ -119,19 +119,22 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
       again = true;
       return pumping;
     }
-    pumping = pump().finally(() => {
-      pumping = undefined;
-      schedule();
-    });
+    pumping = pump()
+      .catch((error: unknown) => logger.error({ err: error }, 'sending notifications failed; the next attempt tries again'))
+      .finally(() => {
+        pumping = undefined;
+        void schedule().catch((error: unknown) => logger.error({ err: error }, 'the next notification attempt could not be scheduled'));
+      });
     return pumping;
   };
 
-  const schedule = (): void => {
+  const schedule = async (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
     if (!started || stopping.signal.aborted) return;
-    const next = outbox.nextDueAt();
-    if (next === undefined) return;
+    const next = await outbox.nextDueAt();
+    if (next === undefined || !started || stopping.signal.aborted) return;
+    clearTimeout(timer);
     timer = setTimeout(() => void deliverDue(), Math.min(2 ** 31 - 1, Math.max(0, next - now().getTime())));
     timer.unref();
   };
@@ -140,17 +143,17 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     if (started && !stopping.signal.aborted) void deliverDue();
   };
 
-  const reconcile = (): void => {
-    const noted = outbox.notedSpan();
+  const reconcile = async (): Promise<void> => {
+    const noted = await outbox.notedSpan();
     if (noted === undefined) return;
     // Runs that ended before the first notice ever recorded ended before notifications were on.
     const horizon = Math.max(noted.last - RECONCILE_MARGIN_MS, noted.first, now().getTime() - settings.delivery.maxAgeMs);
     let before: number | undefined;
     let scanned = 0;
     while (scanned < RECONCILE_SCAN) {
-      const page = store.list({ limit: 200, ...(before !== undefined ? { before } : {}) });
+      const page = await store.list({ limit: 200, ...(before !== undefined ? { before } : {}) });
       for (const run of page.runs) {
-        for (const { event, key } of missedNotices(run, horizon)) if (!outbox.hasNotice(run.id, key)) notice(event, key, run);
+        for (const { event, key } of missedNotices(run, horizon)) if (!(await outbox.hasNotice(run.id, key))) await notice(event, key, run);
       }
       scanned += page.runs.length;
       if (page.nextCursor === undefined || page.runs.every((run) => Date.parse(run.createdAt) < horizon - settings.delivery.maxAgeMs)) break;
@@ -160,20 +163,24 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
 
   return {
     runFinished(run) {
-      if (isNotable(run)) notice('finished', 'finished', run);
+      if (isNotable(run)) void notice('finished', 'finished', run);
     },
     runParked(run) {
       const key = approvalKey(run);
-      if (key) notice('approval', key, run);
+      if (key) void notice('approval', key, run);
     },
     alertsResolved(run) {
-      notice('resolved', 'resolved', run);
+      void notice('resolved', 'resolved', run);
     },
-    start() {
+    async start() {
       started = true;
-      const released = outbox.releaseLeases(now().getTime());
-      if (released > 0) logger.info({ released }, 'notifications a stopped process was sending are due again');
-      reconcile();
+      try {
+        const released = await outbox.releaseLeases(now().getTime());
+        if (released > 0) logger.info({ released }, 'notifications a stopped process was sending are due again');
+        await reconcile();
+      } catch (error) {
+        logger.error({ err: error }, 'notifications a stopped process left could not be looked for; new ones are sent');
+      }
       void deliverDue();
     },
     async stop() {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { openDatabase } from '../store/database.ts';
-import { createOutbox, type Outbox } from './outbox.ts';
+import { createOutbox, type SyncOutbox } from './outbox.ts';
 
-function openOutbox(t: TestContext): { outbox: Outbox; path: string } {
+function openOutbox(t: TestContext): { outbox: SyncOutbox; path: string } {
   const directory = mkdtempSync(join(tmpdir(), 'kubewhy-outbox-'));
   const path = join(directory, 'kubewhy.db');
   const database = openDatabase(path);

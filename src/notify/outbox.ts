@@ -14,6 +14,7 @@
  * Times are milliseconds since the epoch.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
+export type { Outbox } from '../store/stores.ts';
 
 export type OutboxStatus = 'pending' | 'sent' | 'failed';
 
@@ -37,7 +38,7 @@ export interface NewDelivery {
   body: unknown;
 }
 
-export interface Outbox {
+export interface SyncOutbox {
   /**
    * Records notice `key` of a run and queues one message per destination, in one
    * transaction; false (and nothing stored) when the run had that notice already.
@@ -85,7 +86,7 @@ interface OutboxDatabaseRow {
   sent_at: number | null;
 }
 
-export function createOutbox(database: DatabaseSync): Outbox {
+export function createOutbox(database: DatabaseSync): SyncOutbox {
   const statements = prepare(database);
 
   const inTransaction = <T>(work: () => T): T => {

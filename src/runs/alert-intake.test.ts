@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openDatabase } from '../store/database.ts';
-import { createRunStore } from '../store/run-store.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
 import { alertKeyOf, failureBackoffMs, isHeldBack, isRepeatOf, labelsFingerprint, takeNotification, type IncomingAlert } from './alert-intake.ts';
 
 // Fingerprints a real Alertmanager (0.25, GET /api/v2/alerts) reported for these label sets.
@@ -55,35 +55,39 @@ test('an open run, or one completed within the dedup window, absorbs repeats; a 
 });
 
 /** Takes `alerts` as one notification into a fresh store; answers the outcomes, with run ids numbered in order of creation. */
-function takeInFreshStore(notifications: IncomingAlert[][]): string[][] {
-  const store = createRunStore(openDatabase(':memory:'));
+async function takeInFreshStore(notifications: IncomingAlert[][]): Promise<string[][]> {
+  const store = createSqliteStores(openDatabase(':memory:')).runs;
   let next = 0;
-  return notifications.map((alerts) =>
-    takeNotification(alerts, {
+  const outcomes: string[][] = [];
+  // One notification after another, as they arrive.
+  for (const alerts of notifications) {
+    const report = await takeNotification(alerts, {
       store,
       now,
       settings,
       hasRoom: true,
       createRun: (input) => store.create({ id: `run-${++next}`, trigger: input.trigger, source: 'alertmanager', rung: 'OBSERVE', alert: input.alert, ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}), now }),
-    }).results.map((result) => `${result.outcome} ${result.runId ?? ''}`),
-  );
+    });
+    outcomes.push(report.results.map((result) => `${result.outcome} ${result.runId ?? ''}`));
+  }
+  return outcomes;
 }
 
 const firing = (labels: Record<string, string>): IncomingAlert => ({ status: 'firing', labels, annotations: {}, startsAt: minutesAgo(5) });
 const quotaFull = firing({ alertname: 'KubeQuotaFullyUsed', namespace: 'reports', resourcequota: 'compute-resources', resource: 'limits.memory' });
 const replicasMismatch = firing({ alertname: 'KubeDeploymentReplicasMismatch', namespace: 'reports', deployment: 'report-api' });
 
-test("a quota alert joins the run of its namespace's workload that is short of replicas, wherever it stands in the notification", () => {
-  assert.deepEqual(takeInFreshStore([[quotaFull, replicasMismatch]]), [['attached run-1', 'created run-1']]);
-  assert.deepEqual(takeInFreshStore([[replicasMismatch], [quotaFull]]), [['created run-1'], ['attached run-1']]);
+test("a quota alert joins the run of its namespace's workload that is short of replicas, wherever it stands in the notification", async () => {
+  assert.deepEqual(await takeInFreshStore([[quotaFull, replicasMismatch]]), [['attached run-1', 'created run-1']]);
+  assert.deepEqual(await takeInFreshStore([[replicasMismatch], [quotaFull]]), [['created run-1'], ['attached run-1']]);
 });
 
-test("a quota alert starts its own run beside a pod's crash loop or an autoscaler at its maximum", () => {
+test("a quota alert starts its own run beside a pod's crash loop or an autoscaler at its maximum", async () => {
   const crashLoop = firing({ alertname: 'KubePodCrashLooping', namespace: 'reports', pod: 'report-api-6f58f6bfb9-mjcbt' });
-  assert.deepEqual(takeInFreshStore([[crashLoop, quotaFull]]), [['created run-1', 'created run-2']]);
+  assert.deepEqual(await takeInFreshStore([[crashLoop, quotaFull]]), [['created run-1', 'created run-2']]);
   // Once the Deployment's own alert speaks for the pod's run, the quota joins it.
-  assert.deepEqual(takeInFreshStore([[crashLoop, replicasMismatch], [quotaFull]]), [['created run-1', 'attached run-1'], ['attached run-1']]);
+  assert.deepEqual(await takeInFreshStore([[crashLoop, replicasMismatch], [quotaFull]]), [['created run-1', 'attached run-1'], ['attached run-1']]);
   // An autoscaler at its maximum runs every replica it may: the quota that stops a CronJob is another incident.
   const maxedOut = firing({ alertname: 'KubeHpaMaxedOut', namespace: 'reports', horizontalpodautoscaler: 'report-worker' });
-  assert.deepEqual(takeInFreshStore([[maxedOut, quotaFull]]), [['created run-1', 'created run-2']]);
+  assert.deepEqual(await takeInFreshStore([[maxedOut, quotaFull]]), [['created run-1', 'created run-2']]);
 });

@@ -73,7 +73,7 @@ export interface NotificationIntake {
   /** Whether the queue takes new runs; decided once, for the whole notification. */
   hasRoom: boolean;
   /** Stores a run and reserves its place in the queue. */
-  createRun(input: { trigger: AlertTrigger; alert: AlertKey; culpritKeys?: readonly string[]; earlierFailures: number }): RunRecord;
+  createRun(input: { trigger: AlertTrigger; alert: AlertKey; culpritKeys?: readonly string[]; earlierFailures: number }): Promise<RunRecord>;
 }
 
 export interface IntakeReport {
@@ -95,14 +95,14 @@ export class NotificationRefused extends Error {
  * Takes one notification, alert by alert in order, inside the caller's transaction.
  * Throws NotificationRefused when a new run is needed and `hasRoom` is false.
  */
-export function takeNotification(alerts: readonly IncomingAlert[], intake: NotificationIntake): IntakeReport {
+export async function takeNotification(alerts: readonly IncomingAlert[], intake: NotificationIntake): Promise<IntakeReport> {
   const results: AlertResult[] = [];
   const decisions: AlertDecision[] = [];
   const report: IntakeReport = { results, created: [], cancelled: [], resolved: [], decisions };
   const notification = { ...intake, fresh: new Map<string, TriggerRank>() };
   for (const { alert, culprit, index } of inTakeOrder(alerts)) {
     const key = alertKeyOf(alert);
-    const taken = alert.status === 'resolved' ? takeResolved(alert, key, notification) : takeFiring(alert, key, culprit, notification);
+    const taken = alert.status === 'resolved' ? await takeResolved(alert, key, notification) : await takeFiring(alert, key, culprit, notification);
     results[index] = { fingerprint: key.fingerprint, status: alert.status, outcome: taken.outcome, ...(taken.runId ? { runId: taken.runId } : {}) };
     decisions[index] = taken.decision;
     if (taken.created) report.created.push(taken.created);
@@ -154,54 +154,54 @@ function outranks(candidate: TriggerRank, current: TriggerRank): boolean {
  * the same incident later in the notification that outranks it becomes that run's
  * trigger: a Deployment's alert shows the agent more than one pod's.
  */
-function takeFiring(alert: IncomingAlert, key: AlertKey, culprit: Culprit | undefined, intake: NotificationIntake & { fresh: Map<string, TriggerRank> }): Taken {
+async function takeFiring(alert: IncomingAlert, key: AlertKey, culprit: Culprit | undefined, intake: NotificationIntake & { fresh: Map<string, TriggerRank> }): Promise<Taken> {
   const { store } = intake;
-  const existing = store.findByAlert(key);
+  const existing = await store.findByAlert(key);
   if (existing && !existing.cancelled) {
     const held = isRepeatOf(existing, intake) ? 'duplicate' : isHeldBack(existing, intake) ? 'backoff' : undefined;
     if (held) {
-      store.recordAlertRepeat(existing.id, key);
-      store.recordRepeat(existing.id);
+      await store.recordAlertRepeat(existing.id, key);
+      await store.recordRepeat(existing.id);
       return { outcome: 'duplicate', decision: held, runId: existing.id };
     }
   }
-  const incident = culprit ? store.findByCulprit(culprit.findKeys) : undefined;
+  const incident = culprit ? await store.findByCulprit(culprit.findKeys) : undefined;
   if (incident && !incident.cancelled) {
     const held = isRepeatOf(incident, intake) ? 'attached' : isHeldBack(incident, intake) ? 'backoff' : undefined;
     if (held) {
-      store.attachAlert({ runId: incident.id, alert: key, labels: alert.labels, now: intake.now });
+      await store.attachAlert({ runId: incident.id, alert: key, labels: alert.labels, now: intake.now });
       const current = intake.fresh.get(incident.id);
-      if (current && outranks(rankOf(culprit), current) && store.retargetQueued(incident.id, { trigger: alertTrigger(alert, key), alert: key })) {
+      if (current && outranks(rankOf(culprit), current) && (await store.retargetQueued(incident.id, { trigger: alertTrigger(alert, key), alert: key }))) {
         intake.fresh.set(incident.id, rankOf(culprit));
         // Now a run of a workload short of pods: a quota alert of its namespace may join it.
-        if (culprit?.namespaceKey) store.addCulpritKeys(incident.id, [culprit.namespaceKey]);
+        if (culprit?.namespaceKey) await store.addCulpritKeys(incident.id, [culprit.namespaceKey]);
       }
       return { outcome: held === 'attached' ? 'attached' : 'duplicate', decision: held, runId: incident.id };
     }
   }
   if (!intake.hasRoom) throw new NotificationRefused('the run queue is full');
   const failed = [incident, existing].find((run) => run !== undefined && isFailure(run));
-  const run = intake.createRun({
+  const run = await intake.createRun({
     trigger: alertTrigger(alert, key),
     alert: key,
     ...(culprit ? { culpritKeys: culprit.namespaceKey ? [...culprit.keys, culprit.namespaceKey] : culprit.keys } : {}),
     earlierFailures: failed ? failed.earlierFailures + 1 : 0,
   });
-  store.attachAlert({ runId: run.id, alert: key, labels: alert.labels, now: intake.now });
+  await store.attachAlert({ runId: run.id, alert: key, labels: alert.labels, now: intake.now });
   intake.fresh.set(run.id, rankOf(culprit));
   return { outcome: 'created', decision: 'created', runId: run.id, created: run };
 }
 
-function takeResolved(alert: IncomingAlert, key: AlertKey, intake: NotificationIntake): Taken {
+async function takeResolved(alert: IncomingAlert, key: AlertKey, intake: NotificationIntake): Promise<Taken> {
   const { store } = intake;
-  const existing = store.findByAlert(key);
+  const existing = await store.findByAlert(key);
   if (!existing) return { outcome: 'unmatched', decision: 'unmatched' };
   const endsAt = resolvedTime(alert, intake.now);
-  const stillFiring = store.recordAlertResolved(existing.id, key, endsAt);
+  const stillFiring = await store.recordAlertResolved(existing.id, key, endsAt);
   if (stillFiring > 0) return { outcome: 'resolved', decision: 'resolved', runId: existing.id };
   // Every alert of the run has resolved: so has its incident.
-  store.recordResolved(existing.id, endsAt);
-  const cancelled = existing.status === 'queued' && store.cancelQueued(existing.id, CANCELLED_REASON, intake.now);
+  await store.recordResolved(existing.id, endsAt);
+  const cancelled = existing.status === 'queued' && (await store.cancelQueued(existing.id, CANCELLED_REASON, intake.now));
   if (cancelled) return { outcome: 'cancelled', decision: 'cancelled', runId: existing.id, cancelled: existing.id };
   return { outcome: 'resolved', decision: 'resolved', runId: existing.id, allResolved: existing.id };
 }

@@ -41,6 +41,8 @@ export interface AgentDependencies {
 
 export interface ExecuteRunInput {
   id: string;
+  /** The run, claimed already (the shared queue claims as it takes); otherwise it is claimed here. */
+  claimed?: RunRecord;
   store: RunStore;
   audit: AuditStore;
   metrics: Metrics;
@@ -65,7 +67,7 @@ const DEADLINE_GRACE_MS = 30_000;
 
 export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const { id, store, metrics, agent } = input;
-  const run = store.claim(id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {});
+  const run = input.claimed ?? (await store.claim(id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}));
   if (!run) return;
   if (input.joinIncident && (await input.joinIncident(run))) return;
   const logger = input.logger.child({ runId: id });
@@ -75,39 +77,49 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   if (input.shutdown.aborted) onShutdown();
 
   const knownTools = new Set(agent.registry.list().map((tool) => tool.name));
+  // The run's actions are stored in the order they change, one write after another.
+  let progress: Promise<void> = Promise.resolve();
+  let progressFailure: { error: unknown } | undefined;
   const observer = {
     ...createMetricsObserver(metrics, knownTools),
     actionsChanged(actions: readonly { status: string }[]) {
+      const snapshot = actions.map((action) => ({ ...action })) as RunRecord['actions'];
       // The run shows awaiting_approval once it parks, with its checkpoint stored: a decision can reach it from then on.
-      store.updateProgress(id, { status: 'running', actions: actions as RunRecord['actions'] });
+      progress = progress.then(() => store.updateProgress(id, { status: 'running', actions: snapshot })).catch((error: unknown) => void (progressFailure ??= { error }));
     },
   };
+  const runAudit = auditFor(input.audit, id, {
+    alsoFlush: async () => {
+      await progress;
+      if (progressFailure) throw progressFailure.error;
+    },
+  });
   const started = performance.now();
   logger.info({ attempt: run.attempts, trigger: run.trigger.kind }, 'run started');
   let outcome: RunOutcome;
   let watchdog: NodeJS.Timeout | undefined;
   let choice: ModelChoice = { model: agent.model };
   try {
-    ensureRunCreated(input.audit, run);
-    const resume = run.parked ? resumeFrom(run, store.checkpointOf(id)) : undefined;
+    await ensureRunCreated(input.audit, run);
+    const resume = run.parked ? resumeFrom(run, await store.checkpointOf(id)) : undefined;
     choice = chooseModel({
       model: agent.model,
       ...(agent.fallbackModel ? { fallbackModel: agent.fallbackModel } : {}),
       ...(agent.fallbackAfterAttempts ? { fallbackAfterAttempts: agent.fallbackAfterAttempts } : {}),
       attempt: run.attempts,
-      modelFailures: agent.fallbackModel ? countModelFailures(input.audit.list(id)) : 0,
+      modelFailures: agent.fallbackModel ? countModelFailures(await input.audit.list(id)) : 0,
       resuming: resume !== undefined,
     });
     if (choice.fallbackNote) {
       logger.warn({ attempt: run.attempts }, choice.fallbackNote);
-      tryRecordError(input.audit, id, choice.fallbackNote);
+      await tryRecordError(input.audit, id, choice.fallbackNote);
     }
     const deadlineMs = agent.limits.runTimeoutMs + DEADLINE_GRACE_MS;
     const stalled = new Promise<RunOutcome>((resolve) => {
       watchdog = setTimeout(() => {
         const reason = `the run did not stop within ${Math.round(deadlineMs / 1000)} s (its deadline plus ${DEADLINE_GRACE_MS / 1000} s)`;
         controller.abort(new Error(reason));
-        tryRecordError(input.audit, id, reason);
+        void tryRecordError(input.audit, id, reason);
         resolve(failedOutcome(reason));
       }, deadlineMs);
     });
@@ -122,7 +134,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
         registry: agent.registry,
         cluster: agent.cluster,
         policy: agent.policy,
-        audit: auditFor(input.audit, id),
+        audit: runAudit,
         ...(resume ? { resume } : {}),
         limits: {
           maxSteps: agent.limits.maxSteps,
@@ -137,11 +149,13 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
       }),
       stalled,
     ]);
+    // Every step the loop recorded is stored before its outcome is.
+    await runAudit.flush();
   } catch (error) {
     // The loop returns model and tool failures as outcomes; reaching here is a defect (a store failure, say).
     const message = error instanceof Error ? error.message : String(error);
     logger.error({ err: error }, 'run attempt threw');
-    tryRecordError(input.audit, id, `internal error: ${message}`);
+    await tryRecordError(input.audit, id, `internal error: ${message}`);
     outcome = failedOutcome(`internal error: ${message}`);
   } finally {
     clearTimeout(watchdog);
@@ -151,28 +165,29 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const durationSeconds = (performance.now() - started) / 1000;
   metrics.runDuration.observe(durationSeconds);
 
+  await progress;
   if (outcome.status === 'parked') {
     if (outcome.checkpoint) return park(input, run, outcome, outcome.checkpoint, logger);
     outcome = failedOutcome('internal error: the run parked without a checkpoint');
   }
   if (outcome.retry && !input.shutdown.aborted && run.attempts < MAX_MODEL_ATTEMPTS) {
     const notBefore = new Date(Date.now() + outcome.retry.afterMs);
-    if (store.retryLater(id, notBefore)) {
+    if (await store.retryLater(id, notBefore)) {
       logger.warn({ reason: outcome.reason, attempt: run.attempts, retryAt: notBefore.toISOString() }, 'run queued again: the model failed in a way that may pass');
-      const queued = store.get(id);
+      const queued = await store.get(id);
       if (queued) input.onRetry?.(queued);
       return;
     }
   }
   // A retry the loop left unfinished in the audit that is not taken (shutdown, or the run changed meanwhile) ends here.
   if (outcome.retry && run.attempts < MAX_MODEL_ATTEMPTS && !input.shutdown.aborted) {
-    input.audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: outcome.reason, steps: outcome.steps, usage: outcome.usage } });
+    await input.audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: outcome.reason, steps: outcome.steps, usage: outcome.usage } });
   }
   if (input.shutdown.aborted && outcome.status === 'failed') {
-    logger.warn({ reason: outcome.reason, ...anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors }) }, 'run interrupted by shutdown; it resumes at the next start');
+    logger.warn({ reason: outcome.reason, ...(await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors })) }, 'run interrupted by shutdown; it resumes at the next start');
     return;
   }
-  const finished = store.finish(id, {
+  const finished = await store.finish(id, {
     status: outcome.status === 'completed' ? 'completed' : 'failed',
     ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
@@ -185,9 +200,9 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.status });
   if (outcome.diagnosis) metrics.diagnoses.inc({ category: outcome.diagnosis.category });
   // The (signed) audit head in the service log anchors the run's hash chain outside the database.
-  const anchor = anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors });
+  const anchor = await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors });
   logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds, ...anchor }, 'run finished');
-  const stored = store.get(id);
+  const stored = await store.get(id);
   if (stored) input.onFinished(stored);
 }
 
@@ -206,14 +221,14 @@ function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: R
 }
 
 /** Stores the checkpoint and frees the worker: the run waits in the store for a person's decision. */
-function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): void {
+async function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): Promise<void> {
   const held = outcome.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
-  if (!storeParked({ store: input.store, audit: input.audit, runId: run.id, checkpoint, actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) })) {
+  if (!(await storeParked({ store: input.store, audit: input.audit, runId: run.id, checkpoint, actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) }))) {
     logger.error('the run could not be parked: it is no longer running');
     return;
   }
   logger.info({ step: checkpoint.step, held: held.map((action) => action.id) }, 'run parked awaiting approval');
-  const parked = input.store.get(run.id);
+  const parked = await input.store.get(run.id);
   if (parked) input.onParked?.(parked);
 }
 
@@ -222,10 +237,10 @@ function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, check
  * its checkpoint stored; false when it was no longer running. The loop's parked runs and
  * the writes an MCP client asks for (src/mcp/hold-run.ts) park alike.
  */
-export function storeParked(input: { store: RunStore; audit: AuditStore; runId: string; checkpoint: RunCheckpoint; actions: readonly Action[]; diagnosis?: Diagnosis }): boolean {
+export async function storeParked(input: { store: RunStore; audit: AuditStore; runId: string; checkpoint: RunCheckpoint; actions: readonly Action[]; diagnosis?: Diagnosis }): Promise<boolean> {
   const { checkpoint } = input;
   const held = input.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
-  input.audit.append({
+  await input.audit.append({
     runId: input.runId,
     type: 'run-parked',
     payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), ...(checkpoint.diagnosed ? { diagnosed: true } : {}), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
@@ -237,9 +252,9 @@ function failedOutcome(reason: string): RunOutcome {
   return { status: 'failed', reason, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, steps: 0, toolCalls: [], actions: [] };
 }
 
-function tryRecordError(audit: AuditStore, runId: string, message: string): void {
+async function tryRecordError(audit: AuditStore, runId: string, message: string): Promise<void> {
   try {
-    audit.append({ runId, type: 'error', payload: { message } });
+    await audit.append({ runId, type: 'error', payload: { message } });
   } catch {
     // The store that failed the run may fail this too; the log line above has it.
   }

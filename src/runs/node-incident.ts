@@ -63,7 +63,7 @@ export async function findNodeIncident(
   const culprit = culpritOf(labels);
   if (!culprit?.namespace || (culprit.scope !== 'workload' && culprit.scope !== 'pod')) return undefined;
   // No node has an open or recent incident (the common case, and every alert of a storm about workloads): nothing to read.
-  if (!input.store.hasNodeIncidentSince(new Date(input.now.getTime() - input.dedupWindowMs))) return undefined;
+  if (!(await input.store.hasNodeIncidentSince(new Date(input.now.getTime() - input.dedupWindowMs)))) return undefined;
   const listed = await input.cluster.list('Pod', { namespace: culprit.namespace, maxItems: MAX_PODS_READ, ...(input.signal ? { signal: input.signal } : {}) });
   if (!listed.ok) return undefined;
   const named = new Set([labels, ...(run.alerts ?? []).map((alert) => alert.labels)].flatMap((alertLabels) => podOfAlert(alertLabels) ?? []));
@@ -75,7 +75,7 @@ export async function findNodeIncident(
     byNode.set(node, [...(byNode.get(node) ?? []), pod.metadata?.name ?? '']);
   }
   for (const [node, podsOnNode] of byNode) {
-    const incident = input.store.findByCulprit([nodeCulpritKey(node, labels)]);
+    const incident = await input.store.findByCulprit([nodeCulpritKey(node, labels)]);
     if (!incident || incident.id === run.id || incident.cancelled) continue;
     if (isRepeatOf(incident, { now: input.now, settings: { dedupWindowMs: input.dedupWindowMs } })) return { runId: incident.id, node, pods: podsOnNode };
   }

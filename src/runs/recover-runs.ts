@@ -17,6 +17,7 @@
  * the claim and the append) gets it now, so every chain starts with it.
  */
 import type { AuditStore } from '../audit/audit-store.ts';
+import type { AuditEvent } from '../audit/events.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import { ensureRunCreated } from './run-created.ts';
 
@@ -29,33 +30,18 @@ export interface RecoveryReport {
 
 const WRITE_STARTED_STATUSES = new Set(['approved', 'executed', 'failed']);
 
-export function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAttempts: number }): RecoveryReport {
-  const { store, audit } = input;
+export async function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAttempts: number }): Promise<RecoveryReport> {
+  const { store } = input;
   const report: RecoveryReport = { queue: [], resumed: [], failed: [] };
-  for (const run of store.listUnfinished()) {
+  for (const run of await store.listUnfinished()) {
     if (run.status === 'queued') {
       report.queue.push(run.id);
       continue;
     }
     if (run.status === 'awaiting_approval' && run.parked) continue;
-    ensureRunCreated(audit, run);
-    const events = audit.list(run.id);
-    const reason = refusalToResume(run, events, input.maxAttempts);
-    if (reason) {
-      audit.append({ runId: run.id, type: 'error', payload: { message: reason } });
-      audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'failed', reason, steps: run.steps ?? 0 } });
-      if (store.finish(run.id, { status: 'failed', reason })) report.failed.push({ id: run.id, reason });
-      continue;
-    }
-    audit.append({
-      runId: run.id,
-      type: 'error',
-      payload: {
-        message: `resumed after restart: the interrupted attempt changed nothing in the cluster, so the run starts again ${run.parked ? 'from its checkpoint' : 'from the beginning'}`,
-        attempt: run.attempts + 1,
-      },
-    });
-    if (store.requeue(run.id)) {
+    const outcome = await recoverInterrupted(run, { ...input, cause: 'restart' });
+    if (outcome.failed) report.failed.push({ id: run.id, reason: outcome.failed });
+    if (outcome.requeued) {
       report.resumed.push(run.id);
       report.queue.push(run.id);
     }
@@ -63,10 +49,42 @@ export function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAtte
   return report;
 }
 
-function refusalToResume(run: RunRecord, events: ReturnType<AuditStore['list']>, maxAttempts: number): string | undefined {
+/**
+ * One interrupted run (running, or awaiting approval without a checkpoint): failed when a
+ * write may have run or it was interrupted too often, else queued again. `cause` says
+ * what interrupted it: this process's restart, or (several replicas) the replica that
+ * held it stopped renewing its lease.
+ */
+export async function recoverInterrupted(
+  run: RunRecord,
+  input: { store: RunStore; audit: AuditStore; maxAttempts: number; cause: 'restart' | 'lease' },
+): Promise<{ failed?: string; requeued?: boolean }> {
+  const { store, audit } = input;
+  await ensureRunCreated(audit, run);
+  const events = await audit.list(run.id);
+  const reason = refusalToResume(run, events, input.maxAttempts, input.cause);
+  if (reason) {
+    await audit.append({ runId: run.id, type: 'error', payload: { message: reason } });
+    await audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'failed', reason, steps: run.steps ?? 0 } });
+    return (await store.finish(run.id, { status: 'failed', reason })) ? { failed: reason } : {};
+  }
+  const seam = input.cause === 'restart' ? 'resumed after restart' : 'resumed on another replica: the replica that ran it stopped renewing its lease';
+  await audit.append({
+    runId: run.id,
+    type: 'error',
+    payload: {
+      message: `${seam}: the interrupted attempt changed nothing in the cluster, so the run starts again ${run.parked ? 'from its checkpoint' : 'from the beginning'}`,
+      attempt: run.attempts + 1,
+    },
+  });
+  return { requeued: await store.requeue(run.id) };
+}
+
+function refusalToResume(run: RunRecord, events: readonly AuditEvent[], maxAttempts: number, cause: 'restart' | 'lease'): string | undefined {
+  const by = cause === 'restart' ? 'a restart' : 'the loss of its replica';
   const approved = events.some((event) => event.type === 'approval' && event.payload.decision === 'approved') || run.actions.some((action) => WRITE_STARTED_STATUSES.has(action.status));
   if (approved) {
-    return 'interrupted by a restart after a write action was approved; not started again, so that write cannot run twice (check its effect in the cluster)';
+    return `interrupted by ${by} after a write action was approved; not started again, so that write cannot run twice (check its effect in the cluster)`;
   }
   if (run.attempts >= maxAttempts) {
     return `interrupted by a crash or restart ${run.attempts} times; not started again`;

@@ -7,9 +7,9 @@
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { RunRecord } from '../store/run-store.ts';
 
-export function ensureRunCreated(audit: AuditStore, run: RunRecord): void {
-  if (audit.list(run.id, { limit: 1 }).length > 0) return;
-  audit.append({
+export async function ensureRunCreated(audit: AuditStore, run: RunRecord): Promise<void> {
+  if ((await audit.list(run.id, { limit: 1 })).length > 0) return;
+  await audit.append({
     runId: run.id,
     type: 'run-created',
     payload: { trigger: run.trigger, rung: run.rung, source: run.source, ...(run.alert ? { fingerprint: run.alert.fingerprint, startsAt: run.alert.startsAt } : {}) },

@@ -27,12 +27,14 @@ import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
 import { newRunId } from '../store/run-ids.ts';
 import { isFinished, type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
+import type { SharedQueue, TxStores } from '../store/stores.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
 import { diagnosedCulpritKeys } from './correlate.ts';
 import { executeRun, type AgentDependencies } from './execute-run.ts';
 import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD_MS } from './node-incident.ts';
-import { recoverRuns, type RecoveryReport } from './recover-runs.ts';
+import { recoverInterrupted, recoverRuns, type RecoveryReport } from './recover-runs.ts';
+import { createSharedDispatch } from './shared-dispatch.ts';
 import { ensureRunCreated } from './run-created.ts';
 import { createRunQueue } from './run-queue.ts';
 import type { RunNotices } from '../notify/notifier.ts';
@@ -58,8 +60,8 @@ const DEFAULT_FAILURE_BACKOFF_MAX_MS = 3_600_000;
 const JOIN_READ_TIMEOUT_MS = 5_000;
 
 export interface RunService {
-  /** Recovers unfinished runs and starts working the queue. */
-  start(): RecoveryReport;
+  /** Recovers unfinished runs and starts working the queue (with a shared queue: takes over runs whose replica is gone). */
+  start(): Promise<RecoveryReport>;
   /** Stores and queues an incident's run; `queue-full` when there is no room (nothing is stored then). */
   submit(input: { trigger: Trigger; rung: Rung; source: RunSource }): Promise<{ ok: true; run: RunRecord } | { ok: false; error: 'queue-full' }>;
   /**
@@ -75,9 +77,9 @@ export interface RunService {
   /** Stops starting runs, waits up to the grace period for running ones, then aborts them (they resume at the next start). */
   stop(): Promise<void>;
   /** A person's decision on a held action of a parked run; the run resumes once none awaits a decision. */
-  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): DecisionResult;
+  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): Promise<DecisionResult>;
   /** Sets the approval expiry timer again after a run was parked outside the queue (a write an MCP client asked for, src/mcp/hold-run.ts). */
-  expireDue(): void;
+  expireDue(): Promise<void>;
   queueDepth(): number;
   inProgress(): number;
   /** Seconds a client should wait before retrying when the queue is full. */
@@ -97,10 +99,12 @@ export interface RunServiceDependencies {
   anchors?: AnchorSigner;
   /** Hears when a run ends, parks for approval, or has its alerts all resolve (notifications). */
   notices?: RunNotices;
+  /** The queue across replicas, when several share the database; absent: this process queues in memory. */
+  shared?: SharedQueue;
 }
 
 export function createRunService(dependencies: RunServiceDependencies): RunService {
-  const { store, audit, writes, metrics, logger, settings } = dependencies;
+  const { store, audit, writes, metrics, logger, settings, shared } = dependencies;
   const now = dependencies.now ?? (() => new Date());
   const anchors = dependencies.anchors ?? unsignedAnchors;
   const shutdown = new AbortController();
@@ -109,12 +113,28 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   // Places promised to runs stored in a transaction not yet committed, or held before they are queued.
   let reserved = 0;
   const holdMs = settings.nodeIncidentHoldMs ?? NODE_INCIDENT_HOLD_MS;
+  const logFailure = (what: string) => (error: unknown) => logger.error({ err: error }, what);
 
   const notifyFinished = (run: RunRecord): void => {
     const set = waiters.get(run.id);
     if (!set) return;
     waiters.delete(run.id);
     for (const resolve of set) resolve(run);
+  };
+  /** A run ended or parked here: callers waiting for it on this replica answer now, those on others when they hear of it. */
+  const ended = (run: RunRecord): void => {
+    notifyFinished(run);
+    if (shared) void shared.notifyEnded(run.id).catch(logFailure('telling the other replicas that a run ended failed'));
+  };
+  /** Another replica ended or parked a run: callers waiting for it here answer with it as stored. */
+  const endedElsewhere = (runId: string): void => {
+    if (!waiters.has(runId)) return;
+    void store
+      .get(runId)
+      .then((run) => {
+        if (run && (isFinished(run.status) || run.parked)) notifyFinished(run);
+      })
+      .catch(logFailure('reading a run another replica ended failed'));
   };
 
   const delayedStarts = new Set<NodeJS.Timeout>();
@@ -125,26 +145,38 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   };
   /** Queues a stored run after `delayMs` (at once when it is not positive); `before` runs just before it is offered. */
   const offerAfter = (id: string, delayMs: number, before?: () => void): void => {
-    if (!(delayMs > 0)) {
+    const offer = (): void => {
       before?.();
-      queue.offer(id, { force: true });
+      if (dispatch) dispatch.wake();
+      else queue.offer(id, { force: true });
+    };
+    if (!(delayMs > 0)) {
+      offer();
       return;
     }
     const timer = setTimeout(() => {
       delayedStarts.delete(timer);
-      before?.();
-      queue.offer(id, { force: true });
+      offer();
     }, Math.min(delayMs, 2 ** 31 - 1));
     // A pending start must not keep a stopping process alive.
     timer.unref();
     delayedStarts.add(timer);
   };
+  /** A run queued (or queued again) is offered: here, or to every replica. */
+  const offerQueued = (run: RunRecord): void => {
+    if (!dispatch) {
+      queue.offer(run.id, { force: true });
+      return;
+    }
+    void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the run at their next poll'));
+    dispatch.wake();
+  };
   /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
-  const registerDiagnosedCulprit = (run: RunRecord): void => {
+  const registerDiagnosedCulprit = async (run: RunRecord): Promise<void> => {
     // A diagnosis without a culprit (nothing found) answers for nothing.
     if (run.trigger.kind !== 'alert' || !run.diagnosis?.culprit || run.diagnosis.category === 'no-issue') return;
     try {
-      store.addCulpritKeys(run.id, diagnosedCulpritKeys(run.diagnosis.culprit, run.trigger.alert.labels));
+      await store.addCulpritKeys(run.id, diagnosedCulpritKeys(run.diagnosis.culprit, run.trigger.alert.labels));
     } catch (error) {
       logger.warn({ err: error, runId: run.id }, 'the diagnosed culprit could not be registered: its later alerts may start a run of their own');
     }
@@ -161,102 +193,150 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     });
     if (!incident) return false;
     const reason = mergedReason(incident);
-    const merged = await writes.run(() => ({ result: store.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
+    const merged = await writes.run(async (tx) => ({ result: await tx.runs.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
     if (!merged) return false;
-    ensureRunCreated(audit, run);
-    audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'completed', reason, mergedInto: incident.runId, steps: 0 } });
+    await ensureRunCreated(audit, run);
+    await audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'completed', reason, mergedInto: incident.runId, steps: 0 } });
     metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'merged' });
-    logger.info({ runId: run.id, joined: incident.runId, node: incident.node, reason, ...anchorLogFields({ audit, runId: run.id, signer: anchors }) }, 'run finished');
+    logger.info({ runId: run.id, joined: incident.runId, node: incident.node, reason, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
     logger.info({ runId: incident.runId, merged: run.id, node: incident.node }, "a run about the node's pods joined this run's incident");
-    const ended = store.get(run.id);
-    if (ended) notifyFinished(ended);
+    const endedRun = await store.get(run.id);
+    if (endedRun) ended(endedRun);
     return true;
   };
 
-  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: (run) => queue.offer(run.id, { force: true }) });
+  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: offerQueued, onError: logFailure('expiring held actions failed') });
 
-  const queue = createRunQueue({
-    concurrency: settings.concurrency,
-    queueSize: settings.queueSize,
-    start: (id) =>
-      executeRun({
-        id,
-        store,
-        audit,
-        metrics,
-        logger,
-        agent: dependencies.agent,
-        shutdown: shutdown.signal,
-        onFinished: (run) => {
-          registerDiagnosedCulprit(run);
-          notifyFinished(run);
-          dependencies.notices?.runFinished(run);
-        },
-        joinIncident,
-        onParked: (run) => {
-          approvals.expireDue();
-          // A caller waiting for the run hears of it now: it waits for a person, not for the service.
-          notifyFinished(run);
-          dependencies.notices?.runParked(run);
-        },
-        onRetry: (run) => offerWhenDue(run.id, run.notBefore),
-        anchors,
-      }).catch((error: unknown) => {
-        logger.error({ err: error, runId: id }, 'run could not be executed');
-      }),
-  });
+  const execute = (id: string, claimed?: RunRecord): Promise<void> => {
+    const leaseLost = claimed ? dispatch?.leaseSignal(claimed.id) : undefined;
+    return executeRun({
+      id,
+      ...(claimed ? { claimed } : {}),
+      store,
+      audit,
+      metrics,
+      logger,
+      agent: dependencies.agent,
+      // A run whose lease this replica lost stops as at a shutdown: its new holder goes on with it.
+      shutdown: leaseLost ? AbortSignal.any([shutdown.signal, leaseLost]) : shutdown.signal,
+      onFinished: (run) => {
+        void registerDiagnosedCulprit(run);
+        ended(run);
+        dependencies.notices?.runFinished(run);
+      },
+      joinIncident,
+      onParked: (run) => {
+        void approvals.expireDue().catch(logFailure('expiring held actions failed'));
+        // A caller waiting for the run hears of it now: it waits for a person, not for the service.
+        ended(run);
+        dependencies.notices?.runParked(run);
+      },
+      onRetry: (run) => offerWhenDue(run.id, run.notBefore),
+      anchors,
+    }).catch((error: unknown) => {
+      logger.error({ err: error, runId: id }, 'run could not be executed');
+    });
+  };
+
+  const queue = createRunQueue({ concurrency: settings.concurrency, queueSize: settings.queueSize, start: (id) => execute(id) });
   queue.pause();
+  const dispatch = shared
+    ? createSharedDispatch({
+        queue: shared,
+        concurrency: settings.concurrency,
+        ...(dependencies.agent.clusterIdentity ? { cluster: dependencies.agent.clusterIdentity } : {}),
+        logger,
+        run: (run) => execute(run.id, run),
+        recover: async (run) => {
+          const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease' });
+          if (outcome.failed) {
+            metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'failed' });
+            logger.info({ runId: run.id, status: 'failed', reason: outcome.failed, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
+            const failed = await store.get(run.id);
+            if (failed) ended(failed);
+          }
+          if (outcome.requeued) offerQueued(run);
+        },
+        ended: endedElsewhere,
+        now,
+      })
+    : undefined;
   // A free worker takes a new run at once, so it counts as room too.
-  const room = (): number => queue.room() + Math.max(0, settings.concurrency - queue.active()) - reserved;
+  const room = (): number =>
+    dispatch
+      ? settings.queueSize - dispatch.depth() + Math.max(0, settings.concurrency - dispatch.active()) - reserved
+      : queue.room() + Math.max(0, settings.concurrency - queue.active()) - reserved;
 
   /** Inside a batch: stores a run and reserves its place in the queue. */
-  const createRun = (input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number }): RunRecord => {
+  const createRun = async (
+    runs: TxStores['runs'],
+    input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number },
+  ): Promise<RunRecord> => {
     const createdAt = now();
-    const run = store.create({
-      id: newRunId(createdAt),
-      trigger: input.trigger,
-      source: input.source,
-      rung: input.rung,
-      ...(input.alert ? { alert: input.alert } : {}),
-      ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}),
-      earlierFailures: input.earlierFailures ?? 0,
-      now: createdAt,
-    });
+    // With a shared queue the hold is in the database: no replica claims the run before its node's alert may arrive.
+    const held = shared !== undefined && isHeld(input);
     reserved++;
-    return run;
+    try {
+      return await runs.create({
+        id: newRunId(createdAt),
+        trigger: input.trigger,
+        source: input.source,
+        rung: input.rung,
+        ...(input.alert ? { alert: input.alert } : {}),
+        ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}),
+        earlierFailures: input.earlierFailures ?? 0,
+        ...(held ? { notBefore: new Date(createdAt.getTime() + holdMs) } : {}),
+        now: createdAt,
+      });
+    } catch (error) {
+      reserved--;
+      throw error;
+    }
   };
 
   /** After the batch commits: queue the runs it stored; an alert's run about a workload or a pod after the hold (it keeps its place in `reserved` meanwhile). */
   const enqueue = (runs: readonly RunRecord[]): void => {
-    for (const run of runs) {
-      const held = run.source === 'alertmanager' && mayJoinNodeIncident(run.trigger);
-      offerAfter(run.id, held ? holdMs : 0, () => void reserved--);
+    if (dispatch) {
+      reserved -= runs.length;
+      if (runs.length === 0) return;
+      void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
+      dispatch.wake();
+      // Held runs are due after the hold: the poll finds them, this replica a little sooner.
+      if (runs.some(isHeld)) offerAfter('', holdMs);
+      return;
     }
+    for (const run of runs) offerAfter(run.id, isHeld(run) ? holdMs : 0, () => void reserved--);
   };
 
-  const finishCancelled = (id: string): void => {
+  const finishCancelled = async (id: string): Promise<void> => {
     queue.remove(id);
-    const run = store.get(id);
+    const run = await store.get(id);
     if (!run) return;
-    ensureRunCreated(audit, run);
-    audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: CANCELLED_REASON, cancelled: true, steps: 0 } });
+    await ensureRunCreated(audit, run);
+    await audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: CANCELLED_REASON, cancelled: true, steps: 0 } });
     metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'cancelled' });
-    logger.info({ runId: id, status: 'failed', reason: CANCELLED_REASON, cancelled: true, ...anchorLogFields({ audit, runId: id, signer: anchors }) }, 'run finished');
-    notifyFinished(run);
+    logger.info({ runId: id, status: 'failed', reason: CANCELLED_REASON, cancelled: true, ...(await anchorLogFields({ audit, runId: id, signer: anchors })) }, 'run finished');
+    ended(run);
   };
 
   return {
-    start() {
-      const report = recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
+    async start() {
+      if (dispatch) {
+        // The other replicas' runs are theirs while their leases last: only expired ones are recovered (by the dispatch).
+        await dispatch.start();
+        await approvals.expireDue();
+        return { queue: [], resumed: [], failed: [] };
+      }
+      const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
       for (const failed of report.failed) {
-        metrics.runs.inc({ trigger: store.get(failed.id)?.trigger.kind ?? 'unknown', outcome: 'failed' });
-        logger.info({ runId: failed.id, status: 'failed', reason: failed.reason, ...anchorLogFields({ audit, runId: failed.id, signer: anchors }) }, 'run finished');
+        metrics.runs.inc({ trigger: (await store.get(failed.id))?.trigger.kind ?? 'unknown', outcome: 'failed' });
+        logger.info({ runId: failed.id, status: 'failed', reason: failed.reason, ...(await anchorLogFields({ audit, runId: failed.id, signer: anchors })) }, 'run finished');
       }
       // Recovered runs were accepted before: they are queued even beyond the queue's size.
-      for (const id of report.queue) offerWhenDue(id, store.get(id)?.notBefore);
+      for (const id of report.queue) offerWhenDue(id, (await store.get(id))?.notBefore);
       queue.resume();
       // Parked runs stay parked; actions that expired while the service was down expire now.
-      approvals.expireDue();
+      await approvals.expireDue();
       if (report.queue.length + report.failed.length > 0) {
         logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length }, 'recovered unfinished runs');
       }
@@ -264,9 +344,9 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     },
     submit({ trigger, rung, source }) {
       type Submitted = Awaited<ReturnType<RunService['submit']>>;
-      return writes.run<Submitted>(() => {
+      return writes.run<Submitted>(async (tx) => {
         if (room() <= 0) return { result: { ok: false, error: 'queue-full' } };
-        const run = createRun({ trigger, rung, source });
+        const run = await createRun(tx.runs, { trigger, rung, source });
         return { result: { ok: true, run }, afterCommit: () => enqueue([run]), afterRollback: () => void (reserved -= 1) };
       });
     },
@@ -277,19 +357,20 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         failureBackoffMaxMs: settings.failureBackoffMaxMs ?? DEFAULT_FAILURE_BACKOFF_MAX_MS,
       };
       return writes
-        .run(() => {
+        .run(async (tx) => {
           let reservedHere = 0;
           let report: IntakeReport;
           try {
-            report = takeNotification(alerts, {
-              store,
+            report = await takeNotification(alerts, {
+              store: tx.runs,
               now: now(),
               settings: intakeSettings,
               // Taken whole: with any room at all, every run the notification needs is taken, even past the queue's size.
               hasRoom: room() > 0,
-              createRun: (input) => {
+              createRun: async (input) => {
+                const run = await createRun(tx.runs, { ...input, rung: 'OBSERVE', source: 'alertmanager' });
                 reservedHere++;
-                return createRun({ ...input, rung: 'OBSERVE', source: 'alertmanager' });
+                return run;
               },
             });
           } catch (error) {
@@ -304,10 +385,14 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
               const deduplicated = report.decisions.filter((decision) => decision === 'duplicate' || decision === 'backoff').length;
               if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
               enqueue(report.created);
-              for (const id of report.cancelled) finishCancelled(id);
-              for (const id of report.resolved) {
-                const run = dependencies.notices ? store.get(id) : undefined;
-                if (run) dependencies.notices?.alertsResolved(run);
+              for (const id of report.cancelled) void finishCancelled(id).catch(logFailure('ending a cancelled run failed'));
+              if (dependencies.notices) {
+                for (const id of report.resolved) {
+                  void store
+                    .get(id)
+                    .then((run) => run && dependencies.notices?.alertsResolved(run))
+                    .catch(logFailure('reading a resolved run failed'));
+                }
               }
             },
             afterRollback: () => void (reserved -= report.created.length),
@@ -319,20 +404,21 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
           return refusedResults(alerts);
         });
     },
-    waitForEnd(id, timeoutMs) {
-      const current = store.get(id);
-      if (!current || isFinished(current.status) || timeoutMs <= 0 || closing) return Promise.resolve(current);
+    async waitForEnd(id, timeoutMs) {
+      const current = await store.get(id);
+      if (!current || isFinished(current.status) || timeoutMs <= 0 || closing) return current;
       return new Promise((resolve) => {
         const set = waiters.get(id) ?? new Set();
         waiters.set(id, set);
         const timer = setTimeout(() => {
           set.delete(settle);
           if (set.size === 0) waiters.delete(id);
-          resolve(store.get(id));
+          void store.get(id).then(resolve, () => resolve(undefined));
         }, timeoutMs);
         const settle = (run: RunRecord | undefined): void => {
           clearTimeout(timer);
-          resolve(run ?? store.get(id));
+          if (run) resolve(run);
+          else void store.get(id).then(resolve, () => resolve(undefined));
         };
         set.add(settle);
       });
@@ -341,8 +427,14 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       closing = true;
       for (const [id, set] of [...waiters]) {
         waiters.delete(id);
-        const run = store.get(id);
-        for (const resolve of set) resolve(run);
+        void store.get(id).then(
+          (run) => {
+            for (const resolve of set) resolve(run);
+          },
+          () => {
+            for (const resolve of set) resolve(undefined);
+          },
+        );
       }
     },
     decideAction(input) {
@@ -351,9 +443,10 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     expireDue: () => approvals.expireDue(),
     async stop() {
       queue.pause();
+      dispatch?.pause();
       approvals.close();
       for (const timer of delayedStarts) clearTimeout(timer);
-      const idle = queue.idle();
+      const idle = dispatch ? dispatch.idle() : queue.idle();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), settings.shutdownGraceMs);
@@ -361,16 +454,23 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       const result = await Promise.race([idle.then(() => 'idle' as const), graceOver]);
       clearTimeout(timer);
       if (result === 'timeout') {
-        logger.warn({ running: queue.active() }, 'shutdown grace period over: stopping running runs; they resume at the next start');
+        logger.warn({ running: dispatch ? dispatch.active() : queue.active() }, 'shutdown grace period over: stopping running runs; they resume at the next start');
         shutdown.abort();
         await idle;
       }
+      await dispatch?.close();
     },
-    queueDepth: () => queue.depth(),
-    inProgress: () => queue.active(),
+    queueDepth: () => (dispatch ? dispatch.depth() : queue.depth()),
+    inProgress: () => (dispatch ? dispatch.active() : queue.active()),
     retryAfterSeconds() {
       // Roughly the time for the workers to take one queue's worth of room, bounded for Alertmanager's backoff.
-      return Math.min(300, Math.max(5, Math.ceil((queue.depth() / Math.max(1, settings.concurrency)) * 2)));
+      const depth = dispatch ? dispatch.depth() : queue.depth();
+      return Math.min(300, Math.max(5, Math.ceil((depth / Math.max(1, settings.concurrency)) * 2)));
     },
   };
+}
+
+/** An alert's run about a workload or a pod waits a moment before it starts, for its node's alert to arrive (node-incident.ts). */
+function isHeld(run: { source: RunSource; trigger: Trigger }): boolean {
+  return run.source === 'alertmanager' && mayJoinNodeIncident(run.trigger);
 }

@@ -15,9 +15,9 @@ import type { RunRecord, RunStore } from '../store/run-store.ts';
 export type DecisionResult = { outcome: 'decided'; decidedAt: string } | { outcome: 'not-found' } | { outcome: 'not-pending'; status: string };
 
 export interface ServiceApprovals {
-  decide(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): DecisionResult;
+  decide(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): Promise<DecisionResult>;
   /** Expires every held action past its deadline now, then sets the timer for the next one. */
-  expireDue(): void;
+  expireDue(): Promise<void>;
   /** Stops the expiry timer. */
   close(): void;
 }
@@ -33,48 +33,52 @@ export function createServiceApprovals(input: {
   now?: () => Date;
   /** The run has no action left awaiting a decision: it is queued and should be started. */
   onResumable(run: RunRecord): void;
+  /** Hears of an expiry sweep that failed (the database did); the next park or decision sets the timer again. */
+  onError?(error: unknown): void;
 }): ServiceApprovals {
   const { store, audit, metrics } = input;
   const now = input.now ?? (() => new Date());
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const record = (runId: string, decision: 'approved' | 'rejected' | 'expired', details: { by?: string; reason?: string; actionId: string }): DecisionResult => {
+  const record = async (runId: string, decision: 'approved' | 'rejected' | 'expired', details: { by?: string; reason?: string; actionId: string }): Promise<DecisionResult> => {
     const decidedAt = now();
-    const result = store.decideAction({ runId, actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}), now: decidedAt });
+    const result = await store.decideAction({ runId, actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}), now: decidedAt });
     if (result.outcome !== 'decided') return result;
-    audit.append({ runId, type: 'approval', payload: { actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}) }, time: decidedAt });
+    // Appended before the run is offered again: its resumed steps follow the decision in its chain.
+    await audit.append({ runId, type: 'approval', payload: { actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}) }, time: decidedAt });
     metrics.approvals.inc({ decision });
     if (result.resumable) input.onResumable(result.run);
     return { outcome: 'decided', decidedAt: decidedAt.toISOString() };
   };
 
-  const schedule = (): void => {
+  const schedule = async (): Promise<void> => {
     clearTimeout(timer);
     timer = undefined;
     if (closed) return;
-    const next = nextDeadline(store.listParked());
-    if (next === undefined) return;
-    timer = setTimeout(expireDue, Math.min(MAX_TIMER_MS, Math.max(0, next - now().getTime())));
+    const next = nextDeadline(await store.listParked());
+    if (next === undefined || closed) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void expireDue().catch((error: unknown) => input.onError?.(error)), Math.min(MAX_TIMER_MS, Math.max(0, next - now().getTime())));
     // A pending expiry must not keep a stopping process alive.
     timer.unref();
   };
 
-  const expireDue = (): void => {
+  const expireDue = async (): Promise<void> => {
     const at = now().getTime();
-    for (const run of store.listParked()) {
+    for (const run of await store.listParked()) {
       for (const action of run.actions) {
         if (action.status !== 'awaiting_approval' || !action.expiresAt || Date.parse(action.expiresAt) > at) continue;
-        record(run.id, 'expired', { actionId: action.id, reason: EXPIRED_REASON });
+        await record(run.id, 'expired', { actionId: action.id, reason: EXPIRED_REASON });
       }
     }
-    schedule();
+    await schedule();
   };
 
   return {
-    decide({ runId, actionId, decision, by, reason }) {
-      const result = record(runId, decision, { actionId, by, ...(reason ? { reason } : {}) });
-      schedule();
+    async decide({ runId, actionId, decision, by, reason }) {
+      const result = await record(runId, decision, { actionId, by, ...(reason ? { reason } : {}) });
+      await schedule().catch((error: unknown) => input.onError?.(error));
       return result;
     },
     expireDue,

@@ -1,8 +1,9 @@
 /**
  * `buildApp(dependencies)`: the Fastify app with every route and hook, never listening.
- * It creates what belongs to one app instance (its metrics Registry, run store, audit
- * store, approval broker and run service) over the database it is handed; the caller
- * owns the database, the cluster and the model. Unfinished runs are recovered and the
+ * It creates what belongs to one app instance (its metrics Registry, approval broker and
+ * run service) over the stores it is handed (SQLite's or PostgreSQL's, src/store/stores.ts;
+ * or a SQLite database, whose stores it makes); the caller owns the database, the
+ * cluster and the model. Unfinished runs are recovered and the
  * queue starts when the app is ready; closing the app stops the runs gracefully.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,17 +13,15 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { retiredAnchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
-import { createAuditStore } from '../audit/audit-store.ts';
 import { createModelHealth, trackModelHealth, type ModelHealth } from '../agent/model-health.ts';
 import { createMetrics } from '../metrics.ts';
 import { createNotifier, type Notifier } from '../notify/notifier.ts';
 import type { NotificationSettings } from '../notify/notify-config.ts';
-import { createOutbox } from '../notify/outbox.ts';
 import type { AgentDependencies } from '../runs/execute-run.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
-import { createRunStore } from '../store/run-store.ts';
-import { createWriteBatcher } from '../store/write-batch.ts';
-import { createRetention, startRetention, type RetentionTimer } from '../store/retention.ts';
+import { startRetention, type RetentionTimer } from '../store/retention.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
+import type { Stores } from '../store/stores.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings } from './auth.ts';
 import { installErrorHandlers, sendError } from './errors.ts';
 import type { RouteContext } from './route-context.ts';
@@ -35,7 +34,9 @@ import { registerConsole } from '../console/plugin.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 
 export interface AppDependencies {
-  database: DatabaseSync;
+  /** The stores the app runs on; or `database`, a SQLite database whose stores the app makes. */
+  stores?: Stores;
+  database?: DatabaseSync;
   agent: AgentDependencies;
   runs: RunSettings;
   auth: AuthSettings;
@@ -72,14 +73,16 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const READINESS_CACHE_MS = 5000;
 
 export async function buildApp(dependencies: AppDependencies): Promise<KubewhyApp> {
-  const store = createRunStore(dependencies.database);
-  const audit = createAuditStore(dependencies.database);
+  const onAfterCommitError = (error: unknown): void => dependencies.logger.error({ err: error }, 'after a committed write');
+  const stores = dependencies.stores ?? (dependencies.database ? createSqliteStores(dependencies.database, { onAfterCommitError }) : undefined);
+  if (!stores) throw new TypeError('buildApp needs the stores, or a SQLite database');
+  const { runs: store, audit, writes } = stores;
   // The gauges read the run service at scrape time; it needs the metrics to exist first.
   const scraped: { runs?: RunService } = {};
   // Every model call of this app's runs tells whether the model answers (for /readyz and a gauge).
   const modelHealth = dependencies.modelHealth ?? createModelHealth();
   const agent: AgentDependencies = { ...dependencies.agent, model: trackModelHealth(dependencies.agent.model, modelHealth) };
-  const outbox = dependencies.notifications ? createOutbox(dependencies.database) : undefined;
+  const outbox = dependencies.notifications ? stores.outbox : undefined;
   const metrics = createMetrics({
     version: dependencies.version ?? 'unknown',
     gauges: {
@@ -91,7 +94,6 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   });
   const notifier =
     outbox && dependencies.notifications ? createNotifier({ outbox, store, settings: dependencies.notifications, metrics, logger: dependencies.logger }) : undefined;
-  const writes = createWriteBatcher(dependencies.database, { onAfterCommitError: (error) => dependencies.logger.error({ err: error }, 'after a committed write') });
   const runService = createRunService({
     store,
     audit,
@@ -102,6 +104,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
     settings: dependencies.runs,
     ...(dependencies.auditAnchors ? { anchors: dependencies.auditAnchors } : {}),
     ...(notifier ? { notices: notifier } : {}),
+    ...(stores.shared ? { shared: stores.shared } : {}),
   });
   scraped.runs = runService;
   const authenticator = dependencies.authenticator ?? createAuthenticator(dependencies.auth);
@@ -173,9 +176,9 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
 
   let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {
-    runService.start();
-    notifier?.start();
-    retention = startRetentionSweeps(dependencies, metrics);
+    await runService.start();
+    await notifier?.start();
+    retention = startRetentionSweeps(dependencies, stores, metrics);
   });
   app.addHook('preClose', async () => {
     runService.releaseWaiters();
@@ -190,13 +193,12 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
 }
 
 /** The retention timer, when runs are not kept forever: one log line and the counter per sweep. */
-function startRetentionSweeps(dependencies: AppDependencies, metrics: ReturnType<typeof createMetrics>): RetentionTimer | undefined {
+function startRetentionSweeps(dependencies: AppDependencies, stores: Stores, metrics: ReturnType<typeof createMetrics>): RetentionTimer | undefined {
   const settings = dependencies.retention;
   if (!settings || settings.days === 0) return undefined;
   const logger = dependencies.logger;
   return startRetention({
-    retention: createRetention({
-      database: dependencies.database,
+    retention: stores.retention({
       days: settings.days,
       ...(settings.now ? { now: settings.now } : {}),
       // Each removed run's head, signed and marked retired: verify tells it from a run removed by hand.

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import type { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { createAuditStore, type AuditStore } from '../audit/audit-store.ts';
+import { createAuditStore, type SyncAuditStore } from '../audit/audit-store.ts';
 import { openDatabase } from './database.ts';
 import { createRetention, startRetention, type SweepReport } from './retention.ts';
-import { createRunStore, type RunStore } from './run-store.ts';
+import { createRunStore, type SyncRunStore } from './run-store.ts';
 
 const NOW = new Date('2026-12-01T12:00:00.000Z');
 const clock = (): Date => NOW;
@@ -12,8 +12,8 @@ const daysAgo = (days: number): Date => new Date(NOW.getTime() - days * 24 * 360
 
 interface Fixture {
   database: DatabaseSync;
-  runs: RunStore;
-  audit: AuditStore;
+  runs: SyncRunStore;
+  audit: SyncAuditStore;
 }
 
 function emptyStore(): Fixture {

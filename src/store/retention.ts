@@ -39,8 +39,13 @@ export interface RetiredRun {
   retiredAt: string;
 }
 
+/** One transaction: up to `batchSize` due runs (finished before `cutoff`), oldest first, anchored then removed: how many, and the heads of those that had a chain. */
+export type RetireBatch = (input: { cutoff: string; retiredAt: string; batchSize: number }) => { count: number; anchored: RetiredRun[] } | Promise<{ count: number; anchored: RetiredRun[] }>;
+
 export interface RetentionInput {
-  database: DatabaseSync;
+  /** The SQLite database to sweep, or the backend's own batch (`retireBatch`). */
+  database?: DatabaseSync;
+  retireBatch?: RetireBatch;
   /** Hears of every run removed, once its batch is committed (the service logs a signed anchor for each). */
   onRetired?(run: RetiredRun): void;
   /** Finished runs older than this are removed; must be at least 1 (0, "forever", means no Retention at all). */
@@ -53,7 +58,8 @@ export function createRetention(input: RetentionInput): Retention {
   if (!Number.isInteger(input.days) || input.days < 1) throw new RangeError(`retention days must be a whole number of at least 1, not ${input.days}`);
   const batchSize = input.batchSize ?? DEFAULT_BATCH_SIZE;
   const now = input.now ?? (() => new Date());
-  const retireBatch = prepareBatch(input.database, batchSize);
+  const retireBatch = input.retireBatch ?? (input.database ? sqliteRetireBatch(input.database) : undefined);
+  if (!retireBatch) throw new TypeError('retention needs a database or a retireBatch');
 
   return {
     days: input.days,
@@ -63,7 +69,7 @@ export function createRetention(input: RetentionInput): Retention {
       let retired = 0;
       let batches = 0;
       for (;;) {
-        const { count, anchored } = retireBatch({ cutoff, retiredAt: now().toISOString() });
+        const { count, anchored } = await retireBatch({ cutoff, retiredAt: now().toISOString(), batchSize });
         if (count === 0) break;
         for (const run of anchored) input.onRetired?.(run);
         retired += count;
@@ -77,8 +83,8 @@ export function createRetention(input: RetentionInput): Retention {
   };
 }
 
-/** One transaction: up to `batchSize` due runs, oldest first, anchored then removed. Returns how many, and the heads of those that had a chain. */
-function prepareBatch(database: DatabaseSync, batchSize: number): (input: { cutoff: string; retiredAt: string }) => { count: number; anchored: RetiredRun[] } {
+/** SQLite's batch (RetireBatch). */
+export function sqliteRetireBatch(database: DatabaseSync): (input: { cutoff: string; retiredAt: string; batchSize: number }) => { count: number; anchored: RetiredRun[] } {
   // Only the statuses known to be final; finished_at < cutoff also leaves out runs without one.
   const selectDue = database.prepare("SELECT id FROM runs WHERE finished_at < ? AND status IN ('completed', 'failed') ORDER BY finished_at LIMIT ?");
   const anchor = database.prepare(
@@ -90,7 +96,7 @@ function prepareBatch(database: DatabaseSync, batchSize: number): (input: { cuto
   const deleteHead = database.prepare('DELETE FROM audit_heads WHERE run_id = ?');
   const deleteRun = database.prepare("DELETE FROM runs WHERE id = ? AND status IN ('completed', 'failed')");
 
-  return ({ cutoff, retiredAt }) => {
+  return ({ cutoff, retiredAt, batchSize }) => {
     database.exec('BEGIN IMMEDIATE');
     try {
       const due = selectDue.all(cutoff, batchSize) as { id: string }[];

@@ -11,6 +11,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
+export type { RunStore } from './stores.ts';
 import type { Rung } from '../gate/rung.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
@@ -105,8 +106,9 @@ export interface AlertRunMatch {
   cancelled: boolean;
 }
 
-export interface RunStore {
-  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; now?: Date }): RunRecord;
+export interface SyncRunStore {
+  /** A new queued run; `notBefore` holds it back until then (a shared queue's hold: one process holds its runs in memory). */
+  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; notBefore?: Date; now?: Date }): RunRecord;
   get(id: string): RunRecord | undefined;
   /** Newest first; `before` is a previous page's `nextCursor`; each filter given narrows the list. */
   list(options: { limit: number; before?: number } & RunListFilters): { runs: RunRecord[]; nextCursor?: number };
@@ -199,7 +201,7 @@ const RUN_COLUMNS =
 const ACTIVE = "('running', 'awaiting_approval')";
 const UNFINISHED = "('queued', 'running', 'awaiting_approval')";
 
-export function createRunStore(database: DatabaseSync): RunStore {
+export function createRunStore(database: DatabaseSync): SyncRunStore {
   const statements = prepareStatements(database);
   const filteredLists = new Map<string, StatementSync>();
 
@@ -209,10 +211,10 @@ export function createRunStore(database: DatabaseSync): RunStore {
   };
 
   return {
-    create({ id, trigger, source, rung, alert, culpritKeys = [], earlierFailures = 0, now = new Date() }) {
+    create({ id, trigger, source, rung, alert, culpritKeys = [], earlierFailures = 0, notBefore, now = new Date() }) {
       const namespace = triggerNamespace(trigger);
       const createdAt = now.toISOString();
-      const result = statements.insert.run(id, trigger.kind, JSON.stringify(trigger), source, alert?.fingerprint ?? null, alert?.startsAt ?? null, rung, namespace ?? null, createdAt, earlierFailures);
+      const result = statements.insert.run(id, trigger.kind, JSON.stringify(trigger), source, alert?.fingerprint ?? null, alert?.startsAt ?? null, rung, namespace ?? null, createdAt, earlierFailures, notBefore?.toISOString() ?? null);
       for (const key of new Set(culpritKeys)) statements.insertCulprit.run(key, id);
       // Built from what was written rather than read back: ingestion is the hot path.
       return {
@@ -227,6 +229,7 @@ export function createRunStore(database: DatabaseSync): RunStore {
         createdAt,
         actions: [],
         attempts: 0,
+        ...(notBefore ? { notBefore: notBefore.toISOString() } : {}),
       };
     },
     get,
@@ -348,7 +351,7 @@ export function createRunStore(database: DatabaseSync): RunStore {
 function prepareStatements(database: DatabaseSync) {
   return {
     insert: database.prepare(
-      "INSERT INTO runs (id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, earlier_failures) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
+      "INSERT INTO runs (id, trigger_kind, trigger, source, fingerprint, starts_at, status, rung, namespace, created_at, earlier_failures, not_before) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
     ),
     selectById: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = ?`),
     list: database.prepare(`SELECT ${RUN_COLUMNS} FROM runs WHERE seq < ? ORDER BY seq DESC LIMIT ?`),

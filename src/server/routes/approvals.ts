@@ -30,11 +30,11 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
       },
       async (request, reply) => {
         const { id, actionId } = request.params;
-        const run = context.store.get(id);
+        const run = await context.store.get(id);
         if (!run) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
         if (!run.actions.some((candidate) => candidate.id === actionId)) return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         const by = request.body?.by ? `${request.body.by} (${request.identity})` : request.identity;
-        const result = context.runs.decideAction({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
+        const result = await context.runs.decideAction({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
         if (result.outcome === 'not-found') return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         if (result.outcome === 'not-pending') {
           const status =

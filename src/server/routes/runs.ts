@@ -19,7 +19,7 @@ export function registerRunRoutes(app: ZodApp, context: RouteContext): void {
     },
     async (request) => {
       const { limit, cursor, status, namespace, category, cluster } = request.query;
-      const page = context.store.list({ limit, ...(cursor !== undefined ? { before: cursor } : {}), ...(status ? { status } : {}), ...(namespace ? { namespace } : {}), ...(category ? { category } : {}), ...(cluster ? { cluster } : {}) });
+      const page = await context.store.list({ limit, ...(cursor !== undefined ? { before: cursor } : {}), ...(status ? { status } : {}), ...(namespace ? { namespace } : {}), ...(category ? { category } : {}), ...(cluster ? { cluster } : {}) });
       return { runs: page.runs.map(toRunView), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) };
     },
   );
@@ -31,7 +31,7 @@ export function registerRunRoutes(app: ZodApp, context: RouteContext): void {
       schema: { summary: 'One run with its diagnosis', tags: ['runs'], security: BEARER, params: runIdParamsSchema, response: { 200: runViewSchema, ...errorResponses([400, 401, 403, 404] as const) } },
     },
     async (request, reply) => {
-      const run = context.store.get(request.params.id);
+      const run = await context.store.get(request.params.id);
       if (!run) return sendError(reply, 404, { error: 'not-found', message: `no run ${request.params.id}` });
       return toRunView(run);
     },
@@ -52,8 +52,8 @@ export function registerRunRoutes(app: ZodApp, context: RouteContext): void {
     },
     async (request, reply) => {
       const { id } = request.params;
-      const events = context.audit.list(id);
-      if (events.length === 0 && !context.store.get(id)) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
+      const events = await context.audit.list(id);
+      if (events.length === 0 && !(await context.store.get(id))) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
       const ndjson = request.query.format === 'ndjson' || (request.query.format === undefined && (request.headers.accept ?? '').includes('application/x-ndjson'));
       if (ndjson) {
         const text = events.map((event) => JSON.stringify(event)).join('\n') + (events.length > 0 ? '\n' : '');

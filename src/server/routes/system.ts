@@ -23,7 +23,7 @@ export function registerSystemRoutes(app: ZodApp, context: RouteContext, extras:
     const checks: Record<string, string> = {};
     let ready = true;
     try {
-      context.store.ping();
+      await context.store.ping();
       checks.store = 'ok';
     } catch (error) {
       ready = false;
