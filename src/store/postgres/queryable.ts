@@ -1,0 +1,75 @@
+/**
+ * What the PostgreSQL stores query through: the pool (each statement on whichever client
+ * is free, or a transaction of its own) or one client inside a transaction (a batch's).
+ * `pg` answers bigint columns as strings; the stores cast small ones in SQL or parse them
+ * with Number in their row mappers, and never change pg's global type parsers.
+ */
+import pg from 'pg';
+
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** A client taken from the pool, to give back once (dropped rather than pooled when it failed). */
+export interface CheckedOut {
+  client: pg.PoolClient;
+  release(error?: unknown): void;
+}
+
+/**
+ * Takes a client from the pool for several statements. The pool hears an idle client's
+ * errors, not a checked-out one's: this listener does meanwhile, so a connection lost
+ * between two statements fails the next one instead of crashing the process.
+ */
+export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  let released = false;
+  const onError = (error: Error): void => {
+    lost = error;
+  };
+  client.on('error', onError);
+  return {
+    client,
+    release(error) {
+      if (released) return;
+      released = true;
+      client.removeListener('error', onError);
+      const broken = error ?? lost;
+      client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)));
+    },
+  };
+}
+
+/**
+ * Runs `work` atomically. On a pool it checks out one client and wraps the work in
+ * BEGIN/COMMIT (ROLLBACK when it throws); given a client already inside a transaction
+ * (`inTransaction`), it runs the work there, the caller owning the commit.
+ */
+export async function atomically<T>(db: Queryable, inTransaction: boolean, work: (client: Queryable) => Promise<T>): Promise<T> {
+  if (inTransaction) return work(db);
+  const pooled = db instanceof pg.Pool ? await checkOut(db) : undefined;
+  const client: Queryable = pooled?.client ?? db;
+  let broken: unknown;
+  try {
+    await client.query('BEGIN');
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        // A client that cannot roll back is not handed to anyone else.
+        broken = rollbackError;
+      });
+      throw error;
+    }
+  } finally {
+    pooled?.release(broken);
+  }
+}
+
+/** PostgreSQL's unique_violation: a row that an unique index already holds. */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
