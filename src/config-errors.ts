@@ -7,7 +7,7 @@
 import type { z } from 'zod';
 
 /** Settings whose values are secrets: their values are never repeated in a message. */
-const SECRET_SETTING = /TOKEN|API_KEY/;
+const SECRET_SETTING = /TOKEN|API_KEY|DATABASE_URL/;
 
 type Issue = z.core.$ZodIssue;
 

@@ -4,7 +4,7 @@
  * message that names the setting.
  */
 import { existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { describeSettingIssue } from './config-errors.ts';
@@ -67,6 +67,18 @@ const environmentSchema = z.object({
   KUBEWHY_TOKENS_POLL_SECONDS: z.coerce.number().int().min(1).max(3600).default(5),
   /** Finished runs older than this many days are removed with their audit events; 0 keeps them forever. */
   KUBEWHY_RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  /** A PostgreSQL database that several replicas share (postgres://user:password@host:5432/db); unset: SQLite in the data directory. */
+  KUBEWHY_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL')
+    .optional(),
+  /** This replica's name, recorded as the holder of the runs it leases (default: the host name and process id). */
+  KUBEWHY_REPLICA: z
+    .string()
+    .regex(/^[\w.:-]{1,253}$/, 'must be letters, digits and . _ : - (a pod name)')
+    .optional(),
+  /** How long a run a replica claimed stays its own without a heartbeat; after it, another replica takes the run over. */
+  KUBEWHY_RUN_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(30),
 
   KUBEWHY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Worker threads that diagnose, off the HTTP thread; 0 diagnoses on the HTTP thread. Default: the cores but one, 1 to 4. */
@@ -110,8 +122,12 @@ export interface Config {
   auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string; act?: string } };
   /** pollMs: how often the token files are checked for a change. */
   tokenFiles: { pollMs: number };
-  /** retentionDays: finished runs older than this are removed (0: never). */
-  store: { retentionDays: number };
+  /**
+   * retentionDays: finished runs older than this are removed (0: never). databaseUrl: the
+   * PostgreSQL database replicas share (absent: SQLite); replica: this process's name as a
+   * lease holder; leaseMs: how long a claimed run stays its own without a heartbeat.
+   */
+  store: { retentionDays: number; databaseUrl?: string; replica: string; leaseMs: number };
   /** maxAttempts: starts of one run (restarts resume it) before it fails; shutdownGraceMs: how long SIGTERM waits for running runs. */
   /** workers: threads that diagnose off the HTTP thread (0: on it). */
   runs: { concurrency: number; workers: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
@@ -173,7 +189,12 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
       },
     },
     tokenFiles: { pollMs: settings.KUBEWHY_TOKENS_POLL_SECONDS * 1000 },
-    store: { retentionDays: settings.KUBEWHY_RETENTION_DAYS },
+    store: {
+      retentionDays: settings.KUBEWHY_RETENTION_DAYS,
+      ...(settings.KUBEWHY_DATABASE_URL ? { databaseUrl: settings.KUBEWHY_DATABASE_URL } : {}),
+      replica: settings.KUBEWHY_REPLICA ?? `${hostname()}-${process.pid}`,
+      leaseMs: settings.KUBEWHY_RUN_LEASE_SECONDS * 1000,
+    },
     runs: {
       concurrency: settings.KUBEWHY_CONCURRENCY,
       workers: settings.KUBEWHY_RUN_WORKERS ?? defaultRunWorkers(),

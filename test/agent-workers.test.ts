@@ -26,7 +26,7 @@ async function startWorkerApp(t: TestContext, options: { faults?: string[]; shut
   const database = openDatabase(databasePath);
   const workers = createAgentWorkers({
     count: 1,
-    setup: { databasePath, cluster: { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs: 10_000 }, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
+    setup: { database: { kind: 'sqlite', path: databasePath }, cluster: { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs: 10_000 }, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
     logger: createLogger({ level: 'silent' }),
   });
   t.after(async () => {
@@ -104,7 +104,7 @@ test('a worker that dies fails the runs it held, and another takes its place', a
   t.after(() => rm(directory, { recursive: true, force: true }));
   const workers = createAgentWorkers({
     count: 1,
-    setup: { databasePath: join(directory, 'unused.db'), cluster: {}, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
+    setup: { database: { kind: 'sqlite', path: join(directory, 'unused.db') }, cluster: {}, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
     logger: createLogger({ level: 'silent' }),
     workerUrl: new URL('./fixtures/agent-workers/dying-worker.ts', import.meta.url),
   });
@@ -118,7 +118,7 @@ test('a worker that dies fails the runs it held, and another takes its place', a
       registry: { list: () => [], get: () => undefined } as never,
       cluster: {} as never,
       policy: { actNamespaces: [] },
-      audit: { record: () => undefined },
+      audit: { record: () => undefined, flush: () => Promise.resolve() },
       limits: { maxSteps: 4, tokenBudget: 1000, timeoutMs: 5000, approvalTtlMs: 1000, toolOutputBytes: 1024 },
     });
   await assert.rejects(run('first'), /the agent worker stopped \(exit code 3\) during the run/);

@@ -13,6 +13,7 @@
  * re-read when they change (every KUBEWHY_TOKENS_POLL_SECONDS, and at once on SIGHUP).
  */
 import type { Server } from 'node:net';
+import type { DatabaseSync } from 'node:sqlite';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
@@ -23,7 +24,7 @@ import { createModelHealth } from '../agent/model-health.ts';
 import { createKubeCluster, kubeconfigSource, type KubeClusterOptions } from '../cluster/kube-adapter.ts';
 import { describeCluster, identifyCluster, KubeconfigError, type ClusterIdentity } from '../cluster/kubeconfig.ts';
 import { noClusterMessage } from './no-cluster.ts';
-import { createAgentWorkers, type AgentWorkers } from '../runs/workers/pool.ts';
+import { createAgentWorkers, type AgentWorkers, type AgentWorkerSetup } from '../runs/workers/pool.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
 import { decideAuth } from '../server/listen-policy.ts';
@@ -31,6 +32,8 @@ import { buildApp } from '../server/app.ts';
 import { loadNotifications, NotificationsConfigError, type NotificationSettings } from '../notify/notify-config.ts';
 import { createLogger } from '../server/logger.ts';
 import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
+import { createSqliteStores } from '../store/sqlite-stores.ts';
+import type { Stores } from '../store/stores.ts';
 import { openDatabase } from '../store/database.ts';
 import { acquireDataDirectoryLock, LockHeldError, type DataDirectoryLock } from '../store/lock.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';
@@ -87,9 +90,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   else logger.warn('audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them');
 
-  let lock: DataDirectoryLock;
+  // One process per SQLite data directory; replicas on PostgreSQL share their database by design.
+  let lock: DataDirectoryLock | undefined;
   try {
-    lock = lockDataDirectory(config, logger);
+    if (!config.store.databaseUrl) lock = lockDataDirectory(config, logger);
   } catch (error) {
     process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
@@ -108,28 +112,29 @@ export async function run(argv: string[]): Promise<number> {
 
   let mock: MockCluster | undefined;
   let workers: AgentWorkers | undefined;
+  let stores: Stores | undefined;
   const closeMock = async (): Promise<void> => void (await mock?.close());
   try {
     const clusterOptions = await connectCluster(config, (started) => (mock = started));
     const clusterIdentity = identifyServedCluster(clusterOptions, mock);
     const cluster = createKubeCluster(clusterOptions);
-    const databasePath = join(config.dataDir, 'kubewhy.db');
-    const database = openDatabase(databasePath);
+    const opened = await openStores(config, logger);
+    stores = opened.stores;
     const model = await createModel(config.model, { logger });
     const modelHealth = createModelHealth();
     // Diagnoses run on worker threads, so that ingest answers at once however many runs are diagnosing.
     if (config.runs.workers > 0) {
       // The workers copy the write-ahead log into the database (agent-worker.ts): a checkpoint, with its fsync, is never the HTTP thread's.
-      database.exec('PRAGMA wal_autocheckpoint = 0');
+      opened.database?.exec('PRAGMA wal_autocheckpoint = 0');
       workers = createAgentWorkers({
         count: config.runs.workers,
-        setup: { databasePath, cluster: clusterOptions, model: config.model, secretKeys: config.policy.secretKeys, logLevel: config.logLevel },
+        setup: { database: opened.workerDatabase, cluster: clusterOptions, model: config.model, secretKeys: config.policy.secretKeys, logLevel: config.logLevel },
         logger,
         modelHealth,
       });
     }
     const app = await buildApp({
-      database,
+      stores,
       agent: {
         model,
         ...createFallback(config.model),
@@ -156,7 +161,7 @@ export async function run(argv: string[]): Promise<number> {
     const signalled = waitForSignal();
     await app.listen({ host: config.server.host, port: config.server.port });
     const url = listeningUrl(app.server.address(), config.server.host);
-    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(clusterIdentity)}; model: ${model.name}; data: ${join(config.dataDir, 'kubewhy.db')})\n`);
+    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(clusterIdentity)}; model: ${model.name}; data: ${stores.location})\n`);
     process.stdout.write(`try: ${curlLine({ url, config, mock, auth: auth.settings })}\n`);
 
     await signalled;
@@ -167,20 +172,46 @@ export async function run(argv: string[]): Promise<number> {
     process.once('SIGINT', force);
     await app.close();
     await workers?.close();
-    database.close();
+    await stores.close();
+    opened.database?.close();
     await closeMock();
     logger.info('stopped');
     return 0;
   } catch (error) {
     await workers?.close().catch(() => undefined);
+    await stores?.close().catch(() => undefined);
     await closeMock().catch(() => undefined);
     process.stderr.write(`kubewhy serve: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof KubeconfigError || error instanceof ScenarioError ? 2 : 1;
   } finally {
     process.off('SIGHUP', reloadTokens);
     tokenWatcher?.stop();
-    lock.release();
+    lock?.release();
   }
+}
+
+/**
+ * The stores: PostgreSQL when KUBEWHY_DATABASE_URL names one (migrated before the port
+ * opens, so a replica is ready only on an up-to-date schema), else SQLite in the data
+ * directory. The agent workers open their own connection to the same database.
+ */
+async function openStores(config: Config, logger: Logger): Promise<{ stores: Stores; database?: DatabaseSync; workerDatabase: AgentWorkerSetup['database'] }> {
+  const onAfterCommitError = (error: unknown): void => logger.error({ err: error }, 'after a committed write');
+  const url = config.store.databaseUrl;
+  if (url) {
+    const { openPostgresStores } = await import('../store/postgres/stores.ts');
+    const stores = await openPostgresStores(url, {
+      owner: config.store.replica,
+      leaseMs: config.store.leaseMs,
+      onAfterCommitError,
+      onError: (error) => logger.warn({ err: error }, 'a database connection failed; it is opened again'),
+    });
+    logger.info({ database: stores.location, replica: config.store.replica, leaseSeconds: config.store.leaseMs / 1000 }, 'runs, queue and audit log are in PostgreSQL, shared with the other replicas');
+    return { stores, workerDatabase: { kind: 'postgresql', url } };
+  }
+  const path = join(config.dataDir, 'kubewhy.db');
+  const database = openDatabase(path);
+  return { stores: createSqliteStores(database, { location: path, onAfterCommitError }), database, workerDatabase: { kind: 'sqlite', path } };
 }
 
 /** Takes the data directory's lock, or throws LockHeldError naming who holds it. */

@@ -14,10 +14,11 @@ import type { Model } from '../../agent/model.ts';
 import { trackModelHealth } from '../../agent/model-health.ts';
 import type { AgentObserver } from '../../agent/observer.ts';
 import { auditFor } from '../../agent/run-audit.ts';
-import { createAuditStore } from '../../audit/audit-store.ts';
+import { createAuditStore, type AuditStore } from '../../audit/audit-store.ts';
 import { createKubeCluster } from '../../cluster/kube-adapter.ts';
 import { createLogger } from '../../server/logger.ts';
 import { openDatabase } from '../../store/database.ts';
+import { asAsync } from '../../store/sqlite-stores.ts';
 import { configuredTools, createToolRegistry } from '../../tools/registry.ts';
 import type { AgentWorkerSetup, ObserverEvent, WorkerReply, WorkerRequest, WorkerRunRequest } from './pool.ts';
 
@@ -32,10 +33,7 @@ const send = (reply: WorkerReply): void => port.postMessage(reply);
 
 const logger = createLogger({ level: setup.logLevel }).child({ worker: 'agent' });
 yieldToIngest();
-const database = openDatabase(setup.databasePath);
-// The HTTP thread leaves checkpoints to the workers (serve.ts): this one copies the log into the database every second, without blocking writers.
-setInterval(() => database.exec('PRAGMA wal_checkpoint(PASSIVE)'), CHECKPOINT_INTERVAL_MS).unref();
-const audit = createAuditStore(database);
+const audit = await openAudit(setup.database);
 const cluster = createKubeCluster(setup.cluster);
 const registry = createToolRegistry(configuredTools({ secretKeys: setup.secretKeys }));
 const primary = reportHealth(await createModel(setup.model, { logger }));
@@ -54,6 +52,20 @@ function yieldToIngest(): void {
   } catch {
     // Not Linux, or not allowed: same priority as the HTTP thread.
   }
+}
+
+/** This worker's own connection to the run's audit log. */
+async function openAudit(database: AgentWorkerSetup['database']): Promise<AuditStore> {
+  if (database.kind === 'postgresql') {
+    const [{ default: pg }, { createPgAuditStore }] = await Promise.all([import('pg'), import('../../store/postgres/audit-store.ts')]);
+    const pool = new pg.Pool({ connectionString: database.url, max: 2, application_name: 'kubewhy-agent' });
+    pool.on('error', (error) => logger.warn({ err: error }, 'an idle database connection failed; the next append opens another'));
+    return createPgAuditStore(pool);
+  }
+  const sqlite = openDatabase(database.path);
+  // The HTTP thread leaves checkpoints to the workers (serve.ts): this one copies the log into the database every second, without blocking writers.
+  setInterval(() => sqlite.exec('PRAGMA wal_checkpoint(PASSIVE)'), CHECKPOINT_INTERVAL_MS).unref();
+  return asAsync(createAuditStore(sqlite));
 }
 
 /** The primary model, with every call's outcome told to the HTTP thread's health (for /readyz). */
@@ -79,16 +91,19 @@ async function diagnose(request: WorkerRunRequest): Promise<void> {
   running.set(request.runId, controller);
   try {
     const model = fallback && request.model === fallback.name && request.model !== primary.name ? fallback : primary;
+    const runAudit = auditFor(audit, request.runId);
     const outcome = await runAgent({
       ...request.input,
       runId: request.runId,
       model,
       registry,
       cluster,
-      audit: auditFor(audit, request.runId),
+      audit: runAudit,
       signal: controller.signal,
       observer: observerFor(request.runId),
     });
+    // The outcome goes back once every step is in the audit log.
+    await runAudit.flush();
     // The records stay here: the audit log holds them, and a parked run's checkpoint carries its own.
     send({ type: 'outcome', runId: request.runId, outcome: { ...outcome, toolCalls: [] } });
   } catch (error) {

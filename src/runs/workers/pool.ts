@@ -25,7 +25,8 @@ import type { KubeClusterOptions } from '../../cluster/kube-adapter.ts';
 
 /** What a worker builds its model, tools and cluster client from: plain data, sent once when it starts. */
 export interface AgentWorkerSetup {
-  databasePath: string;
+  /** Where the worker appends its runs' audit events: the SQLite file, or the PostgreSQL database the replicas share. */
+  database: { kind: 'sqlite'; path: string } | { kind: 'postgresql'; url: string };
   cluster: Pick<KubeClusterOptions, 'kubeconfigPath' | 'context' | 'inCluster' | 'requestTimeoutMs'>;
   model: Config['model'];
   secretKeys: boolean;
