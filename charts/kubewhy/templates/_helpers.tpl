@@ -104,10 +104,35 @@ The claim backing the data volume.
 {{- end }}
 
 {{/*
-Checks across values that values.schema.json cannot express; fails the render with a
-message that names the value to change.
+"true" when runs, the queue and the audit log live in PostgreSQL; empty for SQLite.
+*/}}
+{{- define "kubewhy.usesPostgresql" -}}
+{{- if eq .Values.database.type "postgresql" }}true{{ end }}
+{{- end }}
+
+{{/*
+"true" when the PodDisruptionBudget is rendered: podDisruptionBudget.enabled, or when it
+is null, whether there is more than one replica.
+*/}}
+{{- define "kubewhy.podDisruptionBudgetEnabled" -}}
+{{- $enabled := .Values.podDisruptionBudget.enabled }}
+{{- if kindIs "invalid" $enabled }}
+{{- $enabled = gt (int .Values.replicaCount) 1 }}
+{{- end }}
+{{- if $enabled }}true{{ end }}
+{{- end }}
+
+{{/*
+Checks across values that values.schema.json cannot express, or expresses with a message
+too terse to act on; fails the render with a message that names the value to change.
 */}}
 {{- define "kubewhy.validateValues" -}}
+{{- if and (gt (int .Values.replicaCount) 1) (not (include "kubewhy.usesPostgresql" .)) }}
+{{- fail (printf "replicaCount is %v but database.type is %q: several replicas need database.type \"postgresql\" (with database.postgresql.existingSecret), as SQLite keeps runs, the queue and the audit log in one file that one pod alone may write" .Values.replicaCount .Values.database.type) }}
+{{- end }}
+{{- if and (include "kubewhy.usesPostgresql" .) (not .Values.database.postgresql.existingSecret) }}
+{{- fail "database.type is \"postgresql\" but database.postgresql.existingSecret is empty: create a Secret holding the postgres:// URL (kubectl create secret generic kubewhy-db --from-literal=url=...) and name it in database.postgresql.existingSecret" }}
+{{- end }}
 {{- if and (eq .Values.config.model "anthropic") (not (include "kubewhy.anthropicSecretName" .)) }}
 {{- fail "config.model is \"anthropic\" but no API key is configured: set anthropic.existingSecret (or anthropic.apiKey), or use config.model \"auto\" or \"offline\"" }}
 {{- end }}
@@ -134,10 +159,10 @@ message that names the value to change.
 {{- fail "notifications.destinations read credentials from /etc/kubewhy/notify, where notifications.existingSecret is mounted: set notifications.existingSecret to the Secret that holds them" }}
 {{- end }}
 {{- end }}
-{{- $managed := list "KUBEWHY_HOST" "KUBEWHY_PORT" "KUBEWHY_DATA_DIR" "KUBEWHY_CLUSTER" "KUBEWHY_AUTH" "KUBEWHY_TOKENS_DIR" "KUBEWHY_TOKEN_INGEST" "KUBEWHY_TOKEN_READ" "KUBEWHY_TOKEN_APPROVE" "KUBEWHY_ACT_NAMESPACES" "KUBEWHY_ALLOWED_NAMESPACES" "KUBEWHY_SECRET_KEYS" "ANTHROPIC_API_KEY" "KUBEWHY_NOTIFICATIONS_FILE" "KUBEWHY_CONSOLE_URL" }}
+{{- $managed := list "KUBEWHY_HOST" "KUBEWHY_PORT" "KUBEWHY_DATA_DIR" "KUBEWHY_CLUSTER" "KUBEWHY_AUTH" "KUBEWHY_TOKENS_DIR" "KUBEWHY_TOKEN_INGEST" "KUBEWHY_TOKEN_READ" "KUBEWHY_TOKEN_APPROVE" "KUBEWHY_ACT_NAMESPACES" "KUBEWHY_ALLOWED_NAMESPACES" "KUBEWHY_SECRET_KEYS" "ANTHROPIC_API_KEY" "KUBEWHY_NOTIFICATIONS_FILE" "KUBEWHY_CONSOLE_URL" "KUBEWHY_DATABASE_URL" "KUBEWHY_REPLICA" }}
 {{- range .Values.extraEnv }}
 {{- if has .name $managed }}
-{{- fail (printf "extraEnv sets %s, which the chart sets from its values (auth, act, config, rbac, anthropic): change those instead, so that RBAC and the service agree and credentials stay in Secrets" .name) }}
+{{- fail (printf "extraEnv sets %s, which the chart sets from its values (auth, act, config, rbac, anthropic, database): change those instead, so that RBAC and the service agree and credentials stay in Secrets" .name) }}
 {{- end }}
 {{- end }}
 {{- end }}
