@@ -31,6 +31,8 @@ export interface HoldRunDependencies {
   store: RunStore;
   audit: AuditStore;
   agent: AgentDependencies;
+  /** Replicas sharing a database: the run is leased to this one while the action is put to a person. */
+  lease?: { owner: string; ms: number };
 }
 
 export type HoldOutcome =
@@ -46,6 +48,9 @@ export function wouldHold(agent: AgentDependencies, name: string, rawInput: unkn
   return decision.decision === 'hold';
 }
 
+/** A run created not to be due until it is claimed. */
+const NEVER = new Date('9999-12-31T23:59:59.999Z');
+
 export async function holdInRun(dependencies: HoldRunDependencies, request: { name: string; arguments: unknown; client: McpClient; signal: AbortSignal }): Promise<HoldOutcome> {
   const { store, audit, agent } = dependencies;
   if (!wouldHold(agent, request.name, request.arguments)) return { held: false };
@@ -57,8 +62,10 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     ...(namespace ? { namespace } : {}),
   };
   const createdAt = new Date();
-  const created = await store.create({ id: newRunId(createdAt), trigger, source: 'api', rung: 'ACT', now: createdAt });
-  const run = (await store.claim(created.id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {})) ?? created;
+  // Not due before it is claimed here: no replica's queue may take it to diagnose meanwhile.
+  const created = await store.create({ id: newRunId(createdAt), trigger, source: 'api', rung: 'ACT', notBefore: NEVER, now: createdAt });
+  const lease = dependencies.lease ? { owner: dependencies.lease.owner, until: new Date(Date.now() + dependencies.lease.ms).toISOString() } : undefined;
+  const run = (await store.claim(created.id, { ...(agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}), ...(lease ? { lease } : {}) })) ?? created;
   await ensureRunCreated(audit, run);
   // The run's actions are stored in the order they change.
   let progress: Promise<unknown> = Promise.resolve();

@@ -82,7 +82,7 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
       authorize: (scope) => (authenticator.check(authorization, scope).ok ? undefined : `this call needs a token with the "${scope}" scope; this one (${identity}) does not have it. Nothing was run.`),
       diagnose,
       hold: async (held) => {
-        const outcome = await holdInRun({ store: context.store, audit: context.audit, agent }, held);
+        const outcome = await holdInRun({ store: context.store, audit: context.audit, agent, ...(context.lease ? { lease: context.lease } : {}) }, held);
         // The run was parked outside the queue: its action's deadline joins the expiry timer.
         if (outcome.held) {
           await context.runs.expireDue();

@@ -165,6 +165,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
     metrics,
     hasScope: (authorization, scope) => authenticator.check(authorization, scope).ok,
     checkCluster: cachedClusterCheck(dependencies),
+    ...(stores.shared ? { lease: { owner: stores.shared.owner, ms: stores.shared.leaseMs } } : {}),
   };
   registerAlertRoutes(app, context, { bodyLimitBytes: dependencies.webhookBodyLimitBytes ?? Math.max(WEBHOOK_BODY_LIMIT_BYTES, dependencies.bodyLimitBytes) });
   registerIncidentRoutes(app, context);

@@ -21,6 +21,8 @@ export interface RouteContext {
   hasScope(authorization: string | undefined, scope: Scope): boolean;
   /** Readiness of the cluster, cached briefly by the caller. */
   checkCluster(): Promise<{ ok: boolean; message?: string }>;
+  /** Replicas sharing a database: the lease a run claimed outside the queue takes (an MCP client's held write). */
+  lease?: { owner: string; ms: number };
 }
 
 declare module 'fastify' {

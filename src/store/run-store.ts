@@ -135,7 +135,8 @@ export interface SyncRunStore {
   /** The attached alert resolved; answers how many alerts of the run still fire. */
   recordAlertResolved(runId: string, alert: AlertKey, endsAt: string): number;
   /** queued → running, counting the attempt and recording the cluster it reads; undefined when the run is not queued (cancelled, or claimed already). */
-  claim(id: string, options?: { now?: Date; cluster?: ClusterIdentity }): RunRecord | undefined;
+  /** `lease`: a shared database's lease (its holder and until when, ISO 8601); one process's database has none. */
+  claim(id: string, options?: { now?: Date; cluster?: ClusterIdentity; lease?: { owner: string; until: string } }): RunRecord | undefined;
   /** running ⇄ awaiting_approval, with the run's current actions; no effect on a run that is not active. */
   updateProgress(id: string, input: { status: 'running' | 'awaiting_approval'; actions: readonly Action[] }): void;
   /** Ends an unfinished run; false when it had ended already. */

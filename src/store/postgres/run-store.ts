@@ -205,10 +205,12 @@ export function createPgRunStore(db: Queryable, options: { inTransaction?: boole
       const { rows } = await db.query<{ firing: number }>("SELECT count(*)::int AS firing FROM run_alerts WHERE run_id = $1 AND status = 'firing'", [runId]);
       return rows[0]?.firing ?? 0;
     },
-    async claim(id, { now = new Date(), cluster } = {}) {
+    async claim(id, { now = new Date(), cluster, lease } = {}) {
+      // Without a lease the run is anyone's to take over at once: a claim outside the shared queue names its holder.
       const { rows } = await db.query<RunRow>(
-        `UPDATE runs SET status = 'running', started_at = $1, cluster = COALESCE($2, cluster), attempts = attempts + 1, not_before = NULL WHERE id = $3 AND status = 'queued' RETURNING ${RUN_COLUMNS}`,
-        [now.toISOString(), cluster ? JSON.stringify(cluster) : null, id],
+        `UPDATE runs SET status = 'running', started_at = $1, cluster = COALESCE($2, cluster), attempts = attempts + 1, not_before = NULL, lease_owner = $4, lease_until = $5
+         WHERE id = $3 AND status = 'queued' RETURNING ${RUN_COLUMNS}`,
+        [now.toISOString(), cluster ? JSON.stringify(cluster) : null, id, lease?.owner ?? null, lease?.until ?? null],
       );
       return (await withAlerts(db, rows.map(toRecord), ALERTS_SHOWN_BY_GET))[0];
     },
