@@ -10,11 +10,15 @@
  * every audit chain whole.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openPostgresStores } from '../src/store/postgres/stores.ts';
 import { REPLICA_TOKENS, startReplicas } from './helpers/replicas.ts';
+import { runKubewhy } from './helpers/run-kubewhy.ts';
 import { pollUntil, type ServiceProcess } from './helpers/service-process.ts';
 
 const DEMO = fileURLToPath(new URL('../mock-cluster/scenarios/checkout-secret-rotation', import.meta.url));
@@ -72,7 +76,8 @@ test('three replicas on one PostgreSQL take 1,000 alert deliveries, one killed m
     scenario: DEMO,
     // Each read takes a moment, so the killed replica is mid-diagnosis when it dies.
     faults: ['latency:ms=40'],
-    environment: { KUBEWHY_RUN_LEASE_SECONDS: '3', KUBEWHY_CONCURRENCY: '4', KUBEWHY_QUEUE_SIZE: '10000' },
+    // Info logs: each replica logs the audit anchor of every run it ends, which verify checks below.
+    environment: { KUBEWHY_RUN_LEASE_SECONDS: '3', KUBEWHY_CONCURRENCY: '4', KUBEWHY_QUEUE_SIZE: '10000', KUBEWHY_LOG_LEVEL: 'info' },
   });
   t.after(() => set.close());
   const database = new pg.Pool({ connectionString: set.databaseUrl, max: 4 });
@@ -132,6 +137,23 @@ test('three replicas on one PostgreSQL take 1,000 alert deliveries, one killed m
   assert.deepEqual(verified.problems, []);
   assert.equal(verified.runs, ALERTS);
   t.diagnostic(`${takenOver} run(s) taken over from the killed replica; ${verified.events} audit events verified`);
+
+  // As an operator checks it: kubewhy audit verify on the database, against the anchors every replica logged (the killed one's too).
+  const directory = mkdtempSync(join(tmpdir(), 'kubewhy-replica-logs-'));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
+  const logs = set.replicas.map((replica, index) => {
+    const path = join(directory, `replica-${index + 1}.log`);
+    writeFileSync(path, replica.output());
+    return path;
+  });
+  // The test server trusts local connections, so a password in the URL is taken and ignored: it must not be printed.
+  const withPassword = new URL(set.databaseUrl);
+  withPassword.password = 'never-printed-3f9a1c';
+  const verify = await runKubewhy(['audit', 'verify', ...logs.flatMap((path) => ['--anchors', path])], { env: { PATH: process.env.PATH, KUBEWHY_DATABASE_URL: withPassword.toString() } });
+  assert.equal(verify.code, 0, verify.stdout + verify.stderr);
+  assert.match(verify.stdout, new RegExp(`audit OK: ${ALERTS} run\\(s\\), ${verified.events} event\\(s\\) checked in postgres://`));
+  assert.match(verify.stdout, /anchor\(s\) from .* matched their chains/);
+  assert.ok(!`${verify.stdout}${verify.stderr}`.includes('never-printed-3f9a1c'), 'the password is not printed');
 });
 
 test('an action held on one replica is approved through another: the run resumes where a replica claims it, and the rollback reaches the one cluster', { timeout: 180_000 }, async (t) => {

@@ -13,9 +13,17 @@
  *   that table exists: an anchor of such a run is expected to find no chain.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import type { AuditStore as FullAuditStore } from '../store/stores.ts';
 import type { LoggedAnchor } from './anchor-log.ts';
 import { checkAnchorSignature } from './anchors.ts';
-import type { SyncAuditStore as AuditStore } from './audit-store.ts';
+
+type AuditStore = Pick<FullAuditStore, 'runIds' | 'list'>;
+
+/** What the database holds beside the chains: each run's status, and the heads of runs retention removed. */
+export interface AuditTables {
+  runs: ReadonlyMap<string, string>;
+  retired: ReadonlyMap<string, RetiredHead>;
+}
 
 export type FindingKind =
   | 'chain-truncated'
@@ -49,7 +57,7 @@ export interface CrossCheckReport {
 }
 
 export interface CrossCheckInput {
-  database: DatabaseSync;
+  tables: AuditTables;
   audit: AuditStore;
   /** Anchors by run id; undefined checks the runs table only. */
   anchors?: ReadonlyMap<string, LoggedAnchor>;
@@ -59,7 +67,7 @@ export interface CrossCheckInput {
   runId?: string;
 }
 
-interface RetiredHead {
+export interface RetiredHead {
   seq: number;
   hash: string;
   retiredAt: string;
@@ -67,24 +75,23 @@ interface RetiredHead {
 
 const FINISHED_STATUSES = new Set(['completed', 'failed']);
 
-export function crossCheckAudit(input: CrossCheckInput): CrossCheckReport {
+export async function crossCheckAudit(input: CrossCheckInput): Promise<CrossCheckReport> {
   const report: CrossCheckReport = { problems: [], warnings: [], matched: 0, retired: 0, unchecked: 0 };
-  const runs = readRuns(input.database);
-  const retired = readRetired(input.database);
-  const chains = new Set(input.audit.runIds());
+  const { runs, retired } = input.tables;
+  const chains = new Set(await input.audit.runIds());
   const inScope = (runId: string): boolean => input.runId === undefined || input.runId === runId;
   const reported = new Set<string>();
 
   for (const anchor of input.anchors?.values() ?? []) {
     if (!inScope(anchor.runId)) continue;
-    const finding = checkAnchor({ anchor, input, runs, retired, chains, report });
+    const finding = await checkAnchor({ anchor, input, runs, retired, chains, report });
     if (finding) {
       report.problems.push(finding);
       reported.add(anchor.runId);
     }
   }
   for (const runId of chains) {
-    if (!inScope(runId) || runs.has(runId) || retired.has(runId) || reported.has(runId) || isRunlessChain(input.audit, runId)) continue;
+    if (!inScope(runId) || runs.has(runId) || retired.has(runId) || reported.has(runId) || (await isRunlessChain(input.audit, runId))) continue;
     report.problems.push({ runId, kind: 'chain-without-run', message: 'an audit chain whose run is not in the runs table (the run row was deleted, or the chain was made up)' });
   }
   for (const [runId, status] of runs) {
@@ -94,14 +101,14 @@ export function crossCheckAudit(input: CrossCheckInput): CrossCheckReport {
   return report;
 }
 
-function checkAnchor(context: {
+async function checkAnchor(context: {
   anchor: LoggedAnchor;
   input: CrossCheckInput;
   runs: ReadonlyMap<string, string>;
   retired: ReadonlyMap<string, RetiredHead>;
   chains: ReadonlySet<string>;
   report: CrossCheckReport;
-}): Finding | undefined {
+}): Promise<Finding | undefined> {
   const { anchor, input, report } = context;
   const runId = anchor.runId;
   const anchored = `anchored at seq ${anchor.seq} on ${anchor.time} (${anchor.source})`;
@@ -122,7 +129,7 @@ function checkAnchor(context: {
     }
     return { runId, kind: 'run-deleted', message: `neither the run nor its audit chain is in the database; it was ${anchored} (the run was deleted)` };
   }
-  const chain = input.audit.list(runId);
+  const chain = await input.audit.list(runId);
   const event = chain.find((candidate) => candidate.seq === anchor.seq);
   const lastSeq = chain.at(-1)?.seq ?? 0;
   if (!event && lastSeq < anchor.seq) {
@@ -171,9 +178,14 @@ function checkRetired(input: { anchor: LoggedAnchor; retiredHead: RetiredHead; r
 /** Chains that keep no run row by design: `kubewhy diagnose`'s (source cli) and an MCP client's calls (source mcp). */
 const RUNLESS_SOURCES = new Set(['cli', 'mcp']);
 
-function isRunlessChain(audit: AuditStore, runId: string): boolean {
-  const [first] = audit.list(runId, { limit: 1 });
+async function isRunlessChain(audit: AuditStore, runId: string): Promise<boolean> {
+  const [first] = await audit.list(runId, { limit: 1 });
   return first?.seq === 1 && first.type === 'run-created' && RUNLESS_SOURCES.has(String(first.payload.source));
+}
+
+/** A SQLite database's tables (those it has: an old one may lack audit_retired). */
+export function readSqliteAuditTables(database: DatabaseSync): AuditTables {
+  return { runs: readRuns(database), retired: readRetired(database) };
 }
 
 /** Run id → status. */

@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { addAnchorLine, emptyAnchorLog, type AnchorLog } from '../audit/anchor-log.ts';
-import { crossCheckAudit, type CrossCheckReport, type Finding } from '../audit/anchor-verify.ts';
+import { crossCheckAudit, readSqliteAuditTables, type AuditTables, type CrossCheckReport, type Finding } from '../audit/anchor-verify.ts';
 import { AUDIT_KEY_SETTING, keyIdOf, readAuditKey } from '../audit/anchors.ts';
-import { createAuditStore, type SyncAuditStore as AuditStore } from '../audit/audit-store.ts';
+import { createAuditStore, type AuditStore } from '../audit/audit-store.ts';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabaseReadOnly } from '../store/database.ts';
+import { asAsync } from '../store/sqlite-stores.ts';
 
 const USAGE = `usage: kubewhy audit verify [--run ID] [--data-dir DIR] [--anchors FILE]... [--key-file FILE]
        kubewhy audit show --run ID [--data-dir DIR]
@@ -24,6 +25,8 @@ const USAGE = `usage: kubewhy audit verify [--run ID] [--data-dir DIR] [--anchor
 verify checks each run's hash chain, that every finished run has a chain and every
 chain a run, and, with --anchors, that each chain still holds the head the service
 logged for it when the run ended (the "auditHead" lines of its shipped logs).
+It reads the SQLite file in the data directory, or, when KUBEWHY_DATABASE_URL is set
+(and --data-dir is not given), that PostgreSQL database, in read-only transactions.
   --anchors FILE   service logs holding auditHead lines (NDJSON, other lines are
                    skipped; "-" reads stdin); repeatable, later lines win
   --key-file FILE  the key the anchors were signed with (default: ${AUDIT_KEY_SETTING})
@@ -57,11 +60,14 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  let inputs: { path: string; anchors: AnchorLog | undefined; key: Buffer | undefined };
+  let inputs: { databaseUrl: string | undefined; path: string; anchors: AnchorLog | undefined; key: Buffer | undefined };
   try {
     if (subcommand === 'show' && (values.anchors.length > 0 || values['key-file'])) throw new UsageError('--anchors and --key-file apply to verify only');
+    const config = values['data-dir'] === undefined ? loadConfig() : undefined;
     inputs = {
-      path: join(values['data-dir'] ?? loadConfig().dataDir, 'kubewhy.db'),
+      // --data-dir names a SQLite directory; otherwise the service's own store: its PostgreSQL database when it has one.
+      databaseUrl: config?.store.databaseUrl,
+      path: join(values['data-dir'] ?? config?.dataDir ?? 'data', 'kubewhy.db'),
       anchors: values.anchors.length > 0 ? await readAnchorFiles(values.anchors) : undefined,
       key: readVerifyKey({ keyFile: values['key-file'], needed: values.anchors.length > 0 }),
     };
@@ -72,22 +78,15 @@ export async function run(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  if (!existsSync(inputs.path)) {
-    process.stderr.write(`kubewhy audit: no audit store at ${inputs.path}\n`);
-    return 2;
-  }
-  let database: DatabaseSync;
-  try {
-    // Read only: verifying must not change what it examines (no schema step, no write).
-    database = openDatabaseReadOnly(inputs.path);
-  } catch (error) {
-    process.stderr.write(`kubewhy audit: cannot open ${inputs.path}: ${error instanceof Error ? error.message : String(error)}\n`);
+  const source = await openSource(inputs);
+  if ('problem' in source) {
+    process.stderr.write(`kubewhy audit: ${source.problem}\n`);
     return 2;
   }
   try {
-    const store = createAuditStore(database);
-    if (values.run !== undefined && store.list(values.run, { limit: 1 }).length === 0) {
-      process.stderr.write(`kubewhy audit ${subcommand}: no run ${values.run} in ${inputs.path} (a run id is printed by diagnose and shown by GET /v1/runs; runs past the retention period are removed)\n`);
+    const store = source.audit;
+    if (values.run !== undefined && (await store.list(values.run, { limit: 1 })).length === 0) {
+      process.stderr.write(`kubewhy audit ${subcommand}: no run ${values.run} in ${source.location} (a run id is printed by diagnose and shown by GET /v1/runs; runs past the retention period are removed)\n`);
       return 1;
     }
     if (subcommand === 'show') {
@@ -95,19 +94,47 @@ export async function run(argv: string[]): Promise<number> {
         process.stderr.write(`kubewhy audit show: --run ID is required\n`);
         return 2;
       }
-      for (const event of store.list(values.run)) process.stdout.write(`${JSON.stringify(event)}\n`);
+      for (const event of await store.list(values.run)) process.stdout.write(`${JSON.stringify(event)}\n`);
       return 0;
     }
-    const crossCheck = crossCheckAudit({ database, audit: store, ...optional({ anchors: inputs.anchors?.anchors, key: inputs.key, runId: values.run }) });
-    return printVerdict({ store, runId: values.run, path: inputs.path, anchorFiles: values.anchors, anchors: inputs.anchors, key: inputs.key, crossCheck });
+    const crossCheck = await crossCheckAudit({ tables: await source.tables(), audit: store, ...optional({ anchors: inputs.anchors?.anchors, key: inputs.key, runId: values.run }) });
+    return await printVerdict({ store, runId: values.run, path: source.location, anchorFiles: values.anchors, anchors: inputs.anchors, key: inputs.key, crossCheck });
   } finally {
-    database.close();
+    await source.close();
   }
 }
 
-function printVerdict(input: { store: AuditStore; runId: string | undefined; path: string; anchorFiles: string[]; anchors: AnchorLog | undefined; key: Buffer | undefined; crossCheck: CrossCheckReport }): number {
+/** What verify and show read: the SQLite file, read only, or the PostgreSQL database, in read-only transactions. */
+async function openSource(inputs: { databaseUrl: string | undefined; path: string }): Promise<{ location: string; audit: AuditStore; tables(): Promise<AuditTables>; close(): Promise<void> } | { problem: string }> {
+  if (inputs.databaseUrl) {
+    const { openPostgresAuditReader } = await import('../store/postgres/audit-reader.ts');
+    const { redactDatabaseUrl } = await import('../store/postgres/stores.ts');
+    try {
+      return await openPostgresAuditReader(inputs.databaseUrl);
+    } catch (error) {
+      // The driver's message names the host and the user, never the password.
+      return { problem: `cannot read ${redactDatabaseUrl(inputs.databaseUrl)}: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  if (!existsSync(inputs.path)) return { problem: `no audit store at ${inputs.path}` };
+  let database: DatabaseSync;
+  try {
+    // Read only: verifying must not change what it examines (no schema step, no write).
+    database = openDatabaseReadOnly(inputs.path);
+  } catch (error) {
+    return { problem: `cannot open ${inputs.path}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  return {
+    location: inputs.path,
+    audit: asAsync(createAuditStore(database)),
+    tables: () => Promise.resolve(readSqliteAuditTables(database)),
+    close: () => Promise.resolve(database.close()),
+  };
+}
+
+async function printVerdict(input: { store: AuditStore; runId: string | undefined; path: string; anchorFiles: string[]; anchors: AnchorLog | undefined; key: Buffer | undefined; crossCheck: CrossCheckReport }): Promise<number> {
   const { crossCheck, anchors } = input;
-  const chains = input.store.verify(input.runId);
+  const chains = await input.store.verify(input.runId);
   const write = (line: string): boolean => process.stdout.write(`${line}\n`);
   for (const problem of chains.problems) {
     write(`FAIL run ${problem.runId}${problem.seq === undefined ? '' : ` seq ${problem.seq}`}: ${problem.problem}`);
