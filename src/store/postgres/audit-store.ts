@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type AuditEventType, type ChainProblem } from '../../audit/events.ts';
 import { redactValue } from '../../redact/redactor.ts';
 import type { AuditStore } from '../stores.ts';
-import { atomically, type Queryable } from './queryable.ts';
+import { atomically, prepared, type Queryable } from './queryable.ts';
 
 interface EventRow {
   run_id: string;
@@ -48,7 +48,8 @@ export function createPgAuditStore(db: pg.Pool): AuditStore {
       // Payloads pass the redactor before anything reaches the database: a secret in an argument or a message never lands there.
       const safePayload = redactValue(payload) as Record<string, unknown>;
       const payloadJson = JSON.stringify(safePayload);
-      return atomically(db, false, async (client) => {
+      return atomically(db, false, async (connection) => {
+        const client = prepared(connection);
         const head = await lockHead(client, runId);
         const unhashed = { runId, seq: head.seq + 1, time: time.toISOString(), type, payload: safePayload, prevHash: head.hash };
         const event: AuditEvent = { ...unhashed, hash: hashEvent(unhashed) };

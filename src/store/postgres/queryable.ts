@@ -4,6 +4,7 @@
  * `pg` answers bigint columns as strings; the stores cast small ones in SQL or parse them
  * with Number in their row mappers, and never change pg's global type parsers.
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 
 export interface Queryable {
@@ -72,4 +73,29 @@ export async function atomically<T>(db: Queryable, inTransaction: boolean, work:
 /** PostgreSQL's unique_violation: a row that an unique index already holds. */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+/**
+ * The same queries as named prepared statements: the server parses and plans each text
+ * once per connection instead of at every call (the hot path of intake is a handful of
+ * short statements, run for every alert). `db` itself is kept for `atomically`.
+ */
+export function prepared(db: Queryable): Queryable & { unprepared: Queryable } {
+  return {
+    unprepared: db,
+    query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+      return (db as Pick<pg.Pool, 'query'>).query<R>({ name: statementName(text), text, ...(values ? { values } : {}) });
+    },
+  };
+}
+
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `kubewhy_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }

@@ -17,7 +17,7 @@ import type { ClusterIdentity } from '../../cluster/kubeconfig.ts';
 import type { Rung } from '../../gate/rung.ts';
 import { isCancelled, type AlertRunMatch, type RunAlert, type RunListFilters, type RunRecord, type RunSource, type RunStatus } from '../run-store.ts';
 import type { RunStore } from '../stores.ts';
-import { atomically, type Queryable } from './queryable.ts';
+import { atomically, prepared, type Queryable } from './queryable.ts';
 
 export interface RunRow {
   seq: string;
@@ -66,8 +66,9 @@ const MATCH_COLUMNS = 'runs.id, runs.status, runs.created_at, runs.finished_at, 
  * otherwise `db` is the pool, and the one read-then-write method (decideAction) takes a
  * client for a transaction of its own.
  */
-export function createPgRunStore(db: Queryable, options: { inTransaction?: boolean } = {}): RunStore {
+export function createPgRunStore(connection: Queryable, options: { inTransaction?: boolean } = {}): RunStore {
   const inTransaction = options.inTransaction ?? false;
+  const db = prepared(connection);
   const changed = async (sql: string, values: unknown[]): Promise<boolean> => (await db.query(sql, values)).rowCount === 1;
 
   const get = async (id: string): Promise<RunRecord | undefined> => {
@@ -259,7 +260,7 @@ export function createPgRunStore(db: Queryable, options: { inTransaction?: boole
     },
     decideAction({ runId, actionId, decision, by, reason, now = new Date() }) {
       // The row is locked from read to write: a decision on another replica waits, then finds this one made.
-      return atomically(db, inTransaction, async (client) => {
+      return atomically(connection, inTransaction, async (client) => {
         const { rows } = await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [runId]);
         const row = rows[0];
         const [run] = row ? await withAlerts(client, [toRecord(row)], ALERTS_SHOWN_BY_GET) : [];

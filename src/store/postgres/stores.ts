@@ -80,22 +80,33 @@ async function checkSchema(pool: pg.Pool): Promise<void> {
   }
 }
 
-/** One batch: a client of its own, in a transaction that holds the intake lock. */
+/**
+ * One batch: a client of its own, in a transaction that holds the intake lock. A batch is
+ * round trips one after another while every replica's intake waits for the lock, so the
+ * statements of the frame travel together: BEGIN with the lock, and a job's RELEASE with
+ * the next job's SAVEPOINT (COMMIT releases the last).
+ */
 async function beginBatch(pool: pg.Pool): Promise<BatchTransaction> {
   const { client, release } = await checkOut(pool);
   try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock($1)', [INTAKE_LOCK_KEY]);
+    // One simple-protocol query of two statements: the key is this module's constant, never input.
+    await client.query(`BEGIN; SELECT pg_advisory_xact_lock(${INTAKE_LOCK_KEY})`);
   } catch (error) {
     // A client whose transaction state is unknown is dropped, not pooled.
     release(error);
     throw error;
   }
   let open = true;
+  let released = false;
   return {
     tx: { runs: createPgRunStore(client, { inTransaction: true }) },
-    savepoint: async () => void (await client.query('SAVEPOINT request')),
-    release: async () => void (await client.query('RELEASE SAVEPOINT request')),
+    async savepoint() {
+      await client.query(released ? 'RELEASE SAVEPOINT request; SAVEPOINT request' : 'SAVEPOINT request');
+      released = false;
+    },
+    release() {
+      released = true;
+    },
     rollbackToSavepoint: async () => void (await client.query('ROLLBACK TO SAVEPOINT request')),
     async commit() {
       // A failed COMMIT is followed by rollback(), which gives the client back.
