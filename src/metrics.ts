@@ -26,6 +26,7 @@ export interface Metrics {
   approvals: Counter<'decision'>;
   diagnoses: Counter<'category'>;
   runsRetired: Counter;
+  runsTakenOver: Counter<'outcome'>;
   modelConsecutiveFailures: Gauge;
   notificationsSent: Counter<'destination' | 'channel' | 'event'>;
   notificationsFailed: Counter<'destination' | 'channel' | 'outcome'>;
@@ -106,6 +107,12 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
     approvals: new Counter({ name: 'kubewhy_approvals_total', help: 'Held actions decided, by decision (approved, rejected, expired).', labelNames: ['decision'], registers }),
     diagnoses: new Counter({ name: 'kubewhy_diagnoses_total', help: 'Diagnoses made, by category.', labelNames: ['category'], registers }),
     runsRetired: new Counter({ name: 'kubewhy_runs_retired_total', help: 'Finished runs removed by retention (KUBEWHY_RETENTION_DAYS), with their audit events.', registers }),
+    runsTakenOver: new Counter({
+      name: 'kubewhy_runs_taken_over_total',
+      help: 'Runs this replica took over after their replica stopped renewing its lease (several replicas on PostgreSQL), by outcome (requeued, failed).',
+      labelNames: ['outcome'],
+      registers,
+    }),
     modelConsecutiveFailures: new Gauge({
       name: 'kubewhy_model_consecutive_failures',
       help: 'Model calls that failed in a row since the last one that succeeded (retries by the SDK included in one call); /readyz says degraded from 3.',

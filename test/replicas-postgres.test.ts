@@ -10,7 +10,7 @@
  * every audit chain whole.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -19,6 +19,7 @@ import pg from 'pg';
 import { openPostgresStores } from '../src/store/postgres/stores.ts';
 import { REPLICA_TOKENS, startReplicas } from './helpers/replicas.ts';
 import { runKubewhy } from './helpers/run-kubewhy.ts';
+import { hasAlertmanager, startAlertmanager } from './helpers/service-alertmanager.ts';
 import { pollUntil, type ServiceProcess } from './helpers/service-process.ts';
 
 const DEMO = fileURLToPath(new URL('../mock-cluster/scenarios/checkout-secret-rotation', import.meta.url));
@@ -129,6 +130,12 @@ test('three replicas on one PostgreSQL take 1,000 alert deliveries, one killed m
   // The killed replica's runs were taken over by the others, and say so in their chains.
   const takenOver = await count("SELECT count(DISTINCT run_id) AS n FROM audit_events WHERE type = 'error' AND payload LIKE '%resumed on another replica%'");
   assert.ok(takenOver > 0, 'the runs the killed replica held were taken over');
+  let counted = 0;
+  for (const replica of live()) {
+    const metrics = (await replica.request({ path: '/metrics' })).text;
+    counted += Number(/^kubewhy_runs_taken_over_total\{outcome="requeued"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+  }
+  assert.equal(counted, takenOver, 'each takeover is counted once, by the replica that took it');
   assert.equal(await count("SELECT count(*) AS n FROM runs WHERE lease_owner IS NOT NULL"), 0, 'no ended run keeps a lease');
 
   const stores = await openPostgresStores(set.databaseUrl, { owner: 'verifier', migrate: false });
@@ -201,4 +208,43 @@ test('an action held on one replica is approved through another: the run resumes
   const stores = await openPostgresStores(set.databaseUrl, { owner: 'verifier', migrate: false });
   t.after(() => stores.close());
   assert.deepEqual((await stores.audit.verify(runId)).problems, []);
+});
+
+test('two Alertmanager peers that do not hear each other each send every notification, to different replicas: one run per alert', { skip: hasAlertmanager() ? false : 'prometheus-alertmanager is not installed', timeout: 180_000 }, async (t) => {
+  const set = await startReplicas({ count: 2, scenario: DEMO });
+  t.after(() => set.close());
+  const directory = mkdtempSync(join(tmpdir(), 'kubewhy-alertmanager-peers-'));
+  t.after(() => rmSync(directory, { recursive: true, force: true }));
+  const credentialsFile = join(directory, 'token');
+  writeFileSync(credentialsFile, REPLICA_TOKENS.ingest);
+  // A partition, or a peer slower than the other's notification: each peer sends on its own, each to the replica behind its connection.
+  const peers = await Promise.all(
+    set.replicas.map((replica, index) => {
+      const peerDirectory = join(directory, `peer-${index + 1}`);
+      mkdirSync(peerDirectory);
+      return startAlertmanager({ directory: peerDirectory, webhookUrl: `${replica.url}/v1/alerts/alertmanager`, credentialsFile });
+    }),
+  );
+  t.after(() => Promise.all(peers.map((peer) => peer.stop())));
+
+  const fired = Array.from({ length: 20 }, (_unused, index) => ({
+    labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: `checkout-peer${index}-7d9f8c6b5-x2k4q`, container: 'app', severity: 'warning' },
+    annotations: { summary: 'Pod is crash looping.' },
+    startsAt: new Date(Date.now() - 60_000).toISOString(),
+  }));
+  // Prometheus sends its alerts to every Alertmanager peer.
+  await Promise.all(peers.map((peer) => peer.postAlerts(fired)));
+  for (const peer of peers) {
+    await pollUntil(async () => ((await peer.metric('alertmanager_notifications_total', /integration="webhook"/)) >= fired.length ? true : undefined), { timeoutMs: 60_000, what: 'each peer to send every alert' });
+  }
+  // Each replica takes every alert its peer sends.
+  for (const replica of set.replicas) {
+    const received = async (): Promise<number> => Number(/^kubewhy_alerts_received_total\{status="firing"\} (\d+)/m.exec((await replica.request({ path: '/metrics' })).text)?.[1] ?? 0);
+    await pollUntil(async () => ((await received()) >= fired.length ? true : undefined), { timeoutMs: 60_000, what: `${replica.url} to take every alert` });
+  }
+  const database = new pg.Pool({ connectionString: set.databaseUrl, max: 2 });
+  t.after(() => database.end());
+  const runs = await database.query<{ pod: string; n: number }>("SELECT trigger::jsonb -> 'alert' -> 'labels' ->> 'pod' AS pod, count(*)::int AS n FROM runs GROUP BY 1 ORDER BY 1");
+  assert.equal(runs.rows.length, fired.length, 'a run for every alert');
+  assert.deepEqual(runs.rows.filter((row) => row.n !== 1), [], 'and one only');
 });

@@ -249,6 +249,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         run: (run) => execute(run.id, run),
         recover: async (run) => {
           const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease' });
+          if (outcome.failed || outcome.requeued) metrics.runsTakenOver.inc({ outcome: outcome.failed ? 'failed' : 'requeued' });
           if (outcome.failed) {
             metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'failed' });
             logger.info({ runId: run.id, status: 'failed', reason: outcome.failed, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
