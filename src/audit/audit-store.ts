@@ -17,9 +17,10 @@ export interface SyncAuditStore {
   verify(runId?: string): { runs: number; events: number; problems: ChainProblem[] };
 }
 
-interface EventRow {
+/** An audit_events row, as either backend answers it (PostgreSQL's seq may be a string). */
+export interface EventRow {
   run_id: string;
-  seq: number;
+  seq: number | string;
   time: string;
   type: string;
   payload: string;
@@ -83,10 +84,10 @@ export function createAuditStore(database: DatabaseSync): SyncAuditStore {
   };
 }
 
-function toEvent(row: EventRow): AuditEvent {
+export function toEvent(row: EventRow): AuditEvent {
   return {
     runId: row.run_id,
-    seq: row.seq,
+    seq: Number(row.seq),
     time: row.time,
     type: row.type as AuditEventType,
     payload: parsePayload(row.payload),

@@ -12,6 +12,7 @@ import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
 export type { RunStore } from './stores.ts';
+import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from './run-rows.ts';
 import type { Rung } from '../gate/rung.ts';
 
 export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
@@ -166,33 +167,6 @@ export interface SyncRunStore {
   ping(): void;
 }
 
-interface RunRow {
-  seq: number;
-  id: string;
-  trigger_kind: string;
-  trigger: string;
-  source: string;
-  fingerprint: string | null;
-  starts_at: string | null;
-  status: string;
-  rung: string;
-  namespace: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  diagnosis: string | null;
-  reason: string | null;
-  usage: string | null;
-  steps: number | null;
-  actions: string;
-  resolved_at: string | null;
-  repeats: number;
-  attempts: number;
-  not_before?: string | null;
-  /** 1 when the run has a checkpoint (RUN_COLUMNS). */
-  parked?: number;
-  cluster?: string | null;
-}
 
 /** Every column a RunRecord is read from: a parked run's checkpoint (it can be large) is read only when resuming. */
 const RUN_COLUMNS =
@@ -217,21 +191,7 @@ export function createRunStore(database: DatabaseSync): SyncRunStore {
       const createdAt = now.toISOString();
       const result = statements.insert.run(id, trigger.kind, JSON.stringify(trigger), source, alert?.fingerprint ?? null, alert?.startsAt ?? null, rung, namespace ?? null, createdAt, earlierFailures, notBefore?.toISOString() ?? null);
       for (const key of new Set(culpritKeys)) statements.insertCulprit.run(key, id);
-      // Built from what was written rather than read back: ingestion is the hot path.
-      return {
-        id,
-        sequence: Number(result.lastInsertRowid),
-        trigger,
-        source,
-        status: 'queued',
-        rung,
-        ...(namespace !== undefined ? { namespace } : {}),
-        ...(alert ? { alert: { ...alert, repeats: 0 } } : {}),
-        createdAt,
-        actions: [],
-        attempts: 0,
-        ...(notBefore ? { notBefore: notBefore.toISOString() } : {}),
-      };
+      return createdRecord({ id, sequence: Number(result.lastInsertRowid), trigger, source, rung, ...(alert ? { alert } : {}), createdAt, ...(notBefore ? { notBefore } : {}) });
     },
     get,
     list({ limit, before, status, namespace, category, cluster }) {
@@ -436,85 +396,18 @@ function filteredList(database: DatabaseSync, cache: Map<string, StatementSync>,
   return { all: (before, limit) => statement.all(before, ...used.map(([name]) => filters[name] as string), limit) };
 }
 
-function toRecord(row: RunRow): RunRecord {
-  return {
-    id: row.id,
-    sequence: row.seq,
-    trigger: JSON.parse(row.trigger) as Trigger,
-    source: row.source as RunSource,
-    status: row.status as RunStatus,
-    rung: row.rung as Rung,
-    ...(row.namespace !== null ? { namespace: row.namespace } : {}),
-    ...(row.fingerprint !== null && row.starts_at !== null
-      ? { alert: { fingerprint: row.fingerprint, startsAt: row.starts_at, repeats: row.repeats, ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}) } }
-      : {}),
-    createdAt: row.created_at,
-    ...(row.started_at !== null ? { startedAt: row.started_at } : {}),
-    ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
-    ...(row.diagnosis !== null ? { diagnosis: JSON.parse(row.diagnosis) as Diagnosis } : {}),
-    ...(row.reason !== null ? { reason: row.reason } : {}),
-    ...(row.usage !== null ? { usage: JSON.parse(row.usage) as TokenUsage } : {}),
-    ...(row.steps !== null ? { steps: row.steps } : {}),
-    actions: JSON.parse(row.actions) as Action[],
-    attempts: row.attempts,
-    ...(row.not_before ? { notBefore: row.not_before } : {}),
-    ...(row.parked ? { parked: true } : {}),
-    ...(row.cluster ? { cluster: JSON.parse(row.cluster) as ClusterIdentity } : {}),
-  };
-}
 
 /** Alerts a run shows: all of them on its own page, the first few in a list of runs. */
 const ALERTS_SHOWN_BY_GET = 10_000;
 const ALERTS_SHOWN_BY_LIST = 20;
 
-interface MatchRow {
-  id: string;
-  status: string;
-  created_at: string;
-  finished_at: string | null;
-  earlier_failures: number;
-  reason: string | null;
-}
 
-interface RunAlertRow {
-  fingerprint: string;
-  alertname: string | null;
-  status: string;
-  starts_at: string;
-  ends_at: string | null;
-  labels: string;
-  received_at: string;
-  repeats: number;
-}
 
-function toMatch(row: MatchRow | undefined): AlertRunMatch | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    status: row.status as RunStatus,
-    createdAt: row.created_at,
-    ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
-    earlierFailures: row.earlier_failures,
-    cancelled: isCancelled(row),
-  };
-}
 
 function withAlerts(statements: ReturnType<typeof prepareStatements>, run: RunRecord, limit: number): RunRecord {
   const rows = statements.alertsOfRun.all(run.id, limit) as unknown as RunAlertRow[];
   const count = rows.length < limit ? rows.length : (statements.alertCount.get(run.id) as { count: number }).count;
-  const alerts = rows.map(
-    (row): RunAlert => ({
-      fingerprint: row.fingerprint,
-      ...(row.alertname !== null ? { alertname: row.alertname } : {}),
-      status: row.status === 'resolved' ? 'resolved' : 'firing',
-      startsAt: row.starts_at,
-      ...(row.ends_at !== null ? { endsAt: row.ends_at } : {}),
-      labels: JSON.parse(row.labels) as Record<string, string>,
-      receivedAt: row.received_at,
-      repeats: row.repeats,
-    }),
-  );
-  return { ...run, alerts, alertCount: count };
+  return { ...run, alerts: rows.map(toRunAlert), alertCount: count };
 }
 
 export function isFinished(status: RunStatus): boolean {

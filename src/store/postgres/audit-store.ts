@@ -8,20 +8,12 @@
  * locks the row it committed.
  */
 import type pg from 'pg';
-import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type AuditEventType, type ChainProblem } from '../../audit/events.ts';
+import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type ChainProblem } from '../../audit/events.ts';
+import { toEvent, type EventRow } from '../../audit/audit-store.ts';
 import { redactValue } from '../../redact/redactor.ts';
 import type { AuditStore } from '../stores.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
-interface EventRow {
-  run_id: string;
-  seq: number | string;
-  time: string;
-  type: string;
-  payload: string;
-  prev_hash: string;
-  hash: string;
-}
 
 interface HeadRow {
   seq: number | string;
@@ -102,23 +94,4 @@ async function lockHead(client: Queryable, runId: string): Promise<{ seq: number
   return { seq: Number(row.seq), hash: row.hash };
 }
 
-function toEvent(row: EventRow): AuditEvent {
-  return {
-    runId: row.run_id,
-    seq: Number(row.seq),
-    time: row.time,
-    type: row.type as AuditEventType,
-    payload: parsePayload(row.payload),
-    prevHash: row.prev_hash,
-    hash: row.hash,
-  };
-}
 
-function parsePayload(text: string): Record<string, unknown> {
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // A row edited into invalid JSON still shows up, and its hash no longer matches.
-    return { unparsable: text };
-  }
-}

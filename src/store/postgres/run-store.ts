@@ -10,40 +10,15 @@
  * Unlike SQLite, a second unfinished run for one alert firing is refused (unique_violation,
  * 23505), by create and by retargetQueued alike: the schema's backstop under deduplication.
  */
-import type { Action, Diagnosis } from '../../agent/diagnosis.ts';
-import type { TokenUsage } from '../../agent/model.ts';
-import { triggerNamespace, type Trigger } from '../../agent/trigger.ts';
-import type { ClusterIdentity } from '../../cluster/kubeconfig.ts';
-import type { Rung } from '../../gate/rung.ts';
-import { isCancelled, type AlertRunMatch, type RunAlert, type RunListFilters, type RunRecord, type RunSource, type RunStatus } from '../run-store.ts';
+import type { Action } from '../../agent/diagnosis.ts';
+import { triggerNamespace } from '../../agent/trigger.ts';
+import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from '../run-rows.ts';
+import type { RunAlert, RunListFilters, RunRecord, RunStatus } from '../run-store.ts';
 import type { RunStore } from '../stores.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
-export interface RunRow {
-  seq: string;
-  id: string;
-  trigger: string;
-  source: string;
-  fingerprint: string | null;
-  starts_at: string | null;
-  status: string;
-  rung: string;
-  namespace: string | null;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  diagnosis: string | null;
-  reason: string | null;
-  usage: string | null;
-  steps: number | null;
-  actions: string;
-  resolved_at: string | null;
-  repeats: number;
-  attempts: number;
-  not_before: string | null;
-  parked: boolean;
-  cluster: string | null;
-}
+export { toRecord, type RunRow } from '../run-rows.ts';
+
 
 /** Every column a RunRecord is read from; a parked run's checkpoint (it can be large) is read only when resuming. */
 export const RUN_COLUMNS =
@@ -104,21 +79,7 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
           [...new Set(culpritKeys)],
         ],
       );
-      // Built from what was written rather than read back: ingestion is the hot path.
-      return {
-        id,
-        sequence: Number(rows[0]?.seq),
-        trigger,
-        source,
-        status: 'queued',
-        rung,
-        ...(namespace !== undefined ? { namespace } : {}),
-        ...(alert ? { alert: { ...alert, repeats: 0 } } : {}),
-        createdAt,
-        actions: [],
-        attempts: 0,
-        ...(notBefore ? { notBefore: notBefore.toISOString() } : {}),
-      };
+      return createdRecord({ id, sequence: Number(rows[0]?.seq), trigger, source, rung, ...(alert ? { alert } : {}), createdAt, ...(notBefore ? { notBefore } : {}) });
     },
     get,
     async list({ limit, before, ...filters }) {
@@ -324,50 +285,16 @@ function listConditions(filters: RunListFilters, values: unknown[]): string {
   return sql;
 }
 
-export function toRecord(row: RunRow): RunRecord {
-  return {
-    id: row.id,
-    sequence: Number(row.seq),
-    trigger: JSON.parse(row.trigger) as Trigger,
-    source: row.source as RunSource,
-    status: row.status as RunStatus,
-    rung: row.rung as Rung,
-    ...(row.namespace !== null ? { namespace: row.namespace } : {}),
-    ...(row.fingerprint !== null && row.starts_at !== null
-      ? { alert: { fingerprint: row.fingerprint, startsAt: row.starts_at, repeats: row.repeats, ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}) } }
-      : {}),
-    createdAt: row.created_at,
-    ...(row.started_at !== null ? { startedAt: row.started_at } : {}),
-    ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
-    ...(row.diagnosis !== null ? { diagnosis: JSON.parse(row.diagnosis) as Diagnosis } : {}),
-    ...(row.reason !== null ? { reason: row.reason } : {}),
-    ...(row.usage !== null ? { usage: JSON.parse(row.usage) as TokenUsage } : {}),
-    ...(row.steps !== null ? { steps: row.steps } : {}),
-    actions: JSON.parse(row.actions) as Action[],
-    attempts: row.attempts,
-    ...(row.not_before ? { notBefore: row.not_before } : {}),
-    ...(row.parked ? { parked: true } : {}),
-    ...(row.cluster ? { cluster: JSON.parse(row.cluster) as ClusterIdentity } : {}),
-  };
-}
 
-interface RunAlertRow {
+interface PagedAlertRow extends RunAlertRow {
   run_id: string;
-  fingerprint: string;
-  alertname: string | null;
-  status: string;
-  starts_at: string;
-  ends_at: string | null;
-  labels: string;
-  received_at: string;
-  repeats: number;
   total: number;
 }
 
 /** The runs with their first `limit` alerts (oldest first) and how many they have: one query for all of them. */
 export async function withAlerts(db: Queryable, runs: RunRecord[], limit: number): Promise<RunRecord[]> {
   if (runs.length === 0) return runs;
-  const { rows } = await db.query<RunAlertRow>(
+  const { rows } = await db.query<PagedAlertRow>(
     `SELECT run_id, fingerprint, alertname, status, starts_at, ends_at, labels, received_at, repeats, total::int AS total FROM (
        SELECT *, row_number() OVER (PARTITION BY run_id ORDER BY seq) AS position, count(*) OVER (PARTITION BY run_id) AS total
        FROM run_alerts WHERE run_id = ANY($1::text[])
@@ -377,16 +304,7 @@ export async function withAlerts(db: Queryable, runs: RunRecord[], limit: number
   const byRun = new Map<string, { alerts: RunAlert[]; count: number }>();
   for (const row of rows) {
     const entry = byRun.get(row.run_id) ?? { alerts: [], count: row.total };
-    entry.alerts.push({
-      fingerprint: row.fingerprint,
-      ...(row.alertname !== null ? { alertname: row.alertname } : {}),
-      status: row.status === 'resolved' ? 'resolved' : 'firing',
-      startsAt: row.starts_at,
-      ...(row.ends_at !== null ? { endsAt: row.ends_at } : {}),
-      labels: JSON.parse(row.labels) as Record<string, string>,
-      receivedAt: row.received_at,
-      repeats: row.repeats,
-    });
+    entry.alerts.push(toRunAlert(row));
     byRun.set(row.run_id, entry);
   }
   return runs.map((run) => {
@@ -395,23 +313,4 @@ export async function withAlerts(db: Queryable, runs: RunRecord[], limit: number
   });
 }
 
-interface MatchRow {
-  id: string;
-  status: string;
-  created_at: string;
-  finished_at: string | null;
-  earlier_failures: number;
-  reason: string | null;
-}
 
-function toMatch(row: MatchRow | undefined): AlertRunMatch | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    status: row.status as RunStatus,
-    createdAt: row.created_at,
-    ...(row.finished_at !== null ? { finishedAt: row.finished_at } : {}),
-    earlierFailures: row.earlier_failures,
-    cancelled: isCancelled(row),
-  };
-}
