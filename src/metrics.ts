@@ -109,7 +109,7 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
     runsRetired: new Counter({ name: 'kubewhy_runs_retired_total', help: 'Finished runs removed by retention (KUBEWHY_RETENTION_DAYS), with their audit events.', registers }),
     runsTakenOver: new Counter({
       name: 'kubewhy_runs_taken_over_total',
-      help: 'Runs this replica took over after their replica stopped renewing its lease (several replicas on PostgreSQL), by outcome (requeued, failed).',
+      help: 'Runs this replica took over after their replica stopped renewing its lease (several replicas on PostgreSQL), by outcome (requeued; failed, a write having been approved; ended, its chain having ended).',
       labelNames: ['outcome'],
       registers,
     }),

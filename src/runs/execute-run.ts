@@ -184,6 +184,8 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
     await input.audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: outcome.reason, steps: outcome.steps, usage: outcome.usage } });
   }
   if (input.shutdown.aborted && outcome.status === 'failed') {
+    // After the loop's run-finished: the chain says the run goes on, so a start resumes it rather than ending it as the chain would (recover-runs.ts).
+    await tryRecordError(input.audit, id, `interrupted (${outcome.reason ?? 'stopped'}): the run is not over, and resumes at its next start`);
     logger.warn({ reason: outcome.reason, ...(await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors })) }, 'run interrupted by shutdown; it resumes at the next start');
     return;
   }

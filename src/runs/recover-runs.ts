@@ -13,6 +13,9 @@
  *   reason, never re-run, because a rollout undo or a scale must not happen twice.
  * - interrupted `maxAttempts` times already: failed, so a run that crashes the process
  *   cannot crash it forever.
+ * - ended in its audit chain (its `run-finished` event is the chain's last) but not in
+ *   the runs table (the process died between the two writes): ended as its chain says,
+ *   with the diagnosis the chain holds, never run again.
  * An interrupted run whose `run-created` event is missing (the process died between
  * the claim and the append) gets it now, so every chain starts with it.
  */
@@ -26,13 +29,15 @@ export interface RecoveryReport {
   queue: string[];
   resumed: string[];
   failed: { id: string; reason: string }[];
+  /** Runs whose chain had ended: stored as ended, as the chain says. */
+  ended: { id: string; status: 'completed' | 'failed' }[];
 }
 
 const WRITE_STARTED_STATUSES = new Set(['approved', 'executed', 'failed']);
 
 export async function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAttempts: number }): Promise<RecoveryReport> {
   const { store } = input;
-  const report: RecoveryReport = { queue: [], resumed: [], failed: [] };
+  const report: RecoveryReport = { queue: [], resumed: [], failed: [], ended: [] };
   for (const run of await store.listUnfinished()) {
     if (run.status === 'queued') {
       report.queue.push(run.id);
@@ -40,6 +45,7 @@ export async function recoverRuns(input: { store: RunStore; audit: AuditStore; m
     }
     if (run.status === 'awaiting_approval' && run.parked) continue;
     const outcome = await recoverInterrupted(run, { ...input, cause: 'restart' });
+    if (outcome.ended) report.ended.push({ id: run.id, status: outcome.ended });
     if (outcome.failed) report.failed.push({ id: run.id, reason: outcome.failed });
     if (outcome.requeued) {
       report.resumed.push(run.id);
@@ -58,10 +64,12 @@ export async function recoverRuns(input: { store: RunStore; audit: AuditStore; m
 export async function recoverInterrupted(
   run: RunRecord,
   input: { store: RunStore; audit: AuditStore; maxAttempts: number; cause: 'restart' | 'lease' },
-): Promise<{ failed?: string; requeued?: boolean }> {
+): Promise<{ failed?: string; requeued?: boolean; ended?: 'completed' | 'failed' }> {
   const { store, audit } = input;
   await ensureRunCreated(audit, run);
   const events = await audit.list(run.id);
+  const ended = endedInChain(events);
+  if (ended) return (await store.finish(run.id, ended)) ? { ended: ended.status } : {};
   const reason = refusalToResume(run, events, input.maxAttempts, input.cause);
   if (reason) {
     await audit.append({ runId: run.id, type: 'error', payload: { message: reason } });
@@ -90,4 +98,19 @@ function refusalToResume(run: RunRecord, events: readonly AuditEvent[], maxAttem
     return `interrupted by a crash or restart ${run.attempts} times; not started again`;
   }
   return undefined;
+}
+
+/** The outcome a chain ends with, when its last event is `run-finished`: the attempt ended, and only storing it was lost. */
+function endedInChain(events: readonly AuditEvent[]): Parameters<RunStore['finish']>[1] | undefined {
+  const last = events.at(-1);
+  if (last?.type !== 'run-finished') return undefined;
+  const { status, reason, steps, usage } = last.payload;
+  const diagnosis = events.findLast((event) => event.type === 'diagnosis')?.payload.diagnosis;
+  return {
+    status: status === 'completed' ? 'completed' : 'failed',
+    ...(typeof reason === 'string' ? { reason } : {}),
+    ...(typeof steps === 'number' ? { steps } : {}),
+    ...(usage && typeof usage === 'object' ? { usage: usage as NonNullable<RunRecord['usage']> } : {}),
+    ...(diagnosis && typeof diagnosis === 'object' ? { diagnosis: diagnosis as NonNullable<RunRecord['diagnosis']> } : {}),
+  };
 }

@@ -249,7 +249,15 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         run: (run) => execute(run.id, run),
         recover: async (run) => {
           const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease' });
-          if (outcome.failed || outcome.requeued) metrics.runsTakenOver.inc({ outcome: outcome.failed ? 'failed' : 'requeued' });
+          if (outcome.failed || outcome.requeued || outcome.ended) metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
+          if (outcome.ended) {
+            metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.ended });
+            const endedRun = await store.get(run.id);
+            if (endedRun) {
+              ended(endedRun);
+              dependencies.notices?.runFinished(endedRun);
+            }
+          }
           if (outcome.failed) {
             metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'failed' });
             logger.info({ runId: run.id, status: 'failed', reason: outcome.failed, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
@@ -326,9 +334,15 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         // The other replicas' runs are theirs while their leases last: only expired ones are recovered (by the dispatch).
         await dispatch.start();
         await approvals.expireDue();
-        return { queue: [], resumed: [], failed: [] };
+        return { queue: [], resumed: [], failed: [], ended: [] };
       }
       const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
+      for (const ended of report.ended) {
+        const run = await store.get(ended.id);
+        metrics.runs.inc({ trigger: run?.trigger.kind ?? 'unknown', outcome: ended.status });
+        logger.info({ runId: ended.id, status: ended.status, reason: run?.reason, ...(await anchorLogFields({ audit, runId: ended.id, signer: anchors })) }, 'run finished');
+        if (run) dependencies.notices?.runFinished(run);
+      }
       for (const failed of report.failed) {
         metrics.runs.inc({ trigger: (await store.get(failed.id))?.trigger.kind ?? 'unknown', outcome: 'failed' });
         logger.info({ runId: failed.id, status: 'failed', reason: failed.reason, ...(await anchorLogFields({ audit, runId: failed.id, signer: anchors })) }, 'run finished');
@@ -338,8 +352,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       queue.resume();
       // Parked runs stay parked; actions that expired while the service was down expire now.
       await approvals.expireDue();
-      if (report.queue.length + report.failed.length > 0) {
-        logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length }, 'recovered unfinished runs');
+      if (report.queue.length + report.failed.length + report.ended.length > 0) {
+        logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length, ended: report.ended.length }, 'recovered unfinished runs');
       }
       return report;
     },
