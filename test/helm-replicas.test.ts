@@ -99,6 +99,14 @@ describe('several replicas on PostgreSQL', () => {
     });
   });
 
+  test('the run lease is 30 s unless set, and a lease under 3 s is refused', async () => {
+    assert.deepEqual(findEnvironmentVariable(findDeployment(await renderChart({ values: threeReplicasOnPostgresql })), 'KUBEWHY_RUN_LEASE_SECONDS'), { name: 'KUBEWHY_RUN_LEASE_SECONDS', value: '30' });
+    const postgresql = { existingSecret: 'kubewhy-db', runLeaseSeconds: 60 };
+    const deployment = findDeployment(await renderChart({ values: { ...threeReplicasOnPostgresql, database: { type: 'postgresql', postgresql } } }));
+    assert.deepEqual(findEnvironmentVariable(deployment, 'KUBEWHY_RUN_LEASE_SECONDS'), { name: 'KUBEWHY_RUN_LEASE_SECONDS', value: '60' });
+    await assert.rejects(renderChart({ values: { ...threeReplicasOnPostgresql, database: { type: 'postgresql', postgresql: { ...postgresql, runLeaseSeconds: 1 } } } }), /runLeaseSeconds/);
+  });
+
   test('the Secret key is configurable', async () => {
     const values = { ...threeReplicasOnPostgresql, database: { type: 'postgresql', postgresql: { existingSecret: 'db', existingSecretKey: 'dsn' } } };
     const deployment = findDeployment(await renderChart({ values }));
