@@ -18,7 +18,7 @@ const deployDirectory = join(repositoryRoot, 'deploy');
 const COUNTERS = [
   'runs_total', 'model_requests_total', 'model_tokens_total', 'tool_calls_total', 'gate_decisions_total',
   'approvals_total', 'diagnoses_total', 'webhook_requests_total', 'alerts_received_total', 'alerts_deduplicated_total',
-  'notifications_sent_total', 'notifications_failed_total',
+  'notifications_sent_total', 'notifications_failed_total', 'runs_taken_over_total',
 ];
 const GAUGES = ['runs_in_progress', 'run_queue_depth', 'build_info', 'notifications_pending', 'notification_oldest_pending_seconds'];
 const HISTOGRAMS = ['run_duration_seconds', 'model_request_duration_seconds', 'tool_call_duration_seconds'];
