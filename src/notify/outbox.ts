@@ -71,19 +71,20 @@ export interface SyncOutbox {
   list(options?: { runId?: string; status?: OutboxStatus }): OutboxRow[];
 }
 
-interface OutboxDatabaseRow {
-  id: number;
+/** A notification_outbox row; `Integer` is how the backend answers its integers (PostgreSQL's bigints may come as strings). */
+export interface OutboxDatabaseRow<Integer = number> {
+  id: Integer;
   delivery_id: string;
   run_id: string;
   event: string;
   destination: string;
   body: string;
   status: OutboxStatus;
-  attempts: number;
-  next_attempt_at: number;
+  attempts: Integer;
+  next_attempt_at: Integer;
   last_error: string | null;
-  created_at: number;
-  sent_at: number | null;
+  created_at: Integer;
+  sent_at: Integer | null;
 }
 
 export function createOutbox(database: DatabaseSync): SyncOutbox {
@@ -200,19 +201,19 @@ function prepare(database: DatabaseSync) {
   } satisfies Record<string, StatementSync>;
 }
 
-function toRow(row: OutboxDatabaseRow): OutboxRow {
+export function toRow(row: OutboxDatabaseRow<number | string>): OutboxRow {
   return {
-    id: row.id,
+    id: Number(row.id),
     deliveryId: row.delivery_id,
     runId: row.run_id,
     event: row.event,
     destination: row.destination,
     body: JSON.parse(row.body) as unknown,
     status: row.status,
-    attempts: row.attempts,
-    nextAttemptAt: row.next_attempt_at,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
     ...(row.last_error !== null ? { lastError: row.last_error } : {}),
-    createdAt: row.created_at,
-    ...(row.sent_at !== null ? { sentAt: row.sent_at } : {}),
+    createdAt: Number(row.created_at),
+    ...(row.sent_at !== null ? { sentAt: Number(row.sent_at) } : {}),
   };
 }

@@ -7,27 +7,15 @@
  * Times are milliseconds since the epoch (bigint columns, read back as numbers).
  */
 import type pg from 'pg';
-import type { OutboxRow, OutboxStatus } from '../../notify/outbox.ts';
+import { toRow, type OutboxDatabaseRow } from '../../notify/outbox.ts';
 import type { Outbox } from '../stores.ts';
 import { atomically } from './queryable.ts';
 
-interface OutboxDatabaseRow {
-  id: number | string;
-  delivery_id: string;
-  run_id: string;
-  event: string;
-  destination: string;
-  body: string;
-  status: OutboxStatus;
-  attempts: number | string;
-  next_attempt_at: number | string;
-  last_error: string | null;
-  created_at: number | string;
-  sent_at: number | string | null;
-}
+/** bigint columns may come back as strings. */
+type Row = OutboxDatabaseRow<number | string>;
 
 /** A due row, with the next attempt of the oldest pending row it must follow (threaded destinations only). */
-type CandidateRow = OutboxDatabaseRow & { older_next_attempt_at: number | string | null };
+type CandidateRow = Row & { older_next_attempt_at: number | string | null };
 
 const RELEASE_FOLLOWERS =
   "UPDATE notification_outbox SET next_attempt_at = LEAST(next_attempt_at, $1) WHERE run_id = $2 AND destination = $3 AND status = 'pending' AND id > $4";
@@ -74,7 +62,7 @@ export function createPgOutbox(db: pg.Pool): Outbox {
             "FROM notification_outbox o WHERE o.status = 'pending' AND o.next_attempt_at <= $1 ORDER BY o.id LIMIT $2 FOR UPDATE OF o SKIP LOCKED",
           [now, limit * 4, [...threaded]],
         );
-        const claimed: OutboxDatabaseRow[] = [];
+        const claimed: Row[] = [];
         const postponed: { id: number; nextAttemptAt: number }[] = [];
         for (const row of candidates) {
           if (claimed.length === limit) break;
@@ -144,28 +132,11 @@ export function createPgOutbox(db: pg.Pool): Outbox {
       return next === null || next === undefined ? undefined : Number(next);
     },
     async list({ runId, status } = {}) {
-      const { rows } = await db.query<OutboxDatabaseRow>('SELECT * FROM notification_outbox WHERE ($1::text IS NULL OR run_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id', [
+      const { rows } = await db.query<Row>('SELECT * FROM notification_outbox WHERE ($1::text IS NULL OR run_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id', [
         runId ?? null,
         status ?? null,
       ]);
       return rows.map(toRow);
     },
-  };
-}
-
-function toRow(row: OutboxDatabaseRow): OutboxRow {
-  return {
-    id: Number(row.id),
-    deliveryId: row.delivery_id,
-    runId: row.run_id,
-    event: row.event,
-    destination: row.destination,
-    body: JSON.parse(row.body) as unknown,
-    status: row.status,
-    attempts: Number(row.attempts),
-    nextAttemptAt: Number(row.next_attempt_at),
-    ...(row.last_error !== null ? { lastError: row.last_error } : {}),
-    createdAt: Number(row.created_at),
-    ...(row.sent_at !== null ? { sentAt: Number(row.sent_at) } : {}),
   };
 }
