@@ -7,6 +7,7 @@
  */
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { AuditEventType } from '../audit/events.ts';
+import { createOrderedWrites } from '../store/ordered-writes.ts';
 
 export interface RunAudit {
   record(type: AuditEventType, payload: Record<string, unknown>): void;
@@ -14,27 +15,29 @@ export interface RunAudit {
   flush(): Promise<void>;
 }
 
-/** `alsoFlush`: other writes of the run that must be stored before a write runs (its actions' statuses). */
-export function auditFor(store: AuditStore, runId: string, options: { alsoFlush?: () => Promise<unknown> } = {}): RunAudit {
-  let tail: Promise<void> = Promise.resolve();
-  let failure: { error: unknown } | undefined;
+/**
+ * `alsoFlush`: other writes of the run that must be stored before a write runs (its
+ * actions' statuses). `beforeFirst`: appended ahead of the first event (a chain's opening).
+ */
+export function auditFor(
+  store: AuditStore,
+  runId: string,
+  options: { alsoFlush?: () => Promise<unknown>; beforeFirst?: (first: { payload: Record<string, unknown>; time: Date }) => Promise<unknown> } = {},
+): RunAudit {
+  const writes = createOrderedWrites();
+  let first = true;
   return {
     record(type, payload) {
       // The time is taken now, when the step happens, not when its append gets its turn.
       const time = new Date();
-      tail = tail.then(async () => {
-        if (failure) return;
-        try {
-          await store.append({ runId, type, payload, time });
-        } catch (error) {
-          failure = { error };
-        }
-      });
+      const { beforeFirst } = options;
+      if (first && beforeFirst) writes.add(() => beforeFirst({ payload, time }));
+      first = false;
+      writes.add(() => store.append({ runId, type, payload, time }));
     },
     async flush() {
-      await tail;
+      await writes.flush();
       await options.alsoFlush?.();
-      if (failure) throw failure.error;
     },
   };
 }

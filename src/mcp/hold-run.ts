@@ -16,6 +16,7 @@ import { prepareApprovals } from '../agent/held-actions.ts';
 import { ZERO_USAGE, type ToolCall } from '../agent/model.ts';
 import type { RunCheckpoint } from '../agent/checkpoint.ts';
 import { auditFor } from '../agent/run-audit.ts';
+import { createOrderedWrites } from '../store/ordered-writes.ts';
 import { executeToolCall, type CallEnvironment } from '../agent/tool-calls.ts';
 import { describeTrigger, type Trigger } from '../agent/trigger.ts';
 import { decideToolCall } from '../gate/gate.ts';
@@ -68,8 +69,8 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
   const run = (await store.claim(created.id, { ...(agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}), ...(lease ? { lease } : {}) })) ?? created;
   await ensureRunCreated(audit, run);
   // The run's actions are stored in the order they change.
-  let progress: Promise<unknown> = Promise.resolve();
-  const runAudit = auditFor(audit, run.id, { alsoFlush: () => progress });
+  const progress = createOrderedWrites();
+  const runAudit = auditFor(audit, run.id, { alsoFlush: () => progress.flush() });
   const actions: Action[] = [];
   const environment: CallEnvironment = {
     runId: run.id,
@@ -88,7 +89,7 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     observer: {
       actionsChanged: (changed) => {
         const snapshot = changed.map((action) => ({ ...action }));
-        progress = progress.then(() => store.updateProgress(run.id, { status: 'running', actions: snapshot }));
+        progress.add(() => store.updateProgress(run.id, { status: 'running', actions: snapshot }));
       },
     },
     actions,

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Action } from '../agent/diagnosis.ts';
 import type { AgentObserver } from '../agent/observer.ts';
-import type { RunAudit } from '../agent/run-audit.ts';
+import { auditFor, type RunAudit } from '../agent/run-audit.ts';
 import { executeToolCall, type CallEnvironment } from '../agent/tool-calls.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import type { LadderPolicy } from '../gate/rung.ts';
@@ -51,29 +51,15 @@ export interface McpSession {
 export function createMcpSession(settings: McpSessionSettings): McpSession {
   const { audit, runId } = settings;
   const actions: Action[] = [];
-  // Appended in order, one after another; the chain opens with `run-created` unless it was opened before.
-  let tail: Promise<void> = Promise.resolve();
-  let failure: { error: unknown } | undefined;
-  let opened = false;
-  const append = (client: McpClient, type: Parameters<RunAudit['record']>[0], payload: Record<string, unknown>): void => {
-    const time = new Date();
-    tail = tail
-      .then(async () => {
-        if (failure) return;
-        if (!opened) {
-          opened = true;
-          if ((await audit.head(runId)) === undefined) {
-            await audit.append({ runId, type: 'run-created', payload: { trigger: { kind: 'mcp', transport: settings.transport }, rung: 'OBSERVE', source: 'mcp', client }, time });
-          }
-        }
-        await audit.append({ runId, type, payload: { ...payload, client }, time });
-      })
-      .catch((error: unknown) => void (failure ??= { error }));
-  };
-  const flush = async (): Promise<void> => {
-    await tail;
-    if (failure) throw failure.error;
-  };
+  // The chain opens with `run-created`, by the first caller, unless it was opened before.
+  const sessionAudit = auditFor(audit, runId, {
+    beforeFirst: async ({ payload, time }) => {
+      if ((await audit.head(runId)) !== undefined) return;
+      await audit.append({ runId, type: 'run-created', payload: { trigger: { kind: 'mcp', transport: settings.transport }, rung: 'OBSERVE', source: 'mcp', client: payload.client }, time });
+    },
+  });
+  const append = (client: McpClient, type: Parameters<RunAudit['record']>[0], payload: Record<string, unknown>): void => sessionAudit.record(type, { ...payload, client });
+  const flush = (): Promise<void> => sessionAudit.flush();
   const auditAs = (client: McpClient): RunAudit => ({ record: (type, payload) => append(client, type, payload), flush });
   return {
     runId,

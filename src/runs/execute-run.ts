@@ -21,6 +21,7 @@ import type { LadderPolicy } from '../gate/rung.ts';
 import { createMetricsObserver, type Metrics } from '../metrics.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
+import { createOrderedWrites } from '../store/ordered-writes.ts';
 import { ensureRunCreated } from './run-created.ts';
 
 /** What a run needs to diagnose: the model, the tools, the cluster and the ladder policy. */
@@ -78,22 +79,16 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
 
   const knownTools = new Set(agent.registry.list().map((tool) => tool.name));
   // The run's actions are stored in the order they change, one write after another.
-  let progress: Promise<void> = Promise.resolve();
-  let progressFailure: { error: unknown } | undefined;
+  const progress = createOrderedWrites();
   const observer = {
     ...createMetricsObserver(metrics, knownTools),
     actionsChanged(actions: readonly { status: string }[]) {
       const snapshot = actions.map((action) => ({ ...action })) as RunRecord['actions'];
       // The run shows awaiting_approval once it parks, with its checkpoint stored: a decision can reach it from then on.
-      progress = progress.then(() => store.updateProgress(id, { status: 'running', actions: snapshot })).catch((error: unknown) => void (progressFailure ??= { error }));
+      progress.add(() => store.updateProgress(id, { status: 'running', actions: snapshot }));
     },
   };
-  const runAudit = auditFor(input.audit, id, {
-    alsoFlush: async () => {
-      await progress;
-      if (progressFailure) throw progressFailure.error;
-    },
-  });
+  const runAudit = auditFor(input.audit, id, { alsoFlush: () => progress.flush() });
   const started = performance.now();
   logger.info({ attempt: run.attempts, trigger: run.trigger.kind }, 'run started');
   let outcome: RunOutcome;
@@ -165,7 +160,8 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
   const durationSeconds = (performance.now() - started) / 1000;
   metrics.runDuration.observe(durationSeconds);
 
-  await progress;
+  // Settled before the run's end is stored; a failure of theirs failed the run already (runAudit.flush).
+  await progress.flush().catch(() => undefined);
   if (outcome.status === 'parked') {
     if (outcome.checkpoint) return park(input, run, outcome, outcome.checkpoint, logger);
     outcome = failedOutcome('internal error: the run parked without a checkpoint');
