@@ -143,33 +143,38 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     const delay = notBefore ? Date.parse(notBefore) - now().getTime() : 0;
     offerAfter(id, delay);
   };
-  /** Queues a stored run after `delayMs` (at once when it is not positive); `before` runs just before it is offered. */
-  const offerAfter = (id: string, delayMs: number, before?: () => void): void => {
-    const offer = (): void => {
-      before?.();
-      if (dispatch) dispatch.wake();
-      else queue.offer(id, { force: true });
-    };
+  /** Runs `work` after `delayMs`, at once when it is not positive; `stop` cancels what is still pending. */
+  const later = (delayMs: number, work: () => void): void => {
     if (!(delayMs > 0)) {
-      offer();
+      work();
       return;
     }
     const timer = setTimeout(() => {
       delayedStarts.delete(timer);
-      offer();
+      work();
     }, Math.min(delayMs, 2 ** 31 - 1));
     // A pending start must not keep a stopping process alive.
     timer.unref();
     delayedStarts.add(timer);
   };
+  /** Queues a stored run after `delayMs` (at once when it is not positive); `before` runs just before it is offered. */
+  const offerAfter = (id: string, delayMs: number, before?: () => void): void => {
+    later(delayMs, () => {
+      before?.();
+      if (dispatch) dispatch.wake();
+      else queue.offer(id, { force: true });
+    });
+  };
+  /** Runs were queued in the shared database: every replica is woken, and this one claims (after `delayMs`, a hold, when given). */
+  const announceQueued = (delayMs = 0): void => {
+    void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
+    dispatch?.wake();
+    if (delayMs > 0) later(delayMs, () => dispatch?.wake());
+  };
   /** A run queued (or queued again) is offered: here, or to every replica. */
   const offerQueued = (run: RunRecord): void => {
-    if (!dispatch) {
-      queue.offer(run.id, { force: true });
-      return;
-    }
-    void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the run at their next poll'));
-    dispatch.wake();
+    if (dispatch) announceQueued();
+    else queue.offer(run.id, { force: true });
   };
   /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
   const registerDiagnosedCulprit = async (run: RunRecord): Promise<void> => {
@@ -203,6 +208,16 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     const endedRun = await store.get(run.id);
     if (endedRun) ended(endedRun);
     return true;
+  };
+
+  /** A run recovery ended (failed, or ended as its chain says), at a start or a takeover: counted, logged with its anchor, and heard of. */
+  const endedByRecovery = async (runId: string, status: 'completed' | 'failed'): Promise<void> => {
+    const run = await store.get(runId);
+    metrics.runs.inc({ trigger: run?.trigger.kind ?? 'unknown', outcome: status });
+    logger.info({ runId, status, reason: run?.reason, ...(await anchorLogFields({ audit, runId, signer: anchors })) }, 'run finished');
+    if (!run) return;
+    ended(run);
+    dependencies.notices?.runFinished(run);
   };
 
   const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: offerQueued, onError: logFailure('expiring held actions failed') });
@@ -250,20 +265,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         recover: async (run) => {
           const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease' });
           if (outcome.failed || outcome.requeued || outcome.ended) metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
-          if (outcome.ended) {
-            metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.ended });
-            const endedRun = await store.get(run.id);
-            if (endedRun) {
-              ended(endedRun);
-              dependencies.notices?.runFinished(endedRun);
-            }
-          }
-          if (outcome.failed) {
-            metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'failed' });
-            logger.info({ runId: run.id, status: 'failed', reason: outcome.failed, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
-            const failed = await store.get(run.id);
-            if (failed) ended(failed);
-          }
+          if (outcome.ended) await endedByRecovery(run.id, outcome.ended);
+          if (outcome.failed) await endedByRecovery(run.id, 'failed');
           if (outcome.requeued) offerQueued(run);
         },
         ended: endedElsewhere,
@@ -307,11 +310,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   const enqueue = (runs: readonly RunRecord[]): void => {
     if (dispatch) {
       reserved -= runs.length;
-      if (runs.length === 0) return;
-      void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
-      dispatch.wake();
       // Held runs are due after the hold: the poll finds them, this replica a little sooner.
-      if (runs.some(isHeld)) offerAfter('', holdMs);
+      if (runs.length > 0) announceQueued(runs.some(isHeld) ? holdMs : 0);
       return;
     }
     for (const run of runs) offerAfter(run.id, isHeld(run) ? holdMs : 0, () => void reserved--);
@@ -337,16 +337,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         return { queue: [], resumed: [], failed: [], ended: [] };
       }
       const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
-      for (const ended of report.ended) {
-        const run = await store.get(ended.id);
-        metrics.runs.inc({ trigger: run?.trigger.kind ?? 'unknown', outcome: ended.status });
-        logger.info({ runId: ended.id, status: ended.status, reason: run?.reason, ...(await anchorLogFields({ audit, runId: ended.id, signer: anchors })) }, 'run finished');
-        if (run) dependencies.notices?.runFinished(run);
-      }
-      for (const failed of report.failed) {
-        metrics.runs.inc({ trigger: (await store.get(failed.id))?.trigger.kind ?? 'unknown', outcome: 'failed' });
-        logger.info({ runId: failed.id, status: 'failed', reason: failed.reason, ...(await anchorLogFields({ audit, runId: failed.id, signer: anchors })) }, 'run finished');
-      }
+      for (const { id, status } of report.ended) await endedByRecovery(id, status);
+      for (const { id } of report.failed) await endedByRecovery(id, 'failed');
       // Recovered runs were accepted before: they are queued even beyond the queue's size.
       for (const id of report.queue) offerWhenDue(id, (await store.get(id))?.notBefore);
       queue.resume();
