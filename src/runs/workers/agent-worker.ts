@@ -57,9 +57,8 @@ function yieldToIngest(): void {
 /** This worker's own connection to the run's audit log. */
 async function openAudit(database: AgentWorkerSetup['database']): Promise<AuditStore> {
   if (database.kind === 'postgresql') {
-    const [{ default: pg }, { createPgAuditStore }] = await Promise.all([import('pg'), import('../../store/postgres/audit-store.ts')]);
-    const pool = new pg.Pool({ connectionString: database.url, max: 2, application_name: 'kubewhy-agent' });
-    pool.on('error', (error) => logger.warn({ err: error }, 'an idle database connection failed; the next append opens another'));
+    const [{ createPool }, { createPgAuditStore }] = await Promise.all([import('../../store/postgres/queryable.ts'), import('../../store/postgres/audit-store.ts')]);
+    const pool = createPool(database.url, { max: 2, name: 'kubewhy-agent', onError: (error) => logger.warn({ err: error }, 'an idle database connection failed; the next append opens another') });
     return createPgAuditStore(pool);
   }
   const sqlite = openDatabase(database.path);

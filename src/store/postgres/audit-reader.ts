@@ -3,10 +3,10 @@
  * in read-only transactions (the server refuses any write), with no schema step applied,
  * so what is examined is what was there. A database newer than this build is refused.
  */
-import pg from 'pg';
 import type { AuditTables, RetiredHead } from '../../audit/anchor-verify.ts';
 import type { AuditStore } from '../stores.ts';
 import { createPgAuditStore } from './audit-store.ts';
+import { createPool } from './queryable.ts';
 import { latestPostgresSchemaVersion, postgresSchemaVersion, SchemaError } from './schema.ts';
 import { redactDatabaseUrl } from './stores.ts';
 
@@ -20,8 +20,7 @@ export interface PostgresAuditReader {
 
 export async function openPostgresAuditReader(url: string): Promise<PostgresAuditReader> {
   const location = redactDatabaseUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: 2, application_name: 'kubewhy-audit', options: '-c default_transaction_read_only=on' });
-  pool.on('error', () => undefined);
+  const pool = createPool(url, { max: 2, name: 'kubewhy-audit', readOnly: true });
   try {
     const version = await postgresSchemaVersion(pool);
     if (version > latestPostgresSchemaVersion()) {

@@ -99,3 +99,20 @@ function statementName(text: string): string {
   }
   return name;
 }
+
+/**
+ * A pool on `url`, named in pg_stat_activity. An idle client's error (the server
+ * restarted) is emitted on the pool, where unheard it would crash the process: it goes to
+ * `onError`, and the next query opens another connection.
+ */
+export function createPool(url: string, options: { max: number; name: string; onError?(error: Error): void; readOnly?: boolean }): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    application_name: options.name,
+    // The server itself refuses a write in every transaction.
+    ...(options.readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
+  });
+  pool.on('error', (error) => options.onError?.(error));
+  return pool;
+}

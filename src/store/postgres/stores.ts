@@ -9,13 +9,13 @@
  * savepoint; a job that hits the one-unfinished-run-per-alert index (the backstop behind
  * deduplication) fails alone.
  */
-import pg from 'pg';
+import type pg from 'pg';
 import { createRetention } from '../retention.ts';
 import type { Stores } from '../stores.ts';
 import { createBatcher, type BatchTransaction } from '../write-batch.ts';
 import { createPgAuditStore } from './audit-store.ts';
 import { createPgOutbox } from './outbox.ts';
-import { checkOut } from './queryable.ts';
+import { checkOut, createPool } from './queryable.ts';
 import { pgRetireBatch } from './retention.ts';
 import { createPgRunStore } from './run-store.ts';
 import { latestPostgresSchemaVersion, migratePostgres, postgresSchemaVersion, SchemaError } from './schema.ts';
@@ -40,9 +40,7 @@ export interface PostgresStoresOptions {
 
 export async function openPostgresStores(url: string, options: PostgresStoresOptions): Promise<Stores> {
   const location = redactDatabaseUrl(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, application_name: 'kubewhy' });
-  // An idle client's error (the server restarted) is emitted on the pool: unheard, it would crash the process.
-  pool.on('error', (error) => options.onError?.(error));
+  const pool = createPool(url, { max: options.poolSize ?? 10, name: 'kubewhy', ...(options.onError ? { onError: options.onError } : {}) });
   try {
     if (options.migrate ?? true) await migratePostgres(pool);
     else await checkSchema(pool);
