@@ -40,15 +40,19 @@ export function createHold(): Hold {
       current?.open();
     },
     run<T>(call: () => T): Promise<T> {
-      if (closed) return closed.promise.then(() => hold.run(call));
-      try {
-        return Promise.resolve(call());
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
+      return closed ? closed.promise.then(() => hold.run(call)) : callNow(call);
     },
   };
   return hold;
+}
+
+/** A synchronous call's answer as a promise: its throw a rejection. */
+function callNow<T>(call: () => T): Promise<T> {
+  try {
+    return Promise.resolve(call());
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
 }
 
 /** A synchronous store's methods as promises, each run through `hold` when one is given. */
@@ -57,15 +61,8 @@ export function asAsync<T extends object>(store: T, hold?: Hold): Async<T> {
   for (const [name, value] of Object.entries(store)) {
     if (typeof value !== 'function') continue;
     const method = value as (...args: unknown[]) => unknown;
-    wrapped[name] = hold
-      ? (...args: unknown[]) => hold.run(() => method.apply(store, args))
-      : (...args: unknown[]) => {
-          try {
-            return Promise.resolve(method.apply(store, args));
-          } catch (error) {
-            return Promise.reject(error as Error);
-          }
-        };
+    const run = hold ? hold.run : callNow;
+    wrapped[name] = (...args: unknown[]) => run(() => method.apply(store, args));
   }
   return wrapped as Async<T>;
 }
