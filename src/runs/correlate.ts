@@ -28,7 +28,7 @@
  * full quota does not crash a running pod), nor an autoscaler's (maxed out, it runs every
  * replica it may).
  */
-import { subjectLabels } from '../agent/offline/locate.ts';
+import { subjectLabels } from '../agent/offline/alert-subject.ts';
 
 export type CulpritScope = 'workload' | 'pod' | 'node' | 'pvc' | 'service' | 'quota';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { diagnoseMissing, missingFromWords } from './absent.ts';
-import type { Candidate } from './locate.ts';
+import type { Candidate } from './mentions.ts';
 
 const CANDIDATES: Candidate[] = [
   { focus: { kind: 'workload', workloadKind: 'Deployment', namespace: 'finance', name: 'invoice-worker' }, name: 'invoice-worker', namespace: 'finance', unhealthy: false },

@@ -4,7 +4,8 @@
  * answer that makes of it (no-issue, low confidence, nothing from elsewhere blamed).
  */
 import type { DiagnosisInput, NotFound } from '../diagnosis.ts';
-import { stem, type Candidate } from './locate.ts';
+import type { Missing } from './case.ts';
+import { stem, type Candidate } from './mentions.ts';
 import type { UnknownName } from './unknown-names.ts';
 
 /** What exists instead, as a tool's not-found message lists it ("The cluster has namespaces a, b."), for the summary. */
@@ -17,16 +18,6 @@ function toolListing(message: string | undefined): string {
 function missingNamespaceOf(missing: Missing): string | undefined {
   if (missing.kind === 'Namespace' || !missing.toolMessage) return undefined;
   return /namespace "([^"]+)" does not exist/.exec(missing.toolMessage)?.[1];
-}
-
-/** A named object the cluster does not have. */
-export interface Missing extends NotFound {
-  /** What the cluster has of that kind there, closest names first (at most MAX_EXISTING). */
-  existing?: string[];
-  /** The words for `existing`: "nodes", "namespaces", "workloads in finance". */
-  existingLabel?: string;
-  /** A tool's own not-found message, quoted as evidence. */
-  toolMessage?: string;
 }
 
 const MAX_EXISTING = 10;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PodDetailsData } from '../../tools/describe-pod.ts';
 import { classifyCase } from './classify.ts';
-import type { Case } from './gather.ts';
+import type { Case } from './case.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
 

@@ -3,24 +3,12 @@
  * from what the tools returned. The knowledge is the rule table (rules/table.ts): rules
  * are tried by their declared priority and the first that explains the case decides.
  */
-import type { Category } from '../diagnosis.ts';
-import type { Case } from './gather.ts';
+import type { Case, Finding } from './case.ts';
 import { RULES } from './rules/table.ts';
-import { unexplainedFinding } from './rules/pod-findings.ts';
+import { unexplainedFinding } from './rules/unexplained.ts';
 import { viewCase } from './rules/view.ts';
 
-export interface Finding {
-  category: Category;
-  /** Evidence lines, strongest first. */
-  evidence: string[];
-  /** One sentence: what is wrong. */
-  cause: string;
-  confidence: 'high' | 'medium' | 'low';
-  /** For node-failure: the node to name as culprit, when it is not the case's node. */
-  nodeName?: string;
-  /** The rule that decided, for the trail. */
-  rule?: string;
-}
+// Kept for modules written against the old layout (enrich/).
 
 const BY_PRIORITY = [...RULES].sort((left, right) => right.priority - left.priority);
 

@@ -6,15 +6,10 @@
 
 import { isAccessLogLine, matchLogSignal, type LogVerdict } from './signals/index.ts';
 import { isLineOfKind } from './signals/line-kinds.ts';
+import type { LogReading } from './case.ts';
 
 export type { LogVerdict } from './signals/index.ts';
 
-export interface LogReading {
-  verdict: LogVerdict | undefined;
-  /** The lines that carry the verdict, most telling first, at most `limit`. */
-  evidence: string[];
-  errorLines: string[];
-}
 
 /**
  * The verdict the lines support, with the lines that prove it. What the process said

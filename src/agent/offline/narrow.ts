@@ -7,7 +7,8 @@
 import type { PodSummaryData } from '../../tools/format/pod-status.ts';
 import type { ListPodsData } from '../../tools/list-pods.ts';
 import type { Query } from './query.ts';
-import { mentionScore, pickMentioned, workloadOfPod, type Candidate } from './locate.ts';
+import { mentionScore, pickMentioned, type Candidate } from './mentions.ts';
+import { workloadOfPod } from './pods.ts';
 
 /** A full mention scores 90 and up (see mentionScore); a partial one may mean something the pods do not show. */
 const NAMED_IN_FULL = 90;

@@ -4,11 +4,10 @@
  * change between it and the one before touches what failed. Anything else (a node, a
  * quota, a missing object that never existed) needs a person, not a rollback.
  */
-import type { RevisionChangeData, RevisionData } from '../../tools/format/rollout.ts';
 import type { ToolResult } from '../../tools/tool.ts';
 import { formatDiffEntry, type TemplateDiffEntry } from '../../tools/format/template-diff.ts';
 import type { Category } from '../diagnosis.ts';
-import type { Case } from './gather.ts';
+import type { Case, WorkloadHistory } from './case.ts';
 
 /** Which changed fields can explain each category. */
 const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
@@ -29,18 +28,6 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   // A mounted configuration (a proxy's upstreams) names where to connect as much as an env var does.
   'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|volume |dnsPolicy|dnsConfig)/i,
 };
-
-/** A workload's rollout history, whatever keeps it (a Deployment's ReplicaSets, a StatefulSet's or DaemonSet's ControllerRevisions). */
-export interface WorkloadHistory {
-  kind: 'Deployment' | 'StatefulSet' | 'DaemonSet';
-  namespace: string;
-  name: string;
-  /** Replicas the workload wants (a DaemonSet: the nodes it should run on). */
-  desired: number;
-  currentRevision?: number;
-  revisions: Array<Omit<RevisionData, 'template'>>;
-  changes: RevisionChangeData[];
-}
 
 export interface RevisionChange {
   history: WorkloadHistory;

@@ -5,8 +5,7 @@
  */
 import type { NodesData } from '../../tools/list-nodes.ts';
 import { formatQuantity, parseQuantity } from '../../tools/format/quantity.ts';
-import type { Finding } from './classify.ts';
-import type { Case } from './gather.ts';
+import type { Case, Finding } from './case.ts';
 import type { Investigation } from './investigation.ts';
 import type { Query } from './query.ts';
 import { findInjectionLines } from './signals/injection.ts';
@@ -36,7 +35,7 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
       });
     }
     case 'dependency-unreachable': {
-      // Where the host the log names leads is the chain's business (chain.ts); a policy in the way is this namespace's.
+      // Where the host the log names leads is the chain's business (chain/); a policy in the way is this namespace's.
       const policies = query.data('list_network_policies', { namespace });
       query.barrier();
       return (policies?.policies ?? [])

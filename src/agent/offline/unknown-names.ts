@@ -10,7 +10,7 @@
  * node is down", "since the node upgrade"): a single word counts as a name only right
  * after a kind's word that no article or determiner precedes ("deployment cart").
  */
-import { stem } from './locate.ts';
+import { stem } from './mentions.ts';
 
 export interface UnknownName {
   name: string;

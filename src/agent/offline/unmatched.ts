@@ -3,7 +3,7 @@
  * fails may still be reported, but the answer says the words matched nothing and claims less.
  */
 import type { DiagnosisInput } from '../diagnosis.ts';
-import { GENERIC_PARTS } from './locate.ts';
+import { GENERIC_PARTS } from './mentions.ts';
 
 type Confidence = DiagnosisInput['confidence'];
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MEMORY_SETTING } from './container-findings.ts';
-import { SLOW_HEALTH, STARTUP_TIME } from './pod-findings.ts';
+import { MEMORY_SETTING } from './oom.ts';
+import { SLOW_HEALTH, STARTUP_TIME } from './probe-failure.ts';
 
 /** The patterns that pull a specific fact out of a log or a spec, each held to lines it must and must not match. */
 const PATTERNS: { name: string; pattern: RegExp; match: string[]; noMatch: string[] }[] = [

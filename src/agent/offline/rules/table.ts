@@ -3,31 +3,27 @@
  * Service's selector, the scheduler's message, waiting and termination reasons) outranks
  * what a process says about itself in its log, which outranks weaker signals (a workload's
  * events, an unexplained state). Priorities are spaced so a new rule fits between two.
+ * Each row's facts and finding are in a file of its own, named for what it decides
+ * (rules/oom.ts, rules/service-selector.ts ...), whose comment names the row's id.
  */
-import { isRecovered, podSuffersFromNode } from '../evidence.ts';
-import { evictionFinding, hasUnmatchedTargetPort, healthyWorkloadFinding, nodeFinding, quotaRefusalOf, quotaFinding, recoveredFinding, serviceFinding } from '../findings.ts';
-import { failingProcessFinding, imagePullFinding, initStuckFinding, isFailingProcess, isImagePullWait, missingReferenceFinding, missingReferenceOf, oomFinding } from './container-findings.ts';
-import { completedFinding, probeFinding, schedulingFinding, schedulingOf } from './pod-findings.ts';
-import type { Rule } from './rule.ts';
-import { isMisscheduled, misscheduledFinding } from './placement.ts';
-import type { CaseView } from './view.ts';
-import { matchLogSignal } from '../signals/index.ts';
-
-/** Among the log's last lines, a dependency refusing or out of reach: what the process is going through now. */
-function saysLastThatDependencyFails(lines: readonly string[]): boolean {
-  return lines.slice(-RECENT_LINES).some((line) => {
-    const verdict = matchLogSignal(line)?.verdict;
-    return verdict === 'dependency-unreachable' || verdict === 'bad-credentials';
-  });
-}
-
-const RECENT_LINES = 15;
-
-/** The last run ended with the process's own exit code, not the kubelet's kill (SIGKILL 137, SIGTERM 143) nor a clean 0. */
-function exitedOnItsOwn({ termination }: CaseView): boolean {
-  const code = termination?.exitCode;
-  return code !== undefined && termination?.reason !== 'OOMKilled' && ![0, 137, 143].includes(code);
-}
+import type { Rule } from '../case.ts';
+import { isMisscheduled } from '../placement.ts';
+import { misscheduledFinding } from './daemonset-misscheduled.ts';
+import { failingProcessFinding, isFailingProcess } from './failing-process.ts';
+import { imagePullFinding, isImagePullWait } from './image-pull.ts';
+import { initStuckFinding } from './init-stuck.ts';
+import { missingReferenceFinding, missingReferenceOf } from './missing-reference.ts';
+import { nodeFinding, podSuffersFromNode } from './node-unhealthy.ts';
+import { oomFinding } from './oom.ts';
+import { completedFinding } from './pod-completed.ts';
+import { evictionFinding } from './pod-evicted.ts';
+import { isRecovered, recoveredFinding } from './pod-recovered.ts';
+import { schedulingFinding, schedulingOf } from './pod-unschedulable.ts';
+import { exitedOnItsOwn, probeFinding } from './probe-failure.ts';
+import { quotaFinding, quotaRefusalOf } from './quota-refusal.ts';
+import { saysLastThatDependencyFails } from './ready-but-failing-dependency.ts';
+import { hasUnmatchedTargetPort, serviceFinding } from './service-selector.ts';
+import { healthyWorkloadFinding } from './workload-healthy.ts';
 
 export const RULES: readonly Rule[] = [
   {

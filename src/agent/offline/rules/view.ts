@@ -1,29 +1,12 @@
 /**
- * The facts every rule reads, worked out once per case: the pod, the container in
+ * The facts every rule reads, worked out once per case (see CaseView): the container in
  * trouble, its waiting state and last termination, what its log says, and the probe
- * failure the kubelet reported. Rules read this view; they never call a tool.
+ * failure the kubelet reported.
  */
-import type { PodDetailsData } from '../../../tools/describe-pod.ts';
-import type { EventData } from '../../../tools/format/events.ts';
-import type { ContainerStateData, ContainerStatusData } from '../../../tools/format/pod-status.ts';
-import { lastTermination } from '../evidence.ts';
-import type { Case } from '../gather.ts';
-import { troubledContainer } from '../gather.ts';
-import { readLogSignals, type LogReading } from '../log-signals.ts';
-import { findProbeFailure } from './pod-findings.ts';
-
-export interface CaseView {
-  gathered: Case;
-  pod?: PodDetailsData;
-  /** The container in trouble: a failing init container first, then a waiting, crashed or unready one. */
-  container?: ContainerStatusData;
-  waiting?: ContainerStateData;
-  termination?: ContainerStateData;
-  /** What the container's log says, when it was read. */
-  reading?: LogReading;
-  /** The kubelet's recent probe failure on this pod, if any. */
-  probe?: EventData;
-}
+import type { Case, CaseView } from '../case.ts';
+import { lastTermination, troubledContainer } from '../containers.ts';
+import { readLogSignals } from '../log-signals.ts';
+import { findProbeFailure } from '../probe-events.ts';
 
 export function viewCase(gathered: Case): CaseView {
   const { pod } = gathered;

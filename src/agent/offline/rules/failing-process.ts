@@ -1,109 +1,15 @@
 /**
- * Findings about the container in trouble: an image that cannot be pulled, a Secret or
- * ConfigMap it references that does not exist, a memory kill, an init container that
- * never ends, and a process that keeps exiting (with what its log says about why).
+ * Rule `failing-process`: a process that keeps exiting, cannot start, or stays unready
+ * naming a dependency, judged by what its log says: refused credentials, an unreachable
+ * dependency, or its own crash; with where it takes its credentials and configuration
+ * from, and which volume filled up.
  */
 import type { Category } from '../../diagnosis.ts';
-import { isImagePullReason, readMissingReference, type MissingReference } from '../container-signals.ts';
-import { eventLine, findMissingInEvents, logEvidence, restartPace, secondsAgo, stateLine, stripLogPrefix } from '../evidence.ts';
-import type { Finding } from '../classify.ts';
+import type { CaseView, Finding } from '../case.ts';
+import { restartPace } from '../containers.ts';
+import { logEvidence, stateLine, stripLogPrefix } from '../evidence.ts';
 import { tellingScore } from '../log-signals.ts';
-import { containerPlace, type CaseView } from './view.ts';
-
-export function isImagePullWait(view: CaseView): boolean {
-  return isImagePullReason(view.waiting?.reason);
-}
-
-export function imagePullFinding(view: CaseView): Finding {
-  const container = view.container!;
-  const events = view.pod?.events ?? [];
-  // The kubelet's "Failed to pull image ...: <registry's answer>" says why; "Error: ErrImagePull" only that.
-  const pullEvents = events
-    .filter((event) => event.type === 'Warning' && /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized|denied/i.test(event.message))
-    .sort((left, right) => Number(/Failed to pull image/i.test(right.message)) - Number(/Failed to pull image/i.test(left.message)) || right.message.length - left.message.length);
-  const pullSecrets = view.pod?.spec.imagePullSecrets ?? [];
-  const unauthorized = pullEvents.some((event) => /unauthori[sz]ed|denied|401|403|authentication required/i.test(event.message));
-  return {
-    category: 'image-pull',
-    cause: `the image ${container.image} cannot be pulled${unauthorized ? ' (the registry refuses the pull)' : ''}`,
-    evidence: [
-      `${containerPlace(view)} is waiting: ${stateLine(view.waiting!)}`,
-      ...pullEvents.slice(0, 2).map(eventLine),
-      `image: ${container.image}`,
-      ...(unauthorized ? [`pod imagePullSecrets: ${pullSecrets.length ? pullSecrets.join(', ') : 'none'}`] : []),
-    ],
-    confidence: 'high',
-  };
-}
-
-/** The Secret or ConfigMap (or key of one) a waiting container references and cannot find. */
-export function missingReferenceOf(view: CaseView): MissingReference | undefined {
-  // A pod stuck in ContainerCreating may show no container state at all: the kubelet's FailedMount event names the object.
-  const mount = view.pod?.events.find((event) => (event.reason === 'FailedMount' || event.reason === 'FailedAttachVolume') && readMissingReference(event.message));
-  if (view.container?.state.state !== 'waiting') return mount ? readMissingReference(mount.message) : undefined;
-  const reason = view.waiting?.reason;
-  const message = reason === 'CreateContainerConfigError' || reason === 'CreateContainerError' ? (view.waiting?.message ?? '') : '';
-  return readMissingReference(message) ?? findMissingInEvents(view.pod?.events ?? []);
-}
-
-export function missingReferenceFinding(view: CaseView): Finding {
-  const missing = { ...missingReferenceOf(view)! };
-  const object = missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap';
-  if (missing.volume) missing.name = view.pod?.spec.volumes.find((volume) => volume.name === missing.volume)?.sourceName ?? missing.name;
-  const what = missing.key ? `the key "${missing.key}" of ${object} "${missing.name}"` : `${object} "${missing.name}"`;
-  return {
-    category: missing.verdict,
-    cause: `${what} that the pod references does not exist`,
-    evidence: [`${view.container ? containerPlace(view) : `pod ${view.pod?.name}`} is waiting: ${view.waiting ? stateLine(view.waiting) : 'not started'}`, ...(view.pod?.events ?? []).filter((event) => readMissingReference(event.message)).slice(0, 2).map(eventLine)],
-    confidence: 'high',
-  };
-}
-
-export function oomFinding(view: CaseView): Finding {
-  const container = view.container!;
-  const termination = view.termination!;
-  const limit = view.pod?.spec.containers.find((spec) => spec.name === container.name && spec.init === container.init)?.resources.limits?.memory;
-  return {
-    category: 'oom-killed',
-    cause: `${containerPlace(view)} is killed for exceeding its memory limit${limit ? ` of ${limit}` : ''}`,
-    evidence: [
-      `${containerPlace(view)} last terminated: OOMKilled (exit code ${termination.exitCode ?? 137}), restarts ${container.restartCount}${limit ? `; memory limit ${limit}` : ''}`,
-      ...logEvidence(view.gathered).slice(0, 2),
-      ...memorySettingEvidence(view),
-    ],
-    confidence: 'high',
-  };
-}
-
-/** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */
-export const MEMORY_SETTING = /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
-
-function memorySettingEvidence(view: CaseView): string[] {
-  const spec = view.pod?.spec.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);
-  if (!spec) return [];
-  const fromEnv = spec.env.filter((variable) => variable.value !== undefined && (MEMORY_SETTING.test(variable.name) || MEMORY_SETTING.test(variable.value))).map((variable) => `${variable.name}=${variable.value}`);
-  const fromArgs = [...(spec.command ?? []), ...(spec.args ?? [])].filter((argument) => MEMORY_SETTING.test(argument));
-  const settings = [...fromEnv, ...fromArgs].slice(0, 4);
-  return settings.length ? [`container ${spec.name} sets its runtime's memory: ${settings.join('; ')} (memory limit ${spec.resources.limits?.memory ?? 'none'})`] : [];
-}
-
-/** An init container that never finishes (waiting for something that does not come) keeps the pod in Init. */
-export function initStuckFinding(view: CaseView): Finding {
-  const container = view.container!;
-  const logLines = view.reading?.evidence ?? [];
-  const started = container.state.startedAt ? secondsAgo(container.state.startedAt, view.gathered) : undefined;
-  const command = view.pod?.spec.containers.find((spec) => spec.init && spec.name === container.name)?.command;
-  return {
-    category: 'init-failure',
-    cause: `init container ${container.name} has been running${started !== undefined ? ` for ${Math.round(started / 60)} minutes` : ''} without finishing, so the pod never starts`,
-    evidence: [
-      `pod ${view.pod?.name} is ${view.pod?.status}: init container ${container.name} still running${started !== undefined ? ` after ${Math.round(started / 60)} minutes` : ''}`,
-      ...(command?.length ? [`init container ${container.name} command: ${command.join(' ').slice(0, 300)}`] : []),
-      ...(logLines.length ? logLines.map((line) => `log: ${line}`) : logEvidence(view.gathered).slice(0, 2)),
-    ],
-    confidence: logLines.length ? 'high' : 'medium',
-  };
-}
+import { containerPlace } from './view.ts';
 
 /** The container keeps exiting, or cannot start, or is unready while its log names a dependency's failure. */
 export function isFailingProcess(view: CaseView): boolean {

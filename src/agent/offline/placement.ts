@@ -4,9 +4,8 @@
  * has there is misscheduled. Taints Kubernetes adds itself (node.kubernetes.io/*) are
  * tolerated by every DaemonSet.
  */
-import type { NodeSummaryData } from '../../../tools/list-nodes.ts';
-import type { Finding } from '../classify.ts';
-import type { Case } from '../gather.ts';
+import type { NodeSummaryData } from '../../tools/list-nodes.ts';
+import type { Case } from './case.ts';
 
 interface Taint {
   key: string;
@@ -48,20 +47,4 @@ export function untoleratedNodes(gathered: Case): { node: NodeSummaryData; taint
 /** A DaemonSet with pods on nodes it does not tolerate: the taint was added after they started. */
 export function isMisscheduled(gathered: Case): boolean {
   return untoleratedNodes(gathered).some((entry) => entry.pods.length > 0);
-}
-
-export function misscheduledFinding(gathered: Case): Finding {
-  const workload = gathered.workload!;
-  const nodes = untoleratedNodes(gathered);
-  const tolerations = gathered.daemonSet?.template.tolerations ?? [];
-  const taints = [...new Set(nodes.flatMap((entry) => entry.taints))];
-  return {
-    category: 'unschedulable-placement',
-    cause: `the nodes tainted ${taints.join(', ')} are closed to ${workload.kind} ${workload.namespace}/${workload.name}, which does not tolerate the taint: the pods it has there are misscheduled and new nodes get none`,
-    evidence: [
-      ...nodes.slice(0, 6).map((entry) => `node ${entry.node.name} has taint ${entry.taints.join(', ')} that ${workload.name} does not tolerate; ${entry.pods.length ? `its pod ${entry.pods.join(', ')} runs there (misscheduled)` : 'no pod of it runs there'}`),
-      `${workload.kind} ${workload.name} tolerations: ${tolerations.length ? tolerations.join(', ') : 'none'}`,
-    ],
-    confidence: 'high',
-  };
 }

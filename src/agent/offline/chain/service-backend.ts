@@ -1,0 +1,61 @@
+/**
+ * The hop from a Service a client cannot reach to what is behind it: a workload scaled to
+ * zero or refused its pods, a selector that matches no pod, or a broken backend pod, which
+ * is diagnosed in turn and followed on. Healthy backends leave the client's finding.
+ */
+import type { ServiceDetailsData } from '../../../tools/describe-service.ts';
+import type { WorkloadSummaryData } from '../../../tools/format/workloads.ts';
+import type { Case, Conclusion, Finding, WorkloadKind } from '../case.ts';
+import { classifyCase } from '../classify.ts';
+import { createGathering } from '../gather/gather-case.ts';
+import { pickWorstPod } from '../pods.ts';
+import type { Query } from '../query.ts';
+import { serviceFinding } from '../rules/service-selector.ts';
+import { clientEvidence, merge, withEvidence, type HopInput } from './hop.ts';
+
+/** A Service reached from a client: no pod behind it, a broken backend pod, or healthy backends (the client's own finding stands). */
+export function followService(input: HopInput & { service: ServiceDetailsData; trail: string }): Conclusion {
+  const { gathered, finding, query, service, trail } = input;
+  const client = clientEvidence(gathered, finding);
+  const readyCount = service.endpoints.ready.length;
+  if (Object.keys(service.selector).length > 0 && service.pods.total === 0) {
+    // No pod at all: a workload behind the selector that runs none (scaled to zero, or refused its pods), or a selector that matches nothing.
+    const owner = workloadBehind(service, query);
+    if (owner && owner.desired === 0) {
+      return { gathered, finding: withEvidence(finding, [`${trail}: it has no endpoints because ${owner.kind} ${owner.namespace}/${owner.name} is scaled to 0 replicas`]) };
+    }
+    if (owner) {
+      const backendCase: Case = { clusterNow: gathered.clusterNow, ...createGathering(query).workload({ kind: 'workload', workloadKind: owner.kind as WorkloadKind, namespace: owner.namespace, name: owner.name }) };
+      const backendFinding = classifyCase(backendCase);
+      if (backendFinding && backendFinding.category !== 'no-issue') return { gathered: backendCase, finding: merge(backendFinding, `${trail}, which has no pod: ${owner.kind} ${owner.namespace}/${owner.name} wants ${owner.desired} and has ${owner.ready} ready`, client) };
+    }
+    const backend: Finding = { ...serviceFinding({ ...gathered, service }), rule: 'service-selects-no-pod' };
+    return { gathered: { ...gathered, service }, finding: merge(backend, `${trail}, whose selector matches no pod`, client) };
+  }
+  const broken = pickWorstPod(service.pods.pods.filter((pod) => !pod.healthy));
+  if (!broken) {
+    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s), its pods are healthy`]) };
+  }
+  const backendCase: Case = { clusterNow: gathered.clusterNow, ...createGathering(query).pod({ namespace: broken.namespace, name: broken.name }, { focus: { kind: 'service', namespace: service.namespace, name: service.name }, service }) };
+  const backendFinding = classifyCase(backendCase);
+  if (!backendFinding || backendFinding.category === 'no-issue') {
+    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s); pod ${broken.name} is ${broken.status}`]) };
+  }
+  const deeper = input.follow(backendCase, backendFinding, query, input.hops);
+  const hop = `${trail} (${readyCount} ready endpoint(s)), then to its pod ${broken.name} (${broken.status})`;
+  return { gathered: deeper.gathered, finding: merge(deeper.finding, hop, client) };
+}
+
+/** The Deployment or StatefulSet whose pods the Service's selector would match (its own selector agrees with it). */
+function workloadBehind(service: ServiceDetailsData, query: Query): WorkloadSummaryData | undefined {
+  const deployments = query.data('list_deployments', { namespace: service.namespace });
+  const statefulSets = query.data('list_stateful_sets', { namespace: service.namespace });
+  query.barrier();
+  const wanted = Object.entries(service.selector);
+  return [...(deployments?.items ?? []), ...(statefulSets?.items ?? [])].find((workload) => {
+    if (workload.kind === 'ReplicaSet') return false;
+    const own = new Map(workload.selector.split(',').map((pair) => pair.split('=') as [string, string]));
+    const shared = wanted.filter(([key]) => own.has(key));
+    return shared.length > 0 && shared.every(([key, value]) => own.get(key) === value);
+  });
+}

@@ -1,0 +1,41 @@
+/**
+ * A Job or CronJob in focus: a CronJob's failed (else newest) Job, the Job's status and
+ * pods; a Job a CronJob made is the CronJob's failure, and when the failed Job's pods are
+ * gone, the CronJob's newer run shows how it fails.
+ */
+import type { FocusOf, Gathered } from '../case.ts';
+import type { Gathering } from './gathering.ts';
+import { missingField } from './missing.ts';
+import { followWorstPod } from './worst-pod.ts';
+
+export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): Gathered {
+  const { query } = gathering;
+  const { namespace, name, workloadKind } = focus;
+  const base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
+  let jobName = name;
+  if (workloadKind === 'CronJob') {
+    const cronJobs = query.data('list_cron_jobs', { namespace, name });
+    query.barrier();
+    const recent = cronJobs?.cronJobs[0]?.recentJobs ?? [];
+    const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
+    if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
+    jobName = pick.name;
+  }
+  const job = query.data('list_jobs', { namespace, name: jobName });
+  query.barrier();
+  if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}`, ...(jobName === name ? missingField({ kind: 'Job', namespace, name }, query.get('list_jobs', { namespace, name })) : {}) };
+  // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
+  const owner = job.jobs[0]?.owner;
+  const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
+  const known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
+  // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
+  if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
+    const newer = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0]?.recentJobs.find((candidate) => candidate.name !== jobName && candidate.state !== 'Complete');
+    query.barrier();
+    const next = newer ? query.data('list_jobs', { namespace, name: newer.name }) : undefined;
+    query.barrier();
+    const failing = next?.details?.pods.pods.filter((pod) => !pod.healthy) ?? [];
+    if (next?.details && failing.length > 0) return followWorstPod({ ...known, workloadPods: next.details.pods.pods, workloadEvents: [...job.details.events, ...next.details.events] }, next.details.pods.pods, gathering);
+  }
+  return followWorstPod(known, job.details.pods.pods, gathering);
+}

@@ -1,0 +1,32 @@
+/**
+ * From a workload's pods to the one most worth a look: in trouble now, or crashed within
+ * the last half hour; a pod stranded on a lost node hands over to that node.
+ */
+import type { PodSummaryData } from '../../../tools/format/pod-status.ts';
+import type { Gathered } from '../case.ts';
+import { pickWorstPod } from '../pods.ts';
+import type { Gathering } from './gathering.ts';
+
+/** Follows the pod most worth a look, when one is in trouble now or crashed within the last half hour. */
+export function followWorstPod(known: Gathered, pods: readonly PodSummaryData[], gathering: Gathering): Gathered {
+  const { query } = gathering;
+  // Pods stranded on a node (Terminating or Unknown there): if that node is lost, it is why the others are missing or Pending.
+  const stranded = pods.find((pod) => pod.node && STRANDED_STATUSES.has(pod.status));
+  if (stranded?.node) {
+    const node = query.data('list_nodes', { name: stranded.node })?.nodes[0];
+    query.barrier();
+    if (node && !node.ready) return gathering.node({ kind: 'node', name: node.name });
+  }
+  const now = query.clusterNow().getTime();
+  const recentlyFailed = (pod: PodSummaryData): boolean => {
+    const finished = pod.problem?.state.finishedAt ? Date.parse(pod.problem.state.finishedAt) : Number.NaN;
+    return !Number.isNaN(finished) && now - finished < RECENT_FAILURE_MS;
+  };
+  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod)));
+  if (!worst) return known;
+  return gathering.pod({ namespace: worst.namespace, name: worst.name }, known);
+}
+
+const RECENT_FAILURE_MS = 30 * 60 * 1000;
+
+const STRANDED_STATUSES = new Set(['Terminating', 'Unknown', 'NodeLost']);

@@ -1,0 +1,78 @@
+/**
+ * How a sentence names things: a name in full ("checkout-api", "checkout api") beats all of
+ * its words, which beat some of them; words match by their stem. The inventory's named
+ * things are candidates, and the one the words name best is picked.
+ */
+import type { Focus } from './case.ts';
+
+/** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
+export const GENERIC_PARTS = new Set(['default', 'pool', 'node', 'nodes', 'prod', 'production', 'staging', 'dev', 'main', 'system', 'the', 'app', 'service', 'server']);
+
+/** A named thing the inventory knows, which a sentence may mention. */
+export interface Candidate {
+  focus: Focus;
+  name: string;
+  namespace?: string;
+  unhealthy: boolean;
+}
+
+/**
+ * How strongly a sentence names `name`: the whole name ("checkout-api", or "checkout api")
+ * beats all of its words ("nightly ... report" for nightly-report), which beats some of them.
+ */
+export function mentionScore(name: string, text: string): number {
+  const lower = text.toLowerCase();
+  const words = new Set(lower.split(/[^a-z0-9]+/).filter((word) => word.length > 0));
+  const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
+  const spaced = escaped.replace(/-/g, '[ _-]');
+  if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;
+  const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));
+  if (parts.length === 0) return 0;
+  // Words match by their stem: "prices" names pricing-api, "payments" names payment-gateway.
+  const stems = new Set([...words].map(stem));
+  const matched = parts.filter((part) => words.has(part) || stems.has(stem(part))).length;
+  if (matched === parts.length) return 50 + matched * 5;
+  return matched > 0 ? (20 * matched) / parts.length : 0;
+}
+
+/** A word's stem for matching: the common English endings removed (pricing, prices, price -> pric). */
+export function stem(word: string): string {
+  for (const ending of ['ing', 'ers', 'er', 'ed', 'es', 's', 'e']) {
+    if (word.length - ending.length >= 4 && word.endsWith(ending)) return word.slice(0, -ending.length);
+  }
+  return word;
+}
+
+/** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
+export function pickMentioned(candidates: readonly Candidate[], text: string, namespaces: readonly string[]): Candidate | undefined {
+  const namedNamespaces = namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
+  // Words that name a namespace say where, not what: "in the shop namespace" names no node called shop-pool.
+  const withoutNamespaces = namedNamespaces.reduce((remaining, namespace) => remaining.replace(new RegExp(`\\b${escapeRegExp(namespace)}\\b`, 'gi'), ' '), text);
+  let best: { candidate: Candidate; score: number } | undefined;
+  let bestUnhealthy: { candidate: Candidate; score: number } | undefined;
+  for (const candidate of candidates) {
+    const whole = mentionScore(candidate.name, text);
+    // A partial match (some words of the name) counts only outside the namespace words.
+    let score = whole >= 90 ? whole : mentionScore(candidate.name, withoutNamespaces);
+    if (score === 0) continue;
+    // A namespace named outright narrows the search: a healthy partial namesake elsewhere is not what was meant.
+    if (score < 50 && !candidate.unhealthy && namedNamespaces.length > 0 && candidate.namespace && !namedNamespaces.includes(candidate.namespace)) continue;
+    if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
+    if (candidate.unhealthy) score += 8;
+    if (!best || score > best.score) best = { candidate, score };
+    if (candidate.unhealthy && (!bestUnhealthy || score > bestUnhealthy.score)) bestUnhealthy = { candidate, score };
+  }
+  // Words of a report name what fails: a failing namesake outranks a healthy partial match (not one named in full).
+  if (best && !best.candidate.unhealthy && best.score < 90 && bestUnhealthy) return bestUnhealthy.candidate;
+  return best?.candidate;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Namespaces the sentence names outright. */
+export function mentionedNamespaces(namespaces: readonly string[], text: string): string[] {
+  return namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
+}
