@@ -18,6 +18,7 @@ import { gatherCase } from './gather/gather-case.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import { NeedsAnswers, Query } from './query.ts';
 import { historyOf, latestChange, proposeRollback, relevantChanges, rollbackSentence, type Rollback } from './remediation.ts';
+import { enrichEvidence } from './enrich/enrich.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -38,7 +39,7 @@ export function createOfflineModel(): Model {
         if (finding) ({ gathered, finding } = followChain(gathered, finding, query));
         // Nothing visibly fails in a namespace someone reported: what its pods log now may say why.
         if (gathered.focus.kind === 'namespace' && (finding ? finding.category === 'no-issue' : gathered.notFound)) ({ gathered, finding } = lookAcrossNamespace(gathered, query) ?? { gathered, finding });
-        if (finding) extra = supplementEvidence(finding, gathered, query);
+        if (finding) extra = [...supplementEvidence(finding, gathered, query), ...enrichEvidence(finding, gathered, query)];
       } catch (error) {
         if (!(error instanceof NeedsAnswers)) throw error;
         if (!forced) return turn('Gathering the facts this needs.', query.wanted);

@@ -1,0 +1,25 @@
+/**
+ * The decisive facts added to a finding once its category and culprit are known: where
+ * the failing value is set, who the API refused and what binds it, both sides of a
+ * mismatch. Each enricher reads the case and may ask for a few more tool calls; none
+ * changes the category or the culprit. They run in the table's order, each line once.
+ */
+import type { Case, Finding } from '../case.ts';
+import type { Query } from '../query.ts';
+import { valueSourceEvidence } from './value-evidence.ts';
+
+export interface Enricher {
+  id: string;
+  /** What the lines it adds tell a person on call. */
+  tells: string;
+  lines(finding: Finding, gathered: Case, query: Query): string[];
+}
+
+export const ENRICHERS: readonly Enricher[] = [
+  { id: 'value-source', tells: 'where the value a failing line names is set, and the revision that changed it', lines: valueSourceEvidence },
+];
+
+export function enrichEvidence(finding: Finding, gathered: Case, query: Query): string[] {
+  const lines = ENRICHERS.flatMap((enricher) => enricher.lines(finding, gathered, query));
+  return [...new Set(lines)].filter((line) => !finding.evidence.includes(line));
+}
