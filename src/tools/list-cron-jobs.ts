@@ -4,6 +4,7 @@ import { namespaceName, objectName } from './names.ts';
 import { formatAge, toIso } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { failureFrom, resolveNamespaces, success } from './tool-results.ts';
+import { formatNotes, readNotes } from './format/notes.ts';
 import type { ReadTool } from './tool.ts';
 
 export interface CronJobSummaryData {
@@ -11,6 +12,8 @@ export interface CronJobSummaryData {
   name: string;
   schedule: string;
   suspended: boolean;
+  /** Annotations a person wrote (why it is suspended, a change ticket), redacted. */
+  notes?: Record<string, string>;
   active: number;
   lastScheduleTime?: string;
   lastSuccessfulTime?: string;
@@ -59,11 +62,13 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
           });
         const lastScheduleTime = toIso(cronJob.status?.lastScheduleTime);
         const lastSuccessfulTime = toIso(cronJob.status?.lastSuccessfulTime);
+        const notes = readNotes(cronJob.metadata);
         summaries.push({
           namespace: cronJob.metadata?.namespace ?? '',
           name: cronJob.metadata?.name ?? '',
           schedule: cronJob.spec?.schedule ?? '',
           suspended: cronJob.spec?.suspend ?? false,
+          ...(notes ? { notes } : {}),
           active: cronJob.status?.active?.length ?? 0,
           ...(lastScheduleTime ? { lastScheduleTime } : {}),
           ...(lastSuccessfulTime ? { lastSuccessfulTime } : {}),
@@ -81,7 +86,7 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
       const lastScheduled = cronJob.lastScheduleTime ? `${formatAge(cronJob.lastScheduleTime, now)} ago` : 'never';
       const lastSuccess = cronJob.lastSuccessfulTime ? `${formatAge(cronJob.lastSuccessfulTime, now)} ago` : 'never';
       const jobs = cronJob.recentJobs.map((job) => `${job.name} ${job.state}`).join(', ');
-      const line = `${cronJob.namespace}/${cronJob.name}: schedule "${cronJob.schedule}"${cronJob.suspended ? ', SUSPENDED' : ''}, active ${cronJob.active}, last scheduled ${lastScheduled}, last succeeded ${lastSuccess}, concurrency ${cronJob.concurrencyPolicy}, image ${cronJob.images.join(' ')}${jobs ? `\n  recent jobs: ${jobs}` : ''}`;
+      const line = `${cronJob.namespace}/${cronJob.name}: schedule "${cronJob.schedule}"${cronJob.suspended ? [', SUSPENDED', ...formatNotes(cronJob.notes)].join(', ') : ''}, active ${cronJob.active}, last scheduled ${lastScheduled}, last succeeded ${lastSuccess}, concurrency ${cronJob.concurrencyPolicy}, image ${cronJob.images.join(' ')}${jobs ? `\n  recent jobs: ${jobs}` : ''}`;
       if (!text.add(line)) break;
     }
     return success(text.finish('narrow with namespace or name.'), { total: summaries.length, cronJobs: summaries.slice(0, 200) } satisfies CronJobsData, text.truncated);

@@ -8,6 +8,7 @@ import { ageSeconds, formatAge } from './age.ts';
 import { readRevision } from './owners.ts';
 import { oneLine } from './pod-status.ts';
 import { formatLabelSelector } from './selectors.ts';
+import { formatNotes, readNotes } from './notes.ts';
 
 export interface WorkloadConditionData {
   type: string;
@@ -32,6 +33,8 @@ export interface WorkloadSummaryData {
   /** Deployment and ReplicaSet revision. */
   revision?: number;
   paused?: boolean;
+  /** Annotations a person wrote (why it is at 0, a change ticket), redacted; see readNotes. */
+  notes?: Record<string, string>;
   ageSeconds?: number;
   /** The controller: a ReplicaSet's Deployment. */
   owner?: { kind: string; name: string };
@@ -78,6 +81,7 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
   const revision = kind === 'Deployment' || kind === 'ReplicaSet' ? readRevision(workload.metadata) : undefined;
   const age = ageSeconds(workload.metadata?.creationTimestamp, now);
   const paused = kind === 'Deployment' && (workload as V1Deployment).spec?.paused === true;
+  const notes = kind === 'ReplicaSet' ? undefined : readNotes(workload.metadata);
   return {
     kind,
     namespace: workload.metadata?.namespace ?? '',
@@ -88,6 +92,7 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
     conditions,
     ...(revision !== undefined ? { revision } : {}),
     ...(paused ? { paused } : {}),
+    ...(notes ? { notes } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
     healthy: numbers.ready >= numbers.desired && !conditions.some(isBadCondition),
@@ -104,6 +109,8 @@ export function formatWorkloadLine(summary: WorkloadSummaryData, now: Date, opti
   if (summary.paused) parts.push('PAUSED');
   if (summary.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - summary.ageSeconds * 1000), now)}`);
   parts.push(`image ${summary.images.join(' ')}`);
+  // Why a workload runs nothing is what a person wrote on it; elsewhere the notes stay in the data.
+  if (summary.desired === 0 || summary.paused) parts.push(...formatNotes(summary.notes));
   const bad = summary.conditions.filter(isBadCondition);
   const conditions = bad.length ? `\n  ${bad.map((condition) => `${condition.type}=${condition.status} ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('\n  ')}` : '';
   return parts.join(', ') + conditions;
