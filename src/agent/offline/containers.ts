@@ -6,6 +6,7 @@
 import type { ContainerStateData, ContainerStatusData } from '../../tools/format/pod-status.ts';
 import type { Case } from './case.ts';
 import { secondsAgo } from './evidence.ts';
+import { readRestartHistory, type RestartHistory } from './history/restart-history.ts';
 
 /** The container in trouble: a failing init container first, then a waiting, crashed or unready one. */
 export function troubledContainer(containers: readonly ContainerStatusData[]): ContainerStatusData | undefined {
@@ -35,20 +36,21 @@ export function lastTermination(container: ContainerStatusData): ContainerStateD
 }
 
 /**
- * How often a container restarts: its restarts spread over the pod's life give the pace,
- * and a current run shorter than twice that interval is no recovery ("crashed 5 times in
- * 4 hours, up for 40 minutes" will crash again; "5 times in its first 10 minutes, up for
- * 3 hours since" has recovered).
+ * How often a container restarts, read through history/restart-history.ts: the pace of its
+ * restarts up to the last one, and whether the run now has outlived it ("crashed 14 times
+ * in 56 hours, up for 3 hours" will crash again; "3 times in its first hours, up for 2 days
+ * since" has recovered).
  */
-export function restartPace(container: ContainerStatusData, gathered: Case): { intervalSeconds: number; uptimeSeconds: number; recurring: boolean } | undefined {
+export function restartHistoryOf(container: ContainerStatusData, gathered: Case): RestartHistory | undefined {
   const age = gathered.pod?.ageSeconds;
   const started = container.state.state === 'running' && container.state.startedAt ? secondsAgo(container.state.startedAt, gathered) : undefined;
-  if (container.restartCount < RECURRING_RESTARTS || age === undefined || started === undefined) return undefined;
-  const intervalSeconds = age / (container.restartCount + 1);
-  // A handful of restarts over weeks (a database restart once) sets no pace.
-  return { intervalSeconds, uptimeSeconds: started, recurring: intervalSeconds <= MAX_RECURRING_INTERVAL_SECONDS && started < 2 * intervalSeconds };
+  if (age === undefined || started === undefined) return undefined;
+  const last = container.lastState?.state === 'terminated' ? container.lastState : undefined;
+  return readRestartHistory({
+    restartCount: container.restartCount,
+    podAgeSeconds: age,
+    runningForSeconds: started,
+    ...(last?.reason ? { lastReason: last.reason } : {}),
+    ...(last?.exitCode !== undefined ? { lastExitCode: last.exitCode } : {}),
+  });
 }
-
-const RECURRING_RESTARTS = 4;
-
-const MAX_RECURRING_INTERVAL_SECONDS = 6 * 3600;

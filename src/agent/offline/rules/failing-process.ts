@@ -6,7 +6,8 @@
  */
 import type { Category } from '../../diagnosis.ts';
 import type { CaseView, Finding } from '../case.ts';
-import { restartPace } from '../containers.ts';
+import { restartHistoryOf } from '../containers.ts';
+import { describeRestartHistory } from '../history/restart-history.ts';
 import { logEvidence, stateLine, stripLogPrefix } from '../evidence.ts';
 import { tellingScore } from '../log-signals.ts';
 import { containerPlace } from './view.ts';
@@ -40,10 +41,8 @@ export function failingProcessFinding(view: CaseView): Finding {
   // The line that says the most heads the summary.
   const telling = [...(reading?.evidence ?? [])].sort((left, right) => tellingScore(right) - tellingScore(left) || right.length - left.length)[0];
   const headline = telling ? stripLogPrefix(telling) : undefined;
-  const pace = restartPace(container!, view.gathered);
-  const paceLine = pace?.recurring
-    ? [`${containerPlace(view)} has restarted ${container!.restartCount} times, about every ${Math.round(pace.intervalSeconds / 60)} minutes; its current run has been up ${Math.round(pace.uptimeSeconds / 60)} minutes, so it has not recovered`]
-    : [];
+  const history = restartHistoryOf(container!, view.gathered);
+  const paceLine = history?.ongoing ? [`${containerPlace(view)}: ${describeRestartHistory(history)}`] : [];
   return {
     category,
     cause: `${cause}${headline ? `: "${headline}"` : ''}`,

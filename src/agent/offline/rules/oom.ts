@@ -5,6 +5,8 @@
  */
 import type { CaseView, Finding } from '../case.ts';
 import { logEvidence } from '../evidence.ts';
+import { restartHistoryOf } from '../containers.ts';
+import { describeRestartHistory } from '../history/restart-history.ts';
 import { containerPlace } from './view.ts';
 
 export function oomFinding(view: CaseView): Finding {
@@ -16,11 +18,18 @@ export function oomFinding(view: CaseView): Finding {
     cause: `${containerPlace(view)} is killed for exceeding its memory limit${limit ? ` of ${limit}` : ''}`,
     evidence: [
       `${containerPlace(view)} last terminated: OOMKilled (exit code ${termination.exitCode ?? 137}), restarts ${container.restartCount}${limit ? `; memory limit ${limit}` : ''}`,
+      ...restartHistoryEvidence(view, limit),
       ...logEvidence(view.gathered).slice(0, 2),
       ...memorySettingEvidence(view),
     ],
     confidence: 'high',
   };
+}
+
+/** A container that runs now but is killed again and again at a steady pace (a slow leak) has not recovered: its count and pace say so. */
+function restartHistoryEvidence(view: CaseView, limit: string | undefined): string[] {
+  const history = view.container ? restartHistoryOf(view.container, view.gathered) : undefined;
+  return history ? [`${containerPlace(view)}: ${describeRestartHistory(history, limit)}`] : [];
 }
 
 /** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */

@@ -3,7 +3,9 @@
  * warnings, and no pace of restarts that says it will crash again.
  */
 import type { Case, Finding } from '../case.ts';
-import { restartPace } from '../containers.ts';
+import { restartHistoryOf } from '../containers.ts';
+import { describeRestartHistory } from '../history/restart-history.ts';
+import { readFailingValues } from '../trace/failing-values.ts';
 import { isRecent, secondsAgo } from '../evidence.ts';
 
 const RECOVERED_AFTER_SECONDS = 30 * 60;
@@ -17,14 +19,11 @@ export function isRecovered(gathered: Case): boolean {
   for (const container of pod.containers) {
     const finished = container.lastState?.finishedAt;
     if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
-    // Killed for memory again and again: the limit is still too low, however quiet it is right now.
-    if (container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS) return false;
-    if (restartPace(container, gathered)?.recurring) return false;
+    // Recovered means the pace stopped: restarts at a steady pace (a slow leak) go on however quiet it is right now.
+    if (restartHistoryOf(container, gathered)?.ongoing) return false;
   }
   return true;
 }
-
-const RECURRING_OOM_RESTARTS = 3;
 
 export function recoveredFinding(gathered: Case): Finding {
   const pod = gathered.pod!;
@@ -37,8 +36,25 @@ export function recoveredFinding(gathered: Case): Finding {
     evidence: [
       `pod ${pod.name} is ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}`,
       ...(last ? [`its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`] : []),
+      ...restarted.flatMap((container) => {
+        const history = restartHistoryOf(container, gathered);
+        return history ? [`container ${container.name}: ${describeRestartHistory(history)}`] : [];
+      }),
+      ...pastFailure(gathered),
       ...(gathered.deployment ? [`Deployment ${gathered.deployment.summary.namespace}/${gathered.deployment.summary.name}: ${gathered.deployment.summary.ready}/${gathered.deployment.summary.desired} ready`] : []),
     ],
     confidence: 'medium',
   };
+}
+
+/** What the runs before the recovery logged: the dependency it lost, by name, when its errors name one. */
+function pastFailure(gathered: Case): string[] {
+  const errors = gathered.logs?.errorLines ?? [];
+  const current = new Set(gathered.currentLogLines ?? []);
+  const earlier = errors.filter((line) => !current.has(line));
+  const named = earlier.find((line) => readFailingValues(line).some((value) => value.kind === 'host' || value.kind === 'url'));
+  const line = named ?? earlier[earlier.length - 1];
+  if (!line) return [];
+  const hosts = readFailingValues(line).filter((value) => value.kind === 'host').map((value) => value.value);
+  return [`before it recovered, its earlier run logged${hosts.length ? ` a failure of ${hosts.join(', ')}` : ''}: ${line.trim().slice(0, 300)}`];
 }
