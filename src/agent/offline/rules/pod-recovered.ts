@@ -20,10 +20,15 @@ export function isRecovered(gathered: Case): boolean {
     const finished = container.lastState?.finishedAt;
     if (finished && (secondsAgo(finished, gathered) ?? 0) < RECOVERED_AFTER_SECONDS) return false;
     // Recovered means the pace stopped: restarts at a steady pace (a slow leak) go on however quiet it is right now.
-    if (restartHistoryOf(container, gathered)?.ongoing) return false;
+    const history = restartHistoryOf(container, gathered);
+    if (history?.ongoing) return false;
+    // Killed for memory again and again with no pace to read (or one too slow to call a pace): the limit is still too low.
+    if (!history && container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS) return false;
   }
   return true;
 }
+
+const RECURRING_OOM_RESTARTS = 3;
 
 export function recoveredFinding(gathered: Case): Finding {
   const pod = gathered.pod!;
