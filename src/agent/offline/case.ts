@@ -67,8 +67,19 @@ export interface WorkloadHistory {
 }
 
 /** Everything gathered about the incident, for the rules to judge. */
+/** A state a person chose, read from the workload's spec and notes (intent/deliberate-state.ts). */
+export interface Intent {
+  row: string;
+  state: string;
+  note?: string;
+  /** What it explains: `Service x has no endpoints because of it`. */
+  detail?: string;
+}
+
 export interface Case {
   focus: Focus;
+  /** The workload in focus (or behind the Service in focus) is where it is on purpose. */
+  intent?: Intent;
   /** The cluster's clock when the facts were read. */
   clusterNow: Date;
   /** The workload in question, when known: what a diagnosis names as culprit. */

@@ -15,7 +15,12 @@ export interface SchedulingReading {
   reasons: { verdict: SchedulingVerdict; nodes: number; text: string }[];
 }
 
-export function readSchedulingMessage(message: string): SchedulingReading {
+/**
+ * `pinnedToOneNode`: a DaemonSet's pod, which its controller pins to one node by node
+ * affinity; every other node "didn't match Pod's node affinity/selector" by design, so
+ * only the other reasons say why its own node refuses it.
+ */
+export function readSchedulingMessage(message: string, options: { pinnedToOneNode?: boolean } = {}): SchedulingReading {
   // Only the first sentence speaks of the nodes; "preemption: ..." repeats it for victims.
   const [availability = message] = message.split(/\bpreemption:/i);
   const afterColon = availability.includes(':') ? availability.slice(availability.indexOf(':') + 1) : availability;
@@ -26,6 +31,9 @@ export function readSchedulingMessage(message: string): SchedulingReading {
     if (!reason) continue;
     const count = /^(\d+)\s/.exec(part);
     reasons.push({ verdict: reason.verdict, nodes: count ? Number(count[1]) : 1, text: part.replace(/\.$/, '') });
+  }
+  if (options.pinnedToOneNode && reasons.some((reason) => !PINNING.test(reason.text))) {
+    for (let index = reasons.length - 1; index >= 0; index--) if (PINNING.test(reasons[index]!.text)) reasons.splice(index, 1);
   }
   if (reasons.length === 0) {
     const whole = REASONS.find((candidate) => candidate.pattern.test(availability));
@@ -38,3 +46,6 @@ export function readSchedulingMessage(message: string): SchedulingReading {
   const [verdict] = [...totals.entries()].sort((left, right) => right[1] - left[1] || (left[0] === 'unschedulable-resources' ? -1 : 1))[0]!;
   return { verdict, reasons };
 }
+
+/** How the scheduler words the nodes a pod's node affinity or selector excludes. */
+const PINNING = /didn't match (Pod's )?node (affinity|selector)|node\(s\) didn't match Pod's node affinity\/selector/i;

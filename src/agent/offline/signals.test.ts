@@ -77,3 +77,11 @@ test("Ruby's error line (message first, class in parentheses) is a crash and its
   assert.equal(reading.verdict, 'app-crash');
   assert.match(reading.evidence.join('\n'), /PendingMigrationError/);
 });
+
+test("a DaemonSet's pod is pinned to one node: the nodes its affinity excludes by design do not decide", () => {
+  const message = "0/6 nodes are available: 1 Insufficient memory, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 1 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.";
+  assert.equal(readSchedulingMessage(message).verdict, 'unschedulable-placement');
+  assert.equal(readSchedulingMessage(message, { pinnedToOneNode: true }).verdict, 'unschedulable-resources');
+  // A pinned pod whose only reason is its pinning is still a placement problem.
+  assert.equal(readSchedulingMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", { pinnedToOneNode: true }).verdict, 'unschedulable-placement');
+});

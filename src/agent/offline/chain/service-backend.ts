@@ -11,6 +11,7 @@ import { createGathering } from '../gather/gather-case.ts';
 import { pickWorstPod } from '../pods.ts';
 import type { Query } from '../query.ts';
 import { serviceFinding } from '../rules/service-selector.ts';
+import { workloadBehind } from '../gather/workload-behind.ts';
 import { clientEvidence, merge, withEvidence, type HopInput } from './hop.ts';
 
 /** A Service reached from a client: no pod behind it, a broken backend pod, or healthy backends (the client's own finding stands). */
@@ -46,16 +47,3 @@ export function followService(input: HopInput & { service: ServiceDetailsData; t
   return { gathered: deeper.gathered, finding: merge(deeper.finding, hop, client) };
 }
 
-/** The Deployment or StatefulSet whose pods the Service's selector would match (its own selector agrees with it). */
-function workloadBehind(service: ServiceDetailsData, query: Query): WorkloadSummaryData | undefined {
-  const deployments = query.data('list_deployments', { namespace: service.namespace });
-  const statefulSets = query.data('list_stateful_sets', { namespace: service.namespace });
-  query.barrier();
-  const wanted = Object.entries(service.selector);
-  return [...(deployments?.items ?? []), ...(statefulSets?.items ?? [])].find((workload) => {
-    if (workload.kind === 'ReplicaSet') return false;
-    const own = new Map(workload.selector.split(',').map((pair) => pair.split('=') as [string, string]));
-    const shared = wanted.filter(([key]) => own.has(key));
-    return shared.length > 0 && shared.every(([key, value]) => own.get(key) === value);
-  });
-}

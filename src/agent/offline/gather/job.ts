@@ -5,6 +5,7 @@
  */
 import type { FocusOf, Gathered } from '../case.ts';
 import type { Gathering } from './gathering.ts';
+import { intentOfCronJob } from './intent.ts';
 import { missingField } from './missing.ts';
 import { followWorstPod } from './worst-pod.ts';
 
@@ -16,8 +17,12 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   if (workloadKind === 'CronJob') {
     const cronJobs = query.data('list_cron_jobs', { namespace, name });
     query.barrier();
-    const recent = cronJobs?.cronJobs[0]?.recentJobs ?? [];
+    const cronJob = cronJobs?.cronJobs[0];
+    const intent = cronJob ? intentOfCronJob(cronJob) : undefined;
+    const recent = cronJob?.recentJobs ?? [];
     const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
+    // Suspended on purpose and no run of it failing: that is the answer.
+    if (intent && !recent.some((job) => job.state === 'Failed')) return { ...base, intent };
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
     jobName = pick.name;
   }

@@ -5,6 +5,7 @@
 import type { FocusOf, Gathered } from '../case.ts';
 import { pickWorstPod } from '../pods.ts';
 import type { Gathering } from './gathering.ts';
+import { intentBehindService } from './intent.ts';
 import { missingField } from './missing.ts';
 
 export function gatherForService(focus: FocusOf<'service'>, gathering: Gathering): Gathered {
@@ -19,5 +20,6 @@ export function gatherForService(focus: FocusOf<'service'>, gathering: Gathering
   if (worst && service.endpoints.ready.length === 0 && service.unmatchedTargetPorts.length > 0) return gathering.pod({ namespace: worst.namespace, name: worst.name }, { focus, service });
   // Every pod ready, yet the Service is alerted on (errors, latency): what its pods log says why.
   if (worst && service.endpoints.ready.length > 0) return gathering.pod({ namespace: worst.namespace, name: worst.name }, { focus, service }, { readHealthyLogs: true });
-  return { focus, service };
+  // No pod at all: the workload behind it may be at 0 on purpose, which is no outage.
+  return { focus, service, ...intentBehindService(service, query) };
 }

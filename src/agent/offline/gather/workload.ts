@@ -6,6 +6,7 @@
 import type { FocusOf, Gathered } from '../case.ts';
 import type { Gathering } from './gathering.ts';
 import { historyFrom } from './history.ts';
+import { intentOfWorkload } from './intent.ts';
 import { gatherForJob } from './job.ts';
 import { missingField } from './missing.ts';
 import { followWorstPod } from './worst-pod.ts';
@@ -18,7 +19,8 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
     const deployment = query.data('describe_deployment', { namespace, name });
     query.barrier();
     if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}`, ...missingField({ kind: 'Deployment', namespace, name }, query.get('describe_deployment', { namespace, name })) };
-    const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events };
+    const intent = intentOfWorkload(deployment.summary);
+    const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events, ...(intent ? { intent } : {}) };
     return followWorstPod(withDeployment, deployment.pods.pods, gathering);
   }
   if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
@@ -29,10 +31,12 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
     const nodes = workloadKind === 'DaemonSet' ? query.data('list_nodes', {}) : undefined;
     query.barrier();
     if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}`, ...missingField({ kind: workloadKind, namespace, name }, query.get(tool, { namespace, name })) };
-    const desired = listed.items.find((item) => item.name === name)?.desired ?? listed.details.pods.total;
+    const item = listed.items.find((candidate) => candidate.name === name);
+    const desired = item?.desired ?? listed.details.pods.total;
+    const intent = item ? intentOfWorkload(item) : undefined;
     const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
     const daemonSet = nodes ? { daemonSet: { template: listed.details.template, nodes: nodes.nodes } } : {};
-    return followWorstPod({ ...base, ...history, ...daemonSet, workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, gathering);
+    return followWorstPod({ ...base, ...history, ...daemonSet, ...(intent ? { intent } : {}), workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, gathering);
   }
   return gatherForJob(focus, gathering);
 }

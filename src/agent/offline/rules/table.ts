@@ -9,6 +9,7 @@
 import type { Rule } from '../case.ts';
 import { isMisscheduled } from '../placement.ts';
 import { misscheduledFinding } from './daemonset-misscheduled.ts';
+import { deliberateFinding, isDeliberate } from './deliberate-state.ts';
 import { failingProcessFinding, isFailingProcess } from './failing-process.ts';
 import { imagePullFinding, isImagePullWait } from './image-pull.ts';
 import { initStuckFinding } from './init-stuck.ts';
@@ -34,6 +35,15 @@ export const RULES: readonly Rule[] = [
     applies: ({ gathered, pod }) => gathered.node !== undefined && !gathered.node.healthy && (!pod || podSuffersFromNode(gathered)),
     explain: ({ gathered }) => nodeFinding(gathered),
     examples: { decides: ['worker-node-notready', 'orders-terminating-node-lost', 'node-memory-pressure-evictions', 'eks-node-lost-orders-capacity', 'gke-pid-pressure-catalog-threads'], doesNotDecide: ['payments-node-disk-pressure', 'gateway-go-panic'] },
+  },
+  {
+    id: 'deliberate-state',
+    category: 'no-issue',
+    priority: 960,
+    outranks: 'a workload at 0 replicas with a note that says why, a suspended CronJob or a paused rollout is what a person chose: the Service without endpoints or the Job that never runs is its consequence, not a fault',
+    applies: isDeliberate,
+    explain: deliberateFinding,
+    examples: { decides: ['fx-rates-exporter-decommissioned-no-endpoints', 'gdpr-erasure-cronjob-suspended-legal-hold#incident'], doesNotDecide: ['payments-gateway-selector', 'checkout-replicas-recovered', 'gpu-pool-scaled-to-zero'] },
   },
   {
     id: 'service-selects-no-pod',

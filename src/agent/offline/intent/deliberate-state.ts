@@ -1,0 +1,117 @@
+/**
+ * States a person chose: a workload at 0 replicas by a recorded change, a suspended
+ * CronJob, a paused rollout. What looks like an outage (a Service with no endpoints, a
+ * CronJob that never runs) is then what someone meant, and the answer is `no-issue` with
+ * the workload named and its note quoted. A state is deliberate only on record: 0 replicas
+ * with nothing that says why is not (a scale-down by mistake looks the same).
+ */
+
+export interface WorkloadIntent {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Replicas the workload asks for (a CronJob: undefined). */
+  desired?: number;
+  /** CronJob `spec.suspend`. */
+  suspended?: boolean;
+  /** Deployment `spec.paused`. */
+  paused?: boolean;
+  /** The workload's own annotations, `kubernetes.io/change-cause` included. */
+  annotations: Record<string, string>;
+}
+
+export interface Deliberate {
+  row: string;
+  /** `Deployment shop/ledger is scaled to 0 on purpose` */
+  state: string;
+  /** The annotation that says why, quoted (`key: value`), when one does. */
+  note?: string;
+}
+
+export interface IntentRow {
+  id: string;
+  means: string;
+  read(workload: WorkloadIntent): Deliberate | undefined;
+  examples: { match: Array<{ workload: WorkloadIntent; says: RegExp }>; noMatch: WorkloadIntent[] };
+}
+
+/** Words that record a decision, in an annotation's key or value. */
+const DECISION = /decommission|retir(ed|e)\b|sunset|deprecat|replaced by|migrat(ed|ing) to|scaled? (down )?to (0|zero)|--replicas[= ]0\b|\bpaused?\b|do not (scale|start|restart)|don'?t (scale|start)|keep (it )?(off|down|at 0)|disabled?\b|maintenance|freeze|on hold|suspend|\b(CHG|CR|RFC|CHANGE|TICKET|OPS|INC)[-_ ]?\d+|change (request|ticket)/i;
+/** Annotations that tools and controllers write: they record no person's decision. */
+const MACHINE_KEYS = /^(deployment\.kubernetes\.io\/|kubectl\.kubernetes\.io\/last-applied|meta\.helm\.sh\/|argocd\.argoproj\.io\/|autoscaling\.alpha)/;
+
+/** The annotation that records a decision, as `key: value`. */
+function decisionNote(annotations: Record<string, string>): string | undefined {
+  for (const [key, value] of Object.entries(annotations)) {
+    if (MACHINE_KEYS.test(key)) continue;
+    if (DECISION.test(value) || DECISION.test(key)) return `${key}: ${value.slice(0, 200)}`;
+  }
+  return undefined;
+}
+
+function label(workload: WorkloadIntent): string {
+  return `${workload.kind} ${workload.namespace}/${workload.name}`;
+}
+
+export const INTENT_ROWS: readonly IntentRow[] = [
+  {
+    id: 'scaled-to-zero-on-record',
+    means: 'the workload asks for 0 replicas and an annotation or change-cause says why',
+    read(workload) {
+      if (workload.desired !== 0) return undefined;
+      const note = decisionNote(workload.annotations);
+      return note ? { row: 'scaled-to-zero-on-record', state: `${label(workload)} is scaled to 0 replicas on purpose`, note } : undefined;
+    },
+    examples: {
+      match: [
+        { workload: intent({ desired: 0, annotations: { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471' } }), says: /scaled to 0 .*CHG-4471/ },
+        { workload: intent({ desired: 0, annotations: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' } }), says: /decommissioned: 2026-11-20, replaced by ledger-v2/ },
+      ],
+      noMatch: [intent({ desired: 0, annotations: {} }), intent({ desired: 0, annotations: { 'kubernetes.io/change-cause': 'bump image to 2.4.1' } }), intent({ desired: 3, annotations: { 'ops.example.com/note': 'do not scale' } })],
+    },
+  },
+  {
+    id: 'suspended-cronjob',
+    means: 'a CronJob with spec.suspend: true schedules nothing, by design',
+    read(workload) {
+      if (workload.kind !== 'CronJob' || !workload.suspended) return undefined;
+      const note = decisionNote(workload.annotations);
+      return { row: 'suspended-cronjob', state: `${label(workload)} is suspended (spec.suspend: true), so it schedules no Job`, ...(note ? { note } : {}) };
+    },
+    examples: {
+      match: [{ workload: intent({ kind: 'CronJob', suspended: true, annotations: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ }],
+      noMatch: [intent({ kind: 'CronJob', suspended: false, annotations: {} })],
+    },
+  },
+  {
+    id: 'paused-rollout',
+    means: 'a Deployment whose rollout is paused (spec.paused: true) holds its new revision back, by design',
+    read(workload) {
+      if (workload.kind !== 'Deployment' || !workload.paused) return undefined;
+      const note = decisionNote(workload.annotations);
+      return { row: 'paused-rollout', state: `${label(workload)} has its rollout paused (spec.paused: true)`, ...(note ? { note } : {}) };
+    },
+    examples: {
+      match: [{ workload: intent({ paused: true, desired: 3, annotations: {} }), says: /rollout paused/ }],
+      noMatch: [intent({ paused: false, desired: 3, annotations: {} })],
+    },
+  },
+];
+
+/** The decision the workload's spec and annotations record, if any. */
+export function readDeliberateState(workload: WorkloadIntent): Deliberate | undefined {
+  for (const row of INTENT_ROWS) {
+    const found = row.read(workload);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** `Deployment shop/ledger is scaled to 0 replicas on purpose (ops.example.com/decommissioned: ...)`. */
+export function describeDeliberate(deliberate: Deliberate): string {
+  return deliberate.note ? `${deliberate.state} (${deliberate.note})` : deliberate.state;
+}
+
+function intent(fields: Partial<WorkloadIntent>): WorkloadIntent {
+  return { kind: 'Deployment', namespace: 'ledger', name: 'ledger-api', annotations: {}, ...fields };
+}
