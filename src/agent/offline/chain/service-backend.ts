@@ -4,12 +4,10 @@
  * is diagnosed in turn and followed on. Healthy backends leave the client's finding.
  */
 import type { ServiceDetailsData } from '../../../tools/describe-service.ts';
-import type { WorkloadSummaryData } from '../../../tools/format/workloads.ts';
 import type { Case, Conclusion, Finding, WorkloadKind } from '../case.ts';
 import { classifyCase } from '../classify.ts';
 import { createGathering } from '../gather/gather-case.ts';
 import { pickWorstPod } from '../pods.ts';
-import type { Query } from '../query.ts';
 import { serviceFinding } from '../rules/service-selector.ts';
 import { workloadBehind } from '../gather/workload-behind.ts';
 import { clientEvidence, merge, withEvidence, type HopInput } from './hop.ts';
