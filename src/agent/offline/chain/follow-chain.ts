@@ -16,6 +16,7 @@ import { followDependencyHost } from './dependency-host.ts';
 import { MAX_HOPS } from './hop.ts';
 import { lookAcrossHealthyNamespace, lookBehindHealthy } from './look-behind-healthy.ts';
 import { followProvisioner } from './provisioner.ts';
+import { followWaitingContainer, waitingContainer } from './waiting-container.ts';
 
 /** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
 export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
@@ -23,6 +24,9 @@ export function followChain(gathered: Case, finding: Finding, query: Query, hops
   if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0) return lookBehindHealthy(hop);
   if (finding.category === 'pvc-unbound' && gathered.pod && hops < MAX_HOPS) return followProvisioner(hop);
   const pod = gathered.pod;
+  // An init container that waits on a dependency is its client: where it waits leads on.
+  const waiting = hops < MAX_HOPS && finding.category === 'init-failure' ? waitingContainer(gathered) : undefined;
+  if (waiting) return followWaitingContainer({ ...hop, ...waiting });
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);
   const dnsFailure = lines.find((line) => isClusterDnsFailure(line));
