@@ -12,7 +12,8 @@ import { followService } from './service-backend.ts';
 export function followDependencyHost(input: HopInput & { pod: PodDetailsData; lines: readonly string[] }): Conclusion {
   const { gathered, finding, query, hops, pod, lines } = input;
   const named = lines.map((line) => ({ line, target: readDependencyTarget(line) })).find((entry) => entry.target);
-  if (!named?.target) return { gathered, finding };
+  // Loopback is the pod itself (a sidecar): no Service stands behind it.
+  if (!named?.target || LOOPBACK.test(named.target.host)) return { gathered, finding };
   const host = named.target.port ? `${named.target.host}:${named.target.port}` : named.target.host;
   const resolved = query.data('resolve_host', { host, namespace: pod.namespace });
   query.barrier();
@@ -26,3 +27,5 @@ export function followDependencyHost(input: HopInput & { pod: PodDetailsData; li
   const trail = `followed ${named.target.host} from the log of pod ${pod.name} to Service ${resolved.service.namespace}/${resolved.service.name}`;
   return followService({ gathered, finding, query, follow: input.follow, hops: hops + 1, service: resolved.service, trail });
 }
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;

@@ -6,6 +6,7 @@
  */
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
+import { sidecarEvidence } from './sidecar-evidence.ts';
 import { valueSourceEvidence } from './value-evidence.ts';
 
 export interface Enricher {
@@ -17,6 +18,7 @@ export interface Enricher {
 
 export const ENRICHERS: readonly Enricher[] = [
   { id: 'value-source', tells: 'where the value a failing line names is set, and the revision that changed it', lines: valueSourceEvidence },
+  { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },
 ];
 
 export function enrichEvidence(finding: Finding, gathered: Case, query: Query): string[] {

@@ -64,6 +64,8 @@ function readConfigMaps(container: ContainerSpecData, spec: PodTemplateData, nam
     if (volume.kind === 'configMap' && volume.sourceName) names.add(volume.sourceName);
     for (const source of volume.sources ?? []) if (source.kind === 'configMap') names.add(source.sourceName);
   }
+  // Every pod mounts the cluster's CA bundle: it sets no value of the app's.
+  names.delete('kube-root-ca.crt');
   const read = [...names].slice(0, MAX_CONFIG_MAPS).map((name) => query.data('list_config_maps', { namespace, name }));
   query.barrier();
   return read.flatMap((data) => data?.configMaps ?? []);
