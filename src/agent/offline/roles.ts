@@ -10,6 +10,8 @@ export interface Role {
   symptom: RegExp;
   /** Names of the workloads that play the role. */
   players: RegExp;
+  /** With no player failing, the node agent that plays it is still the lead (a DaemonSet ships the logs even when it looks well). */
+  agentFallback?: boolean;
   examples: { reports: string[]; doesNotReport: string[]; players: string[]; notPlayers: string[] };
 }
 
@@ -17,6 +19,7 @@ export const ROLES: readonly Role[] = [
   {
     id: 'log-shipping',
     symptom: /\b(no|missing|lost|stopped|gaps? in)\b[^.]*\blogs?\b|\blogs?\b[^.]*\b(missing|not (arriving|showing|shipped|coming)|stopped|gone|empty)\b/i,
+    agentFallback: true,
     players: /fluent-?bit|fluentd|\balloy\b|promtail|\bvector\b|filebeat|logstash|otel-?collector|opentelemetry-collector|datadog-agent|grafana-agent/i,
     examples: {
       reports: ['no logs in grafana from any node since about 12:50', 'logs from the new ingest nodes are missing in Loki since this morning'],
@@ -28,12 +31,35 @@ export const ROLES: readonly Role[] = [
   {
     id: 'metrics-scraping',
     symptom: /\b(no|missing|stale|stopped)\b[^.]*\b(metrics|data points?|series)\b|\b(metrics|dashboards?)\b[^.]*\b(missing|empty|no data|stale|flat ?lined?|gaps?)\b/i,
+    agentFallback: true,
     players: /prometheus(?!-operator)|node-exporter|kube-state-metrics|\balloy\b|otel-?collector|grafana-agent|vmagent|datadog-agent/i,
     examples: {
       reports: ['dashboards show no data for the payments service since noon', 'metrics from the new nodes are missing'],
       doesNotReport: ['payments is slow', 'no logs in grafana'],
       players: ['prometheus-kube-prometheus-stack-prometheus', 'node-exporter'],
       notPlayers: ['grafana', 'prometheus-operator'],
+    },
+  },
+  {
+    id: 'mail-delivery',
+    symptom: /\b(e-?mails?|mails?|notifications?)\b[^.]*\b(never|not|no longer|stopped|missing|delayed|arriv\w*|bounc\w*|stuck)\b|\b(no|never|missing)\b[^.]*\be-?mails?\b/i,
+    players: /notif|mailer|e-?mail|smtp|postfix|mail/i,
+    examples: {
+      reports: ['users say password reset emails never arrive since ~7am', 'order confirmation mails stopped going out'],
+      doesNotReport: ['the mail relay logs spam rejects', 'checkout is slow'],
+      players: ['notification-router', 'email-sender', 'mailer-worker'],
+      notPlayers: ['checkout-api', 'billing-sync'],
+    },
+  },
+  {
+    id: 'queue-consumers',
+    symptom: /\bno consumers?\b|\b0 consumers\b|\bconsumer (lag|group)\b[^.]*\b(grow\w*|high|behind)\b|\bqueue\b[^.]*\b(piling|backing|backlog|growing|stuck|not (draining|consumed))|\b(piling|backing) up\b/i,
+    players: /worker|consumer|processor|listener|subscriber|handler|ingest(er|or)/i,
+    examples: {
+      reports: ['Queue claims.ingest has 17021 ready messages and 0 consumers', 'the intake queue is piling up', 'consumer lag keeps growing on orders'],
+      doesNotReport: ['queue service is healthy', 'the worker logs are full of timeouts'],
+      players: ['claims-api-worker', 'orders-consumer', 'event-processor'],
+      notPlayers: ['claims-rabbitmq', 'claims-api'],
     },
   },
 ];

@@ -93,8 +93,8 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
     const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
     if (twin) return twin.focus;
   }
-  // "No logs in Grafana": the words name where the person looked; the component whose job failed is the lead.
-  const player = trigger.spoken ? rolePlayer(candidates, trigger.text, named) : undefined;
+  // "No logs in Grafana", "queue has no consumers": the words name where the trouble shows; the component whose job failed is the lead.
+  const player = rolePlayer(candidates, trigger.text, named, trigger.spoken);
   if (player) return player.focus;
   if (named) return named.focus;
   const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
@@ -106,8 +106,12 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
 }
 
 /** The workload that plays the role the report's symptom points at, failing first, when the named one is healthy or nothing is named. */
-function rolePlayer(candidates: readonly Candidate[], text: string, named: Candidate | undefined): Candidate | undefined {
+function rolePlayer(candidates: readonly Candidate[], text: string, named: Candidate | undefined, spoken: boolean): Candidate | undefined {
   if (named?.unhealthy) return undefined;
-  const players = rolesReported(text).flatMap((role) => candidates.filter((candidate) => candidate.focus.kind === 'workload' && role.players.test(candidate.name)));
-  return players.find((candidate) => candidate.unhealthy) ?? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet');
+  const roles = rolesReported(text);
+  const players = roles.flatMap((role) => candidates.filter((candidate) => candidate.focus.kind === 'workload' && role.players.test(candidate.name)));
+  const failing = players.find((candidate) => candidate.unhealthy);
+  // A node agent plays its role even when it looks well, but only a person's report is read that way.
+  const agents = spoken && roles.some((role) => role.agentFallback) ? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet') : undefined;
+  return failing ?? agents;
 }
