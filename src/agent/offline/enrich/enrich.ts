@@ -6,6 +6,7 @@
  */
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
+import { addressNameEvidence } from './address-names.ts';
 import { sidecarEvidence } from './sidecar-evidence.ts';
 import { valueSourceEvidence } from './value-evidence.ts';
 
@@ -18,6 +19,7 @@ export interface Enricher {
 
 export const ENRICHERS: readonly Enricher[] = [
   { id: 'value-source', tells: 'where the value a failing line names is set, and the revision that changed it', lines: valueSourceEvidence },
+  { id: 'address-names', tells: 'the Service or pod behind an IP address a failing line names', lines: addressNameEvidence },
   { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },
 ];
 

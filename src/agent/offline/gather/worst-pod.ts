@@ -4,6 +4,7 @@
  */
 import type { PodSummaryData } from '../../../tools/format/pod-status.ts';
 import type { Gathered } from '../case.ts';
+import { readRestartHistory } from '../history/restart-history.ts';
 import { pickWorstPod } from '../pods.ts';
 import type { Gathering } from './gathering.ts';
 
@@ -22,7 +23,14 @@ export function followWorstPod(known: Gathered, pods: readonly PodSummaryData[],
     const finished = pod.problem?.state.finishedAt ? Date.parse(pod.problem.state.finishedAt) : Number.NaN;
     return !Number.isNaN(finished) && now - finished < RECENT_FAILURE_MS;
   };
-  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod)));
+  // A pod that runs now but restarts at a steady pace (a slow leak) is in trouble however quiet it looks.
+  const restartsAtPace = (pod: PodSummaryData): boolean => {
+    const finished = pod.problem?.state.finishedAt ?? pod.lastTermination?.state.finishedAt;
+    if (!finished || pod.ageSeconds === undefined) return false;
+    const history = readRestartHistory({ restartCount: pod.restarts, podAgeSeconds: pod.ageSeconds, runningForSeconds: Math.max(0, (now - Date.parse(finished)) / 1000) });
+    return history?.ongoing === true;
+  };
+  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod) || restartsAtPace(pod)));
   if (!worst) return known;
   return gathering.pod({ namespace: worst.namespace, name: worst.name }, known);
 }
