@@ -2,6 +2,7 @@
  * `describe_deployment`: a Deployment's replicas and conditions, its current pod template,
  * its pods by status, the latest revisions with the newest change, and its events.
  */
+import { formatNotes } from './format/notes.ts';
 import { z } from 'zod';
 import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
@@ -96,7 +97,7 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
     const counts = [`ready ${summary.ready}/${summary.desired}`, `updated ${summary.updated ?? '?'}`, `available ${summary.available ?? '?'}`];
     // The default rolling update (25% / 25%) goes without saying.
     const strategyText = strategy === 'RollingUpdate maxUnavailable=25% maxSurge=25%' ? 'RollingUpdate' : strategy;
-    text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategyText}, selector ${summary.selector}`);
+    text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategyText}, selector ${summary.selector}${summary.desired === 0 || summary.paused ? formatNotes(summary.notes).map((note) => `, ${note}`).join('') : ''}`);
     for (const condition of summary.conditions) {
       // A condition that holds for its usual reason says nothing its message adds to.
       const said = (condition.status === 'True' && SETTLED_REASONS.has(condition.reason ?? '')) || BOILERPLATE_REASONS.has(condition.reason ?? '');
