@@ -2,6 +2,7 @@
  * Every tool through the real client against the mock cluster, on the public scenarios:
  * the evidence a diagnosis needs must be in what the tools return.
  */
+import type { PodDetailsData } from '../src/tools/describe-pod.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -61,7 +62,14 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
     await run('list_events', { namespace });
     const ownPods = pods.pods.filter((pod) => pod.name === alertPod || pod.name.startsWith(`${culprit.name}-`));
     for (const pod of ownPods.slice(0, 3)) {
-      await run('describe_pod', { namespace, name: pod.name });
+      const described = await run('describe_pod', { namespace, name: pod.name });
+      // The ConfigMaps the pod reads are where its configuration's values are: `kubectl get configmap NAME -o yaml`.
+      const spec = described.ok ? (described.data as PodDetailsData).spec : undefined;
+      const configMaps = new Set([
+        ...(spec?.containers ?? []).flatMap((container) => [...container.envFrom.filter((source) => source.kind === 'configMapRef').map((source) => source.name), ...container.env.flatMap((variable) => (variable.source?.kind === 'configMapKeyRef' && variable.source.name ? [variable.source.name] : []))]),
+        ...(spec?.volumes ?? []).flatMap((volume) => (volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [])),
+      ]);
+      for (const name of [...configMaps].slice(0, 3)) await run('list_config_maps', { namespace, name });
       await run('get_pod_logs', { namespace, name: pod.name });
       if (pod.restarts > 0) await run('get_pod_logs', { namespace, name: pod.name, previous: true });
     }
