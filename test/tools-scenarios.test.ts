@@ -2,7 +2,6 @@
  * Every tool through the real client against the mock cluster, on the public scenarios:
  * the evidence a diagnosis needs must be in what the tools return.
  */
-import type { PodDetailsData } from '../src/tools/describe-pod.ts';
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

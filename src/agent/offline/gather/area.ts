@@ -11,6 +11,7 @@ import { isMisscheduled } from '../placement.ts';
 import { pickWorstPod, workloadOfPod } from '../pods.ts';
 import type { Query } from '../query.ts';
 import type { Gathering } from './gathering.ts';
+import { restartsAtPace } from './worst-pod.ts';
 import { workloadRefusedByQuota } from './quota.ts';
 
 export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering: Gathering): Gathered {
@@ -18,7 +19,8 @@ export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering
   const pods = focus.kind === 'namespace' ? namespacePods(focus.namespace, query) : query.data('list_pods', {});
   const nodes = query.data('list_nodes', {});
   query.barrier();
-  const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy);
+  const now = query.clusterNow().getTime();
+  const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy || restartsAtPace(pod, now));
   // Several pods failing at once on a node that is itself unwell: the node is the story.
   const sick = (nodes?.nodes ?? []).filter((node) => !node.healthy);
   for (const node of sick) {

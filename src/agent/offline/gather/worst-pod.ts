@@ -23,14 +23,7 @@ export function followWorstPod(known: Gathered, pods: readonly PodSummaryData[],
     const finished = pod.problem?.state.finishedAt ? Date.parse(pod.problem.state.finishedAt) : Number.NaN;
     return !Number.isNaN(finished) && now - finished < RECENT_FAILURE_MS;
   };
-  // A pod that runs now but restarts at a steady pace (a slow leak) is in trouble however quiet it looks.
-  const restartsAtPace = (pod: PodSummaryData): boolean => {
-    const finished = pod.problem?.state.finishedAt ?? pod.lastTermination?.state.finishedAt;
-    if (!finished || pod.ageSeconds === undefined) return false;
-    const history = readRestartHistory({ restartCount: pod.restarts, podAgeSeconds: pod.ageSeconds, runningForSeconds: Math.max(0, (now - Date.parse(finished)) / 1000) });
-    return history?.ongoing === true;
-  };
-  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod) || restartsAtPace(pod)));
+  const worst = pickWorstPod(pods.filter((pod) => !pod.healthy || recentlyFailed(pod) || restartsAtPace(pod, now)));
   if (!worst) return known;
   return gathering.pod({ namespace: worst.namespace, name: worst.name }, known);
 }
@@ -38,3 +31,11 @@ export function followWorstPod(known: Gathered, pods: readonly PodSummaryData[],
 const RECENT_FAILURE_MS = 30 * 60 * 1000;
 
 const STRANDED_STATUSES = new Set(['Terminating', 'Unknown', 'NodeLost']);
+
+/** A pod that runs now but restarts at a steady pace (a slow leak) is in trouble however quiet it looks. */
+export function restartsAtPace(pod: PodSummaryData, now: number): boolean {
+  const finished = pod.problem?.state.finishedAt ?? pod.lastTermination?.state.finishedAt;
+  if (!finished || pod.ageSeconds === undefined) return false;
+  const history = readRestartHistory({ restartCount: pod.restarts, podAgeSeconds: pod.ageSeconds, runningForSeconds: Math.max(0, (now - Date.parse(finished)) / 1000) });
+  return history?.ongoing === true;
+}
