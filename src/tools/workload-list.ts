@@ -77,7 +77,8 @@ export function createWorkloadListTool<Name extends string>(definition: { kind: 
       for (const note of notes) text.add(note);
       // Listing many, a workload that is fully ready has nothing to tell but its name: those are named per namespace.
       const listingMany = args.name === undefined;
-      const quiet = listingMany ? summaries.filter((summary) => summary.healthy) : [];
+      // One at 0 replicas (or paused) with a person's note about why has that to tell.
+      const quiet = listingMany ? summaries.filter((summary) => summary.healthy && !(summary.notes && (summary.desired === 0 || summary.paused))) : [];
       let complete = true;
       for (const summary of summaries) {
         if (quiet.includes(summary)) continue;
