@@ -43,7 +43,7 @@ export const ROLES: readonly Role[] = [
   {
     id: 'mail-delivery',
     symptom: /\b(e-?mails?|mails?|notifications?)\b[^.]*\b(never|not|no longer|stopped|missing|delayed|arriv\w*|bounc\w*|stuck)\b|\b(no|never|missing)\b[^.]*\be-?mails?\b/i,
-    players: /notif|mailer|e-?mail|smtp|postfix|mail/i,
+    players: /notif|mail|smtp|postfix/i,
     examples: {
       reports: ['users say password reset emails never arrive since ~7am', 'order confirmation mails stopped going out'],
       doesNotReport: ['the mail relay logs spam rejects', 'checkout is slow'],

@@ -48,4 +48,4 @@ export function readSchedulingMessage(message: string, options: { pinnedToOneNod
 }
 
 /** How the scheduler words the nodes a pod's node affinity or selector excludes. */
-const PINNING = /didn't match (Pod's )?node (affinity|selector)|node\(s\) didn't match Pod's node affinity\/selector/i;
+const PINNING = /didn't match (Pod's )?node (affinity|selector)/i;

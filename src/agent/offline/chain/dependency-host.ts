@@ -6,6 +6,7 @@
 import type { PodDetailsData } from '../../../tools/describe-pod.ts';
 import type { Conclusion } from '../case.ts';
 import { readDependencyTarget } from '../signals/targets.ts';
+import { isLoopbackHost } from '../trace/loopback.ts';
 import { withEvidence, type HopInput } from './hop.ts';
 import { followService } from './service-backend.ts';
 
@@ -13,7 +14,7 @@ export function followDependencyHost(input: HopInput & { pod: PodDetailsData; li
   const { gathered, finding, query, hops, pod, lines } = input;
   const named = lines.map((line) => ({ line, target: readDependencyTarget(line) })).find((entry) => entry.target);
   // Loopback is the pod itself (a sidecar): no Service stands behind it.
-  if (!named?.target || LOOPBACK.test(named.target.host)) return { gathered, finding };
+  if (!named?.target || isLoopbackHost(named.target.host)) return { gathered, finding };
   const host = named.target.port ? `${named.target.host}:${named.target.port}` : named.target.host;
   const resolved = query.data('resolve_host', { host, namespace: pod.namespace });
   query.barrier();
@@ -27,5 +28,3 @@ export function followDependencyHost(input: HopInput & { pod: PodDetailsData; li
   const trail = `followed ${named.target.host} from the log of pod ${pod.name} to Service ${resolved.service.namespace}/${resolved.service.name}`;
   return followService({ gathered, finding, query, follow: input.follow, hops: hops + 1, service: resolved.service, trail });
 }
-
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/;

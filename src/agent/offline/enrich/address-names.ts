@@ -5,9 +5,9 @@
  */
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
+import { isLoopbackHost } from '../trace/loopback.ts';
 
 const ADDRESS = /\b((?:\d{1,3}\.){3}\d{1,3}):(\d{2,5})\b/g;
-const LOOPBACK = /^(127\.|0\.0\.0\.0)/;
 const MAX_ADDRESSES = 2;
 
 export function addressNameEvidence(finding: Finding, gathered: Case, query: Query): string[] {
@@ -16,7 +16,7 @@ export function addressNameEvidence(finding: Finding, gathered: Case, query: Que
   const addresses = new Set<string>();
   for (const line of finding.evidence) {
     if (!/\blog\b|logged|log:/.test(line)) continue;
-    for (const match of line.matchAll(ADDRESS)) if (!LOOPBACK.test(match[1]!)) addresses.add(`${match[1]}:${match[2]}`);
+    for (const match of line.matchAll(ADDRESS)) if (!isLoopbackHost(match[1]!)) addresses.add(`${match[1]}:${match[2]}`);
   }
   const wanted = [...addresses].slice(0, MAX_ADDRESSES).map((host) => ({ host, resolved: query.data('resolve_host', { host, namespace }) }));
   query.barrier();

@@ -11,8 +11,8 @@ import type { ResolvedHostData } from '../../../tools/resolve-host.ts';
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
 import { historyOf, latestChange } from '../remediation.ts';
-import { troubledContainer } from '../containers.ts';
-import { readFailingValues, type FailingValue } from '../trace/failing-values.ts';
+import { viewCase } from '../rules/view.ts';
+import { readFailingValuesIn, type FailingValue } from '../trace/failing-values.ts';
 import { describeValueSources, traceValues } from '../trace/value-source.ts';
 
 /** The categories whose failing line names a value the spec may have set. */
@@ -23,7 +23,7 @@ const MAX_LINES = 3;
 export function valueSourceEvidence(finding: Finding, gathered: Case, query: Query): string[] {
   const pod = gathered.pod;
   if (!pod || !TRACED.has(finding.category)) return [];
-  const status = troubledContainer(pod.containers) ?? pod.containers.find((candidate) => !candidate.init && candidate.name === gathered.logs?.container);
+  const status = viewCase(gathered).container;
   const container = pod.spec.containers.find((spec) => spec.name === status?.name && spec.init === status?.init);
   if (!container) return [];
   const values = failingValues(finding, gathered, status?.state.message);
@@ -44,13 +44,7 @@ export function valueSourceEvidence(finding: Finding, gathered: Case, query: Que
 function failingValues(finding: Finding, gathered: Case, message: string | undefined): FailingValue[] {
   const quoted = finding.evidence.filter((line) => line.startsWith('log: ')).map((line) => line.slice(5));
   const lines = [...quoted, ...(message ? [message] : []), ...(gathered.logs?.errorLines ?? []).slice(-20)];
-  const values: FailingValue[] = [];
-  for (const line of lines) {
-    for (const value of readFailingValues(line)) {
-      if (!values.some((known) => known.kind === value.kind && known.value === value.value)) values.push(value);
-    }
-  }
-  return values.slice(0, 8);
+  return readFailingValuesIn(lines).slice(0, 8);
 }
 
 /** The ConfigMaps the container reads (env refs, envFrom, mounted volumes), with their values. */

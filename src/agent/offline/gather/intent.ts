@@ -13,11 +13,11 @@ import type { Query } from '../query.ts';
 import { workloadBehind } from './workload-behind.ts';
 
 export function intentOfWorkload(summary: WorkloadSummaryData): Deliberate | undefined {
-  return readDeliberateState({ kind: summary.kind, namespace: summary.namespace, name: summary.name, desired: summary.desired, ...(summary.paused ? { paused: true } : {}), annotations: summary.notes ?? {} });
+  return readDeliberateState({ kind: summary.kind, namespace: summary.namespace, name: summary.name, desired: summary.desired, ...(summary.paused ? { paused: true } : {}), notes: summary.notes ?? {} });
 }
 
 export function intentOfCronJob(cronJob: CronJobSummaryData): Deliberate | undefined {
-  return readDeliberateState({ kind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name, suspended: cronJob.suspended, annotations: cronJob.notes ?? {} });
+  return readDeliberateState({ kind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name, suspended: cronJob.suspended, notes: cronJob.notes ?? {} });
 }
 
 /** A Service that selects no pod because the workload behind it is at 0 on purpose: that workload, and why. */

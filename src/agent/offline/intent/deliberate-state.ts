@@ -16,8 +16,8 @@ export interface WorkloadIntent {
   suspended?: boolean;
   /** Deployment `spec.paused`. */
   paused?: boolean;
-  /** The workload's own annotations, `kubernetes.io/change-cause` included. */
-  annotations: Record<string, string>;
+  /** The annotations a person wrote on it, `kubernetes.io/change-cause` included (the tools' notes: what tools and controllers write is left out there). */
+  notes: Record<string, string>;
 }
 
 export interface Deliberate {
@@ -37,14 +37,11 @@ export interface IntentRow {
 
 /** Words that record a decision, in an annotation's key or value. */
 const DECISION = /decommission|retir(ed|e)\b|sunset|deprecat|replaced by|migrat(ed|ing) to|scaled? (down )?to (0|zero)|--replicas[= ]0\b|\bpaused?\b|do not (scale|start|restart)|don'?t (scale|start)|keep (it )?(off|down|at 0)|disabled?\b|maintenance|freeze|on hold|suspend|\b(CHG|CR|RFC|CHANGE|TICKET|OPS|INC)[-_ ]?\d+|change (request|ticket)/i;
-/** Annotations that tools and controllers write: they record no person's decision. */
-const MACHINE_KEYS = /^(deployment\.kubernetes\.io\/|kubectl\.kubernetes\.io\/last-applied|meta\.helm\.sh\/|argocd\.argoproj\.io\/|autoscaling\.alpha)/;
 
 /** The annotation that records a decision, as `key: value`. */
-function decisionNote(annotations: Record<string, string>): string | undefined {
-  for (const [key, value] of Object.entries(annotations)) {
-    if (MACHINE_KEYS.test(key)) continue;
-    if (DECISION.test(value) || DECISION.test(key)) return `${key}: ${value.slice(0, 200)}`;
+function decisionNote(notes: Record<string, string>): string | undefined {
+  for (const [key, value] of Object.entries(notes)) {
+    if (DECISION.test(value) || DECISION.test(key)) return `${key}: ${value}`;
   }
   return undefined;
 }
@@ -59,15 +56,15 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     means: 'the workload asks for 0 replicas and an annotation or change-cause says why',
     read(workload) {
       if (workload.desired !== 0) return undefined;
-      const note = decisionNote(workload.annotations);
+      const note = decisionNote(workload.notes);
       return note ? { row: 'scaled-to-zero-on-record', state: `${label(workload)} is scaled to 0 replicas on purpose`, note } : undefined;
     },
     examples: {
       match: [
-        { workload: intent({ desired: 0, annotations: { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471' } }), says: /scaled to 0 .*CHG-4471/ },
-        { workload: intent({ desired: 0, annotations: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' } }), says: /decommissioned: 2026-11-20, replaced by ledger-v2/ },
+        { workload: intent({ desired: 0, notes: { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471' } }), says: /scaled to 0 .*CHG-4471/ },
+        { workload: intent({ desired: 0, notes: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' } }), says: /decommissioned: 2026-11-20, replaced by ledger-v2/ },
       ],
-      noMatch: [intent({ desired: 0, annotations: {} }), intent({ desired: 0, annotations: { 'kubernetes.io/change-cause': 'bump image to 2.4.1' } }), intent({ desired: 3, annotations: { 'ops.example.com/note': 'do not scale' } })],
+      noMatch: [intent({ desired: 0, notes: {} }), intent({ desired: 0, notes: { 'kubernetes.io/change-cause': 'bump image to 2.4.1' } }), intent({ desired: 3, notes: { 'ops.example.com/note': 'do not scale' } })],
     },
   },
   {
@@ -75,12 +72,12 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     means: 'a CronJob with spec.suspend: true schedules nothing, by design',
     read(workload) {
       if (workload.kind !== 'CronJob' || !workload.suspended) return undefined;
-      const note = decisionNote(workload.annotations);
+      const note = decisionNote(workload.notes);
       return { row: 'suspended-cronjob', state: `${label(workload)} is suspended (spec.suspend: true), so it schedules no Job`, ...(note ? { note } : {}) };
     },
     examples: {
-      match: [{ workload: intent({ kind: 'CronJob', suspended: true, annotations: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ }],
-      noMatch: [intent({ kind: 'CronJob', suspended: false, annotations: {} })],
+      match: [{ workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ }],
+      noMatch: [intent({ kind: 'CronJob', suspended: false, notes: {} })],
     },
   },
   {
@@ -88,12 +85,12 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     means: 'a Deployment whose rollout is paused (spec.paused: true) holds its new revision back, by design',
     read(workload) {
       if (workload.kind !== 'Deployment' || !workload.paused) return undefined;
-      const note = decisionNote(workload.annotations);
+      const note = decisionNote(workload.notes);
       return { row: 'paused-rollout', state: `${label(workload)} has its rollout paused (spec.paused: true)`, ...(note ? { note } : {}) };
     },
     examples: {
-      match: [{ workload: intent({ paused: true, desired: 3, annotations: {} }), says: /rollout paused/ }],
-      noMatch: [intent({ paused: false, desired: 3, annotations: {} })],
+      match: [{ workload: intent({ paused: true, desired: 3, notes: {} }), says: /rollout paused/ }],
+      noMatch: [intent({ paused: false, desired: 3, notes: {} })],
     },
   },
 ];
@@ -113,5 +110,5 @@ export function describeDeliberate(deliberate: Deliberate): string {
 }
 
 function intent(fields: Partial<WorkloadIntent>): WorkloadIntent {
-  return { kind: 'Deployment', namespace: 'ledger', name: 'ledger-api', annotations: {}, ...fields };
+  return { kind: 'Deployment', namespace: 'ledger', name: 'ledger-api', notes: {}, ...fields };
 }

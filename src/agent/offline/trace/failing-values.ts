@@ -5,6 +5,8 @@
  * Rows never decide a category: they only lift the value out of the line.
  */
 
+import { isLoopbackHost } from './loopback.ts';
+
 export type ValueKind = 'host' | 'port' | 'url' | 'path' | 'user' | 'bucket' | 'flag' | 'database';
 
 export interface FailingValue {
@@ -28,7 +30,7 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
 /** A host and port, with an address that no spec could hold (an IP the client resolved) left out. */
 function hostAndPort(host: string | undefined, port: string | undefined): FailingValue[] {
   const values: FailingValue[] = [];
-  if (host && !IPV4.test(host) && host !== 'localhost') values.push({ kind: 'host', value: host });
+  if (host && !IPV4.test(host) && !isLoopbackHost(host)) values.push({ kind: 'host', value: host });
   if (port) values.push({ kind: 'port', value: port });
   return values;
 }
@@ -145,20 +147,27 @@ export const VALUE_FORMS: readonly ValueForm[] = [
 
 /** Every value the line names, by the forms above, each once. */
 export function readFailingValues(line: string): FailingValue[] {
+  return readFailingValuesIn([line]);
+}
+
+/** Every value the lines name, in the order they name them, each once. */
+export function readFailingValuesIn(lines: readonly string[]): FailingValue[] {
   const found: FailingValue[] = [];
-  for (const form of VALUE_FORMS) {
-    const match = form.pattern.exec(line);
-    if (!match) continue;
-    for (const value of form.read(match)) {
-      if (!found.some((known) => known.kind === value.kind && known.value === value.value)) found.push(value);
+  const addOnce = (value: FailingValue): void => {
+    if (!found.some((known) => known.kind === value.kind && known.value === value.value)) found.push(value);
+  };
+  for (const line of lines) {
+    const named: FailingValue[] = [];
+    for (const form of VALUE_FORMS) {
+      const match = form.pattern.exec(line);
+      if (match) named.push(...form.read(match));
     }
-  }
-  // A URL also names its host and port: those are what a spec sets apart more often than the whole URL.
-  for (const url of found.filter((value) => value.kind === 'url')) {
-    const parsed = /^[a-z+]+:\/\/(?:[^@/]*@)?([^:/?#]+)(?::(\d+))?/i.exec(url.value);
-    for (const value of hostAndPort(parsed?.[1], parsed?.[2])) {
-      if (!found.some((known) => known.kind === value.kind && known.value === value.value)) found.push(value);
+    // A URL also names its host and port: those are what a spec sets apart more often than the whole URL.
+    for (const url of named.filter((value) => value.kind === 'url')) {
+      const parsed = /^[a-z+]+:\/\/(?:[^@/]*@)?([^:/?#]+)(?::(\d+))?/i.exec(url.value);
+      named.push(...hostAndPort(parsed?.[1], parsed?.[2]));
     }
+    named.forEach(addOnce);
   }
   return found;
 }

@@ -227,19 +227,22 @@ export function traceValues(values: readonly FailingValue[], valueSpec: ValueSpe
 export function describeValueSources(sources: readonly ValueSource[]): string[] {
   const byPlace = new Map<string, ValueSource[]>();
   for (const source of sources) byPlace.set(source.place, [...(byPlace.get(source.place) ?? []), source]);
-  return [...byPlace.values()].map((group) => {
-    if (group.length === 1) return describeValueSource(group[0]!);
-    const first = group[0]!;
-    const values = group.map((source) => `${source.value.kind} ${source.value.value}`).join(' and ');
-    return describeValueSource({ ...first, value: { kind: first.value.kind, value: '' } }).replace(/^the failing \S+ {2}(comes from|is presumably set by)/, (_, verb: string) => `the failing ${values} ${verb === 'comes from' ? 'come from' : 'are presumably set by'}`);
-  });
+  return [...byPlace.values()].map(describeGroup);
 }
 
 /** One evidence line: `port 5433 comes from env DB_PORT from ConfigMap orders-config key DB_PORT = "5433" (changed in revision 7 from ... to ...)`. */
 export function describeValueSource(source: ValueSource): string {
-  const verb = source.byName ? 'is presumably set by' : 'comes from';
-  const change = source.changedIn ? `; revision ${source.changedIn.revision} changed it${source.changedIn.from !== undefined ? ` from ${source.changedIn.from}` : ''}${source.changedIn.to !== undefined ? ` to ${source.changedIn.to}` : ''}` : '';
-  return `the failing ${source.value.kind} ${source.value.value} ${verb} ${source.place}${change}`;
+  return describeGroup([source]);
+}
+
+/** The values of one place (at least one), the place, and the revision that changed it. */
+function describeGroup(group: readonly ValueSource[]): string {
+  const first = group[0]!;
+  const several = group.length > 1;
+  const values = group.map((source) => `${source.value.kind} ${source.value.value}`).join(' and ');
+  const verb = first.byName ? (several ? 'are presumably set by' : 'is presumably set by') : several ? 'come from' : 'comes from';
+  const change = first.changedIn ? `; revision ${first.changedIn.revision} changed it${first.changedIn.from !== undefined ? ` from ${first.changedIn.from}` : ''}${first.changedIn.to !== undefined ? ` to ${first.changedIn.to}` : ''}` : '';
+  return `the failing ${values} ${verb} ${first.place}${change}`;
 }
 
 /** A spec of one container named app, for the rows' examples and tests. */

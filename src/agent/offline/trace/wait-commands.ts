@@ -6,6 +6,8 @@
  * and args (where the host is written), with commands it must and must not read.
  */
 
+import { isLoopbackHost } from './loopback.ts';
+
 export interface WaitTarget {
   host: string;
   port?: string;
@@ -89,7 +91,7 @@ export const WAIT_FORMS: readonly WaitForm[] = [
 export function readWaitTarget(commandLine: string): WaitTarget | undefined {
   for (const form of WAIT_FORMS) {
     const match = form.pattern.exec(commandLine);
-    if (match?.[1] && !/^(localhost|127\.0\.0\.1)$/.test(match[1])) return { host: match[1], ...(match[2] ? { port: match[2] } : {}), via: form.id };
+    if (match?.[1] && !isLoopbackHost(match[1])) return { host: match[1], ...(match[2] ? { port: match[2] } : {}), via: form.id };
   }
   return undefined;
 }
