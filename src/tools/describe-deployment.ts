@@ -98,10 +98,11 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
     // The default rolling update (25% / 25%) goes without saying.
     const strategyText = strategy === 'RollingUpdate maxUnavailable=25% maxSurge=25%' ? 'RollingUpdate' : strategy;
     text.addIfRoom(`Deployment ${args.namespace}/${args.name}: ${counts.join(', ')}, revision ${summary.revision ?? '?'}${summary.paused ? ', PAUSED' : ''}, age ${formatAge(deployment.metadata?.creationTimestamp, now)}, strategy ${strategyText}, selector ${summary.selector}${summary.desired === 0 || summary.paused ? formatNotes(summary.notes).map((note) => `, ${note}`).join('') : ''}`);
-    for (const condition of summary.conditions) {
-      // A condition that holds for its usual reason says nothing its message adds to.
-      const said = (condition.status === 'True' && SETTLED_REASONS.has(condition.reason ?? '')) || BOILERPLATE_REASONS.has(condition.reason ?? '');
-      const message = condition.message && !said ? `: ${oneLine(condition.message, 400)}` : '';
+    // A condition that holds for its usual reason says no more than the counts above: one line names them all.
+    const settled = summary.conditions.filter((condition) => condition.status === 'True' && SETTLED_REASONS.has(condition.reason ?? ''));
+    if (settled.length) text.addIfRoom(`conditions settled: ${settled.map((condition) => `${condition.type}=True`).join(', ')}`);
+    for (const condition of summary.conditions.filter((candidate) => !settled.includes(candidate))) {
+      const message = condition.message && !BOILERPLATE_REASONS.has(condition.reason ?? '') ? `: ${oneLine(condition.message, 400)}` : '';
       text.addIfRoom(`condition ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${message}`);
     }
     for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
@@ -121,7 +122,8 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
       // The current revision and the one before it (where a rollback goes); older ones are a call away.
       const newestFirst = [...history.value.revisions].reverse();
       const shown = newestFirst.slice(0, SHOWN_REVISIONS);
-      shown.forEach((revision, index) => text.addIfRoom(formatRevisionLine(revision, now, shown[index - 1])));
+      const imagesAbove = template.containers.filter((container) => !container.init).map((container) => container.image).join(' ');
+      shown.forEach((revision, index) => text.addIfRoom(formatRevisionLine(revision, now, shown[index - 1], { imagesAbove })));
       const older = newestFirst.slice(SHOWN_REVISIONS);
       if (older.length > 0) text.addIfRoom(`older revision(s): ${older.map((revision) => revision.revision).join(', ')} (rollout_history shows them)`);
     }

@@ -1,7 +1,7 @@
 /**
  * `describe_pod`: what `kubectl describe pod` tells, compact: status and conditions, the
  * owner chain up to the workload (with the ReplicaSet's rollout revision), each container's
- * state, last state, exit code and spec, volumes, placement, and the pod's events.
+ * state, last state, exit code and spec, volumes, labels, placement (nodeSelector, affinity rules, tolerations, container runtime), and the pod's events.
  */
 import { z } from 'zod';
 import { namespaceName, objectName } from './names.ts';
@@ -12,6 +12,8 @@ import { foldEvents, formatEvent, formatRoutineEvents, isRoutineEvent, type Even
 import { formatOwnerChain, resolveOwnerChain, type OwnerData } from './format/owners.ts';
 import { summarizePodSpec, type PodTemplateData } from './format/pod-template.ts';
 import { formatContainerState, oneLine, readContainerStatuses, summarizePod, type ContainerStatusData } from './format/pod-status.ts';
+import { containerRuntime, selectableLabels } from './format/placement.ts';
+import { formatPodServices, matchPodServices, type PodServicesData } from './format/pod-services.ts';
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { failureFrom, success } from './tool-results.ts';
 import { missingNamespace } from './missing-namespace.ts';
@@ -50,6 +52,8 @@ export interface PodDetailsData {
   workload: { kind: string; name: string };
   /** The pod's events, folded, newest first. */
   events: EventData[];
+  /** The namespace's Services that select the pod, and near misses; absent when Services could not be read. */
+  services?: PodServicesData;
 }
 
 const input = z.object({
@@ -85,9 +89,10 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
       return failureFrom(fetched.error, fetched.error.kind === 'not-found' ? `Use list_pods in namespace "${args.namespace}" to see which pods exist (pods are replaced on restart of their owner).` : undefined);
     }
     const pod = fetched.value;
-    const [owners, eventList] = await Promise.all([
+    const [owners, eventList, serviceList] = await Promise.all([
       resolveOwnerChain({ cluster: context.cluster, namespace: args.namespace, metadata: pod.metadata, signal: context.signal }),
       context.cluster.list('Event', { namespace: args.namespace, fieldSelector: `involvedObject.name=${args.name}`, maxItems: 500, signal: context.signal }),
+      context.cluster.list('Service', { namespace: args.namespace, maxItems: 1000, signal: context.signal }),
     ]);
     const now = context.cluster.now();
     const summary = summarizePod(pod, now);
@@ -95,6 +100,7 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
     const spec = summarizePodSpec(pod.spec);
     const events = eventList.ok ? foldEvents(eventList.value.items.filter((event) => event.involvedObject.name === args.name && (event.involvedObject.kind ?? 'Pod') === 'Pod'), now) : [];
     const top = owners.at(-1);
+    const services = serviceList.ok ? matchPodServices({ labels: pod.metadata?.labels ?? {}, services: serviceList.value.items, workload: top?.name ?? args.name }) : undefined;
     const data: PodDetailsData = {
       namespace: args.namespace,
       name: args.name,
@@ -115,15 +121,22 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
       owners,
       workload: top ? { kind: top.kind, name: top.name } : { kind: 'Pod', name: args.name },
       events,
+      ...(services ? { services } : {}),
     };
 
     const text = new BudgetedText(context.outputBudgetBytes);
-    const placement = [pod.spec?.nodeName ? `node ${pod.spec.nodeName}` : 'no node assigned', pod.status?.podIP ? `IP ${pod.status.podIP}` : undefined, pod.status?.qosClass ? `QoS ${pod.status.qosClass}` : undefined];
+    // The runtime matters when containers fail to start or stay unready (a runtime that is down, an exec format error).
+    const runtime = containers.some((container) => !container.ready && container.state.state !== 'terminated') ? containerRuntime(pod) : undefined;
+    const placement = [pod.spec?.nodeName ? `node ${pod.spec.nodeName}` : 'no node assigned', runtime ? `runtime ${runtime}` : undefined, pod.status?.podIP ? `IP ${pod.status.podIP}` : undefined, pod.status?.qosClass ? `QoS ${pod.status.qosClass}` : undefined];
     text.addIfRoom(
       `Pod ${args.namespace}/${args.name}: ${summary.status}${summary.status === summary.phase || summary.phase === 'Running' ? '' : ` (phase ${summary.phase})`}, ready ${summary.ready}, restarts ${summary.restarts}, age ${formatAge(pod.metadata?.creationTimestamp, now)}, ${placement.filter(Boolean).join(', ')}`,
     );
     if (pod.status?.reason || pod.status?.message) text.addIfRoom(`pod reason: ${pod.status.reason ?? ''}${pod.status.message ? ` - ${oneLine(pod.status.message, 400)}` : ''}`);
     text.addIfRoom(`owners: ${owners.length ? formatOwnerChain(owners) : 'none (bare pod)'}`);
+    // What a Service's selector is matched against; the controllers' hash labels explain nothing.
+    const labels = selectableLabels(pod.metadata?.labels);
+    const servicesLine = services ? formatPodServices(services, labels) : `labels: ${labels.join(',') || 'none'}`;
+    if (servicesLine) text.addIfRoom(servicesLine);
     // Ready/ContainersReady=False because of ContainersNotReady repeats the container states below.
     const badConditions = data.conditions.filter((condition) => condition.status !== 'True' && condition.reason !== 'ContainersNotReady' && condition.reason !== 'PodCompleted');
     if (badConditions.length) {
@@ -131,18 +144,23 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
     }
     const specsByName = new Map(spec.containers.map((container) => [`${container.init}/${container.name}`, container]));
     for (const container of containers) {
-      text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}, ready ${container.ready}, restarts ${container.restartCount}`);
-      text.addIfRoom(`  state: ${formatContainerState(container.state, now, { messageLimit: 600 })}`);
+      const state = formatContainerState(container.state, now, { messageLimit: 600 });
+      // A container running and ready says its state on its own line only when there is more to it.
+      const settled = container.ready && container.state.state === 'running' && !container.lastState;
+      text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}, ${settled ? `${state}, ready` : `ready ${container.ready}`}, restarts ${container.restartCount}`);
+      if (!settled) text.addIfRoom(`  state: ${state}`);
       if (container.lastState) text.addIfRoom(`  last state: ${formatContainerState(container.lastState, now, { messageLimit: 600 })}`);
       const containerSpec = specsByName.get(`${container.init}/${container.name}`);
       if (containerSpec) for (const line of formatContainerSpec(containerSpec, { volumes: spec.volumes })) text.addIfRoom(line);
     }
-    for (const line of formatPodLevel(spec)) text.addIfRoom(line);
+    // That no nodeSelector or toleration applies is news where placement is in question: a pod not placed, a DaemonSet's (which nodes it covers).
+    const placementInQuestion = summary.phase === 'Pending' || top?.kind === 'DaemonSet';
+    for (const line of formatPodLevel(spec, { showUnset: placementInQuestion })) text.addIfRoom(line);
     // A pull that fails: whether the pod presents registry credentials at all is the first thing to know.
     const pulling = containers.some((container) => container.state.state === 'waiting' && /ImagePull|ErrImage/.test(container.state.reason ?? ''));
     if (pulling && spec.imagePullSecrets.length === 0) text.addIfRoom('imagePullSecrets: none (the pod presents no registry credentials)');
     if (!eventList.ok) text.addIfRoom(`events: could not be read (${eventList.error.kind}: ${eventList.error.message})`);
-    else if (events.length === 0) text.addIfRoom('events: none recorded for this pod (events expire after about an hour)');
+    else if (events.length === 0) text.addIfRoom('events: none (they expire after about an hour)');
     else {
       text.addIfRoom(`events (${events.length}, newest first):`);
       const conditionMessages = new Map(badConditions.filter((condition) => condition.message).map((condition) => [condition.message, condition.type]));

@@ -1,6 +1,7 @@
 /**
- * `list_nodes`: nodes with readiness, pressure conditions, cordons and taints, and how much
- * of their allocatable cpu, memory and pods the scheduled pods already request.
+ * `list_nodes`: nodes with readiness, pressure conditions, cordons and taints, zone, arch and
+ * container runtime, and how much of their allocatable cpu, memory and pods the scheduled pods
+ * already request; one node asked for by name also shows its labels.
  */
 import { z } from 'zod';
 import { objectName } from './names.ts';
@@ -25,6 +26,12 @@ export interface NodeSummaryData {
   roles: string[];
   zone?: string;
   instanceType?: string;
+  /** `kubernetes.io/arch` (or the kubelet's reported architecture): what image platform the node runs. */
+  arch?: string;
+  /** The kubelet's container runtime, e.g. `containerd://1.7.22`. */
+  containerRuntime?: string;
+  /** Every label but the well-known noise; only when one node was asked for by name. */
+  labels?: Record<string, string>;
   kubeletVersion?: string;
   ageSeconds?: number;
   allocatable: Record<string, string>;
@@ -110,7 +117,9 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
   const requested = podsRead
     ? Object.fromEntries(TRACKED_RESOURCES.filter((resource) => resource !== 'pods' && (usage?.requests[resource] ?? 0) > 0).map((resource) => [resource, formatQuantity(resource, usage?.requests[resource] ?? 0)]))
     : undefined;
-  const zone = labels['topology.kubernetes.io/zone'];
+  const zone = labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'];
+  const arch = labels['kubernetes.io/arch'] ?? node.status?.nodeInfo?.architecture;
+  const containerRuntime = node.status?.nodeInfo?.containerRuntimeVersion;
   const instanceType = labels['node.kubernetes.io/instance-type'];
   return {
     name: node.metadata?.name ?? '',
@@ -124,6 +133,8 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
     roles,
     ...(zone ? { zone } : {}),
     ...(instanceType ? { instanceType } : {}),
+    ...(arch ? { arch } : {}),
+    ...(containerRuntime ? { containerRuntime } : {}),
     ...(node.status?.nodeInfo?.kubeletVersion ? { kubeletVersion: node.status.nodeInfo.kubeletVersion } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     allocatable,
@@ -132,7 +143,21 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
   };
 }
 
-function formatNode(node: NodeSummaryData, now: Date): string {
+/** A value every node shares (arch, runtime) is said once in the header rather than on each line. */
+function sharedValue(nodes: readonly NodeSummaryData[], pick: (node: NodeSummaryData) => string | undefined): string | undefined {
+  const values = new Set(nodes.map(pick));
+  const [only] = values;
+  return values.size === 1 && only !== undefined && nodes.length > 1 ? only : undefined;
+}
+
+/** Labels that repeat what the line already says, or that no selector uses. */
+const NOISY_NODE_LABELS = /^(kubernetes\.io\/(hostname|os)|beta\.kubernetes\.io\/|failure-domain\.beta\.kubernetes\.io\/|node-role\.kubernetes\.io\/|kubernetes\.io\/arch$|topology\.kubernetes\.io\/zone$|node\.kubernetes\.io\/instance-type$)/;
+
+interface SharedValues {
+  arch?: string;
+}
+
+function formatNode(node: NodeSummaryData, now: Date, shared: SharedValues = {}): string {
   const state = node.ready ? 'Ready' : `NotReady${node.readyCondition ? ` (${node.readyCondition.status}${node.readyCondition.reason ? ` ${node.readyCondition.reason}` : ''}${node.readyCondition.lastTransitionAgeSeconds !== undefined ? ` for ${formatAge(new Date(now.getTime() - node.readyCondition.lastTransitionAgeSeconds * 1000), now)}` : ''}${node.readyCondition.message ? `: ${oneLine(node.readyCondition.message, 200)}` : ''})` : ''}`;
   const parts = [`${node.name}: ${state}`];
   if (node.pressures.length) parts.push(`conditions ${node.pressures.join(',')}`);
@@ -142,19 +167,30 @@ function formatNode(node: NodeSummaryData, now: Date): string {
     .filter(([resource]) => resource !== 'pods')
     .map(([resource, allocatable]) => `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}`);
   if (node.requested) allocation.push(`pods ${node.podCount ?? 0}/${node.allocatable.pods ?? '?'}`);
-  parts.push(`requested/allocatable ${allocation.join(', ')}`);
+  // The header says once that these are requested/allocatable.
+  parts.push(allocation.join(', '));
   if (node.roles.length) parts.push(`roles ${node.roles.join(',')}`);
   if (node.zone) parts.push(`zone ${node.zone}`);
+  if (node.arch && !shared.arch) parts.push(`arch ${node.arch}`);
+  if (node.instanceType && node.labels) parts.push(`instance-type ${node.instanceType}`);
+  // The runtime matters on a node in trouble (a runtime that is down), or the one asked for.
+  if (node.containerRuntime && (!node.healthy || node.labels)) parts.push(`runtime ${node.containerRuntime}`);
+  if (node.labels) parts.push(`labels ${Object.entries(node.labels).map(([key, value]) => `${key}=${value}`).join(',') || 'none beyond the well-known ones'}`);
   if (node.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - node.ageSeconds * 1000), now)}`);
   return parts.join(', ');
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
   name: 'list_nodes',
   description:
     'Lists nodes: Ready or NotReady (with the kubelet\'s reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), ' +
-    'cordons, taints, zone, and cpu/memory/GPU requested by scheduled pods against allocatable. Not-ready and pressured nodes first. ' +
-    'Use it for Pending pods (does any node have room? do taints exclude them?) and for pods failing on one node.',
+    'cordons, taints, zone, arch (kubernetes.io/arch), container runtime, and cpu/memory/GPU requested by scheduled pods against allocatable ' +
+    '(like `kubectl describe node`\'s Allocated resources). Not-ready and pressured nodes first; with name, also the node\'s labels. ' +
+    'Use it for Pending pods (does any node have room? do taints, nodeSelector or affinity exclude them?), exec format error (image arch against node arch) and for pods failing on one node.',
   input,
   risk: 'read',
   async run(args, context) {
@@ -171,11 +207,21 @@ export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
     const podsRead = pods?.ok === true;
     const usage = sumRequests(pods?.ok ? pods.value : []);
     const now = context.cluster.now();
-    const summaries = nodes.map((node) => summarizeNode(node, usage.get(node.metadata?.name ?? ''), now, podsRead)).sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
+    const summaries = nodes
+      .map((node) => {
+        const summary = summarizeNode(node, usage.get(node.metadata?.name ?? ''), now, podsRead);
+        if (args.name === undefined) return summary;
+        return { ...summary, labels: Object.fromEntries(Object.entries(node.metadata?.labels ?? {}).filter(([key]) => !NOISY_NODE_LABELS.test(key))) };
+      }).sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
     const data: NodesData = { total: summaries.length, notReady: summaries.filter((node) => !node.ready).length, nodes: summaries.slice(0, 500) };
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${summaries.length} node(s): ${data.notReady} not ready, ${summaries.filter((node) => node.pressures.length).length} under pressure, ${summaries.filter((node) => node.unschedulable).length} cordoned.${podsRead ? '' : ' (pod requests not summed: pods across namespaces are outside this run\'s reach)'}`);
-    for (const node of summaries) if (!text.add(formatNode(node, now))) break;
+    const shared: SharedValues = optional('arch', sharedValue(summaries, (node) => node.arch));
+    text.add(
+      `${summaries.length} node(s): ${data.notReady} not ready, ${summaries.filter((node) => node.pressures.length).length} under pressure, ${summaries.filter((node) => node.unschedulable).length} cordoned${shared.arch ? `, all arch ${shared.arch}` : ''}; ` +
+        `resources as requested/allocatable.` +
+        `${podsRead ? '' : ' (pod requests not summed: pods across namespaces are outside this run\'s reach)'}`,
+    );
+    for (const node of summaries) if (!text.add(formatNode(node, now, shared))) break;
     return success(text.finish('narrow with name or labelSelector.'), data, text.truncated);
   },
 };

@@ -1,12 +1,14 @@
 /**
  * `list_persistent_volume_claims`: PVCs with phase, storage class (and whether it exists),
- * requested size and bound volume; Pending ones first with the provisioner's latest event.
+ * requested size and bound volume (with the volume's node affinity); Pending ones first with the
+ * provisioner's latest event.
  */
 import { z } from 'zod';
 import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent } from './format/events.ts';
+import { formatNodeSelector } from './format/placement.ts';
 import { failureFrom, success } from './tool-results.ts';
 import type { ReadTool } from './tool.ts';
 
@@ -23,6 +25,8 @@ export interface PersistentVolumeClaimData {
   capacity?: string;
   accessModes: string[];
   volumeName?: string;
+  /** The bound PersistentVolume's `spec.nodeAffinity.required` (e.g. `topology.kubernetes.io/zone in (eu-west-1a)`): the nodes it can attach to. */
+  volumeNodeAffinity?: string;
   ageSeconds?: number;
   /** Warning events about the claim, newest first: the provisioner's reason. */
   warnings: string[];
@@ -43,8 +47,8 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
   name: 'list_persistent_volume_claims',
   description:
     'Lists PersistentVolumeClaims with phase (Pending, Bound, Lost), storage class and whether that class exists, requested size, access modes ' +
-    'and bound volume; Pending claims first, with the provisioning warnings (e.g. "storageclass.storage.k8s.io \\"fast\\" not found"). ' +
-    'Use it for pods Pending on "unbound immediate PersistentVolumeClaims".',
+    'and bound volume with its node affinity (the zone or host it can attach in); Pending claims first, with the provisioning warnings (e.g. "storageclass.storage.k8s.io \\"fast\\" not found"). ' +
+    'Use it for pods Pending on "unbound immediate PersistentVolumeClaims" or "volume node affinity conflict" (set the volume\'s zone against list_nodes).',
   input,
   risk: 'read',
   async run(args, context) {
@@ -54,6 +58,10 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
       context.cluster.list('Event', { namespace: args.namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim', maxItems: 2000, signal: context.signal }),
     ]);
     if (!claims.ok) return failureFrom(claims.error);
+    // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule.
+    const bound = claims.value.items.some((claim) => claim.spec?.volumeName && (args.name === undefined || claim.metadata?.name === args.name));
+    const volumes = bound ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal }) : undefined;
+    const volumeAffinity = new Map(volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', formatNodeSelector(volume.spec?.nodeAffinity?.required)]) : []);
     const now = context.cluster.now();
     const classNames = classes.ok ? new Set(classes.value.items.map((item) => item.metadata?.name ?? '')) : undefined;
     const hasDefault = classes.ok ? classes.value.items.some((item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true') : undefined;
@@ -80,6 +88,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
             accessModes: claim.spec?.accessModes ?? [],
             ...(claim.spec?.volumeName ? { volumeName: claim.spec.volumeName } : {}),
+            ...(claim.spec?.volumeName && volumeAffinity.get(claim.spec.volumeName) ? { volumeNodeAffinity: volumeAffinity.get(claim.spec.volumeName) } : {}),
             ...(age !== undefined ? { ageSeconds: age } : {}),
             warnings,
           };
@@ -93,7 +102,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     for (const claim of data.claims) {
       const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found)` : ''}` : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
       const age = claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
-      const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}` : ''}, age ${age}`;
+      const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}${claim.volumeNodeAffinity ? ` (node affinity ${claim.volumeNodeAffinity})` : ''}` : ''}, age ${age}`;
       if (!text.add([line, ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`)].join('\n'))) break;
     }
     return success(text.finish('ask for one claim by name.'), data, text.truncated);

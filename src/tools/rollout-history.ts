@@ -38,12 +38,15 @@ export function revisionSource(revision: RevisionData): string {
   return revision.controllerRevision !== undefined ? `ControllerRevision ${revision.controllerRevision}` : `ReplicaSet ${revision.replicaSet ?? '?'}`;
 }
 
-/** One revision; given the revision listed just before it (a newer one), an unchanged image is said so rather than repeated. */
-export function formatRevisionLine(revision: RevisionData, now: Date, newer?: RevisionData): string {
+/**
+ * One revision; given the revision listed just before it (a newer one), an unchanged image is said
+ * so rather than repeated, and likewise given the images of the template shown above it.
+ */
+export function formatRevisionLine(revision: RevisionData, now: Date, newer?: RevisionData, options: { imagesAbove?: string } = {}): string {
   const age = revision.createdAt ? `${formatAge(revision.createdAt, now)} ago` : 'age ?';
   const cause = revision.changeCause ? `, change-cause: ${revision.changeCause}` : '';
   const images = revision.images.join(' ');
-  const image = newer && newer.images.join(' ') === images ? `same image as revision ${newer.revision}` : `image ${images}`;
+  const image = newer && newer.images.join(' ') === images ? `same image as revision ${newer.revision}` : !newer && options.imagesAbove === images ? 'image as above' : `image ${images}`;
   return `revision ${revision.revision}${revision.current ? ' (current)' : ''}: ${revisionSource(revision)}, created ${age}, ready ${revision.readyReplicas}/${revision.replicas}, ${image}${cause}`;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { V1Container, V1PodSpec, V1Probe, V1Volume } from '@kubernetes/client-node';
 import { fingerprintSecret, redactNamedValue, redactValue } from '../../redact/redactor.ts';
+import { describeAffinity } from './placement.ts';
 
 export interface EnvVarData {
   name: string;
@@ -69,6 +70,8 @@ export interface PodTemplateData {
   tolerations: string[];
   /** Whether node or pod (anti-)affinity rules constrain placement. */
   affinity?: string[];
+  /** Each affinity rule with its keys, values and topology key (`nodeAffinity required kubernetes.io/arch in (arm64)`). */
+  affinityRules?: string[];
   imagePullSecrets: string[];
   priorityClassName?: string;
   /** Set only when not the default (ClusterFirst): where the pod's DNS lookups go. */
@@ -206,6 +209,7 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
   if (spec?.affinity?.nodeAffinity) affinity.push('nodeAffinity');
   if (spec?.affinity?.podAffinity) affinity.push('podAffinity');
   if (spec?.affinity?.podAntiAffinity) affinity.push('podAntiAffinity');
+  const affinityRules = describeAffinity(spec?.affinity);
   return {
     containers: [
       ...(spec?.initContainers ?? []).map((container) => summarizeContainer(container, true)),
@@ -219,6 +223,7 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
       .filter((toleration) => !(toleration.key ?? '').startsWith('node.kubernetes.io/'))
       .map((toleration) => `${toleration.key ?? '*'}${toleration.operator === 'Exists' ? '' : `=${toleration.value ?? ''}`}:${toleration.effect ?? '*'}`),
     ...(affinity.length ? { affinity } : {}),
+    ...(affinityRules.length ? { affinityRules } : {}),
     imagePullSecrets: (spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? '').filter(Boolean),
     ...(spec?.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
     ...(spec?.dnsPolicy && spec.dnsPolicy !== 'ClusterFirst' ? { dnsPolicy: spec.dnsPolicy } : {}),

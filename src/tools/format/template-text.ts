@@ -49,16 +49,23 @@ export function formatContainerSpec(container: ContainerSpecData, options: { val
   return lines;
 }
 
-/** Volumes no container mounts (the mounted ones are shown with their mounts), placement, identity. */
-export function formatPodLevel(template: PodTemplateData): string[] {
+/**
+ * Volumes no container mounts (the mounted ones are shown with their mounts), placement, identity.
+ * With `showUnset` (one pod, as `kubectl describe pod` shows it), placement also says when the
+ * pod has no nodeSelector and tolerates nothing beyond the defaults.
+ */
+export function formatPodLevel(template: PodTemplateData, options: { showUnset?: boolean } = {}): string[] {
   const lines: string[] = [];
   const mounted = new Set(template.containers.flatMap((container) => container.volumeMounts.map((mount) => mount.name)));
   const volumes = template.volumes.filter((volume) => !mounted.has(volume.name) && !(volume.kind === 'projected' && !volume.sources?.length) && !volume.name.startsWith('kube-api-access-'));
   if (volumes.length) lines.push(`volumes not mounted: ${volumes.map((volume) => `${volume.name}=${describeVolume(volume)}`).join('; ')}`);
   const placement: string[] = [];
   if (template.nodeSelector) placement.push(`nodeSelector ${Object.entries(template.nodeSelector).map(([key, value]) => `${key}=${value}`).join(',')}`);
-  if (template.affinity) placement.push(`affinity ${template.affinity.join(',')}`);
+  else if (options.showUnset) placement.push('nodeSelector none');
+  if (template.affinityRules) placement.push(...template.affinityRules);
+  else if (template.affinity) placement.push(`affinity ${template.affinity.join(',')}`);
   if (template.tolerations.length) placement.push(`tolerations ${template.tolerations.join(', ')}`);
+  else if (options.showUnset) placement.push('tolerations default');
   if (template.priorityClassName) placement.push(`priorityClass ${template.priorityClassName}`);
   if (template.dnsPolicy) placement.push(`dnsPolicy ${template.dnsPolicy}${template.dnsConfig ? ` (${template.dnsConfig})` : ''}`);
   if (placement.length) lines.push(`placement: ${placement.join('; ')}`);

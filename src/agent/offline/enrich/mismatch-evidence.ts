@@ -62,10 +62,9 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
 
 /** A node as the explainers read it: its labels, with the zone and architecture the listing reads out of them put back. */
 function nodeFacts(node: NodeSummaryData): NodeFacts {
-  const extra = node as NodeSummaryData & { arch?: string; labels?: Record<string, string> };
-  const labels: Record<string, string> = { ...(extra.labels ?? {}), 'kubernetes.io/hostname': node.name };
+  const labels: Record<string, string> = { ...(node.labels ?? {}), 'kubernetes.io/hostname': node.name };
   if (node.zone) labels['topology.kubernetes.io/zone'] = node.zone;
-  if (extra.arch) labels['kubernetes.io/arch'] = extra.arch;
+  if (node.arch) labels['kubernetes.io/arch'] = node.arch;
   if (node.instanceType) labels['node.kubernetes.io/instance-type'] = node.instanceType;
   return { name: node.name, labels, taints: node.taints, allocatable: node.allocatable, ...(node.requested ? { requested: node.requested } : {}), ...(node.unschedulable ? { unschedulable: true } : {}) };
 }
