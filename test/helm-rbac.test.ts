@@ -23,12 +23,14 @@ const READ_VERBS = new Set(['get', 'list', 'watch']);
 
 /** What the read tools call, as "group/resource:verb". */
 const EXPECTED_READ_GRANTS = [
-  ...['pods', 'events', 'services', 'endpoints', 'configmaps', 'persistentvolumeclaims', 'resourcequotas', 'limitranges', 'nodes', 'persistentvolumes', 'namespaces'].flatMap((resource) =>
+  ...['pods', 'events', 'services', 'endpoints', 'configmaps', 'persistentvolumeclaims', 'resourcequotas', 'limitranges', 'serviceaccounts', 'nodes', 'persistentvolumes', 'namespaces'].flatMap((resource) =>
     ['get', 'list', 'watch'].map((verb) => `core/${resource}:${verb}`),
   ),
   'core/pods/log:get',
   'apps/controllerrevisions:get',
   'apps/controllerrevisions:list',
+  // What binds a service account the API refuses (list_role_bindings).
+  ...['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].flatMap((resource) => ['get', 'list'].map((verb) => `rbac.authorization.k8s.io/${resource}:${verb}`)),
   ...[
     'events.k8s.io/events',
     'discovery.k8s.io/endpointslices',
@@ -193,7 +195,13 @@ describe('with narrowed namespaces', () => {
   test('the cluster-scoped read role holds only cluster-scoped kinds', async () => {
     const role = findRoles(await renderChart()).find((candidate) => candidate.metadata.name === 'kubewhy-read-cluster');
     assert.ok(role);
-    assert.deepEqual(grantsOf([role]), ['core/namespaces', 'core/nodes', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].flatMap((resource) => ['get', 'list', 'watch'].map((verb) => `${resource}:${verb}`)).sort());
+    assert.deepEqual(
+      grantsOf([role]),
+      [
+        ...['core/namespaces', 'core/nodes', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].flatMap((resource) => ['get', 'list', 'watch'].map((verb) => `${resource}:${verb}`)),
+        ...['rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings'].flatMap((resource) => ['get', 'list'].map((verb) => `${resource}:${verb}`)),
+      ].sort(),
+    );
   });
 });
 

@@ -41,6 +41,7 @@ const CALLS: Record<string, Record<string, unknown>> = {
   list_resource_quotas: { namespace: 'staging' },
   list_network_policies: { namespace: 'staging' },
   list_horizontal_pod_autoscalers: { namespace: 'staging' },
+  list_role_bindings: { serviceAccount: { namespace: 'staging', name: 'default' }, check: { verb: 'list', resource: 'pods', namespace: 'staging' } },
   resolve_host: { host: 'checkout-api:8080', namespace: 'staging' },
   rollout_restart: { namespace: 'staging', name: 'checkout-api' },
   rollout_undo: { namespace: 'staging', name: 'checkout-api' },

@@ -65,6 +65,7 @@ const CALLS: Array<[string, Record<string, unknown>]> = [
   ['list_resource_quotas', { namespace: 'vault' }],
   ['list_network_policies', { namespace: 'vault' }],
   ['list_horizontal_pod_autoscalers', { namespace: 'vault' }],
+  ['list_role_bindings', { namespace: 'vault' }],
   ['resolve_host', { namespace: 'vault', host: 'billing:80' }],
   ['resolve_host', { namespace: 'vault', host: 'postgres://billing:CanaryConfigUrl6@db.vault:5432/billing' }],
   ['resolve_host', { namespace: 'vault', host: 'postgres://billing:CanaryConfigUrl6@db.vault:99999/billing' }],

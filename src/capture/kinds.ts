@@ -51,6 +51,11 @@ export const API_VERSIONS: Record<ReadableKind, string> = {
   StorageClass: 'storage.k8s.io/v1',
   NetworkPolicy: 'networking.k8s.io/v1',
   HorizontalPodAutoscaler: 'autoscaling/v2',
+  ServiceAccount: 'v1',
+  Role: 'rbac.authorization.k8s.io/v1',
+  RoleBinding: 'rbac.authorization.k8s.io/v1',
+  ClusterRole: 'rbac.authorization.k8s.io/v1',
+  ClusterRoleBinding: 'rbac.authorization.k8s.io/v1',
 };
 
 /**

@@ -25,7 +25,12 @@ import type {
   V1Pod,
   V1ReplicaSet,
   V1ResourceQuota,
+  V1Role,
+  V1RoleBinding,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
   V1Service,
+  V1ServiceAccount,
   V1StatefulSet,
   V1StorageClass,
   V2HorizontalPodAutoscaler,
@@ -54,12 +59,17 @@ export interface KindMap {
   LimitRange: V1LimitRange;
   NetworkPolicy: V1NetworkPolicy;
   HorizontalPodAutoscaler: V2HorizontalPodAutoscaler;
+  ServiceAccount: V1ServiceAccount;
+  Role: V1Role;
+  RoleBinding: V1RoleBinding;
+  ClusterRole: V1ClusterRole;
+  ClusterRoleBinding: V1ClusterRoleBinding;
 }
 
 export type ReadableKind = keyof KindMap;
 
 /** Kinds that live outside namespaces: `namespace` is ignored for them. */
-export const CLUSTER_SCOPED_KINDS: ReadonlySet<ReadableKind> = new Set<ReadableKind>(['Node', 'Namespace', 'PersistentVolume', 'StorageClass']);
+export const CLUSTER_SCOPED_KINDS: ReadonlySet<ReadableKind> = new Set<ReadableKind>(['Node', 'Namespace', 'PersistentVolume', 'StorageClass', 'ClusterRole', 'ClusterRoleBinding']);
 
 /** Workloads the write calls accept. */
 export type PatchableKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';

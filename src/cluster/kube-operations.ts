@@ -27,6 +27,7 @@ interface KindPath {
 }
 
 const CORE = '/api/v1';
+const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 
 export const KIND_PATHS: { [K in ReadableKind]: KindPath } = {
   Pod: { prefix: CORE, plural: 'pods' },
@@ -50,6 +51,11 @@ export const KIND_PATHS: { [K in ReadableKind]: KindPath } = {
   LimitRange: { prefix: CORE, plural: 'limitranges' },
   NetworkPolicy: { prefix: '/apis/networking.k8s.io/v1', plural: 'networkpolicies' },
   HorizontalPodAutoscaler: { prefix: '/apis/autoscaling/v2', plural: 'horizontalpodautoscalers' },
+  ServiceAccount: { prefix: CORE, plural: 'serviceaccounts' },
+  Role: { prefix: RBAC, plural: 'roles' },
+  RoleBinding: { prefix: RBAC, plural: 'rolebindings' },
+  ClusterRole: { prefix: RBAC, plural: 'clusterroles' },
+  ClusterRoleBinding: { prefix: RBAC, plural: 'clusterrolebindings' },
 };
 
 /** The collection path of `kind`: in one namespace when given one (and the kind is namespaced), across all otherwise. */

@@ -20,6 +20,7 @@ import { listDeploymentsTool } from './list-deployments.ts';
 import { listEventsTool } from './list-events.ts';
 import { listJobsTool } from './list-jobs.ts';
 import { listNetworkPoliciesTool } from './list-network-policies.ts';
+import { listRoleBindingsTool } from './list-role-bindings.ts';
 import { listHorizontalPodAutoscalersTool } from './list-horizontal-pod-autoscalers.ts';
 import { listNodesTool } from './list-nodes.ts';
 import { listPersistentVolumeClaimsTool } from './list-persistent-volume-claims.ts';
@@ -72,6 +73,7 @@ const SHIPPED_TOOLS = [
     listResourceQuotasTool,
     listNetworkPoliciesTool,
     listHorizontalPodAutoscalersTool,
+    listRoleBindingsTool,
     rolloutRestartTool,
     rolloutUndoTool,
     scaleTool,
