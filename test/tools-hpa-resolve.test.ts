@@ -221,6 +221,16 @@ describe('the system prompt', () => {
     assert.match(prompt, /name no culprit from elsewhere/);
   });
 
+  it('teaches the decisive facts: where a value is set, both sides of a mismatch, RBAC refusals, waiting clients, deliberate states and restart history', () => {
+    assert.match(prompt, /configMapKeyRef or secretKeyRef with its object and key/);
+    assert.match(prompt, /Name a Secret and its key, never its value/);
+    assert.match(prompt, /image's architecture against the nodes' kubernetes\.io\/arch/);
+    assert.match(prompt, /list_role_bindings \(serviceAccount, and check/);
+    assert.match(prompt, /Init containers and sidecars .* are clients/);
+    assert.match(prompt, /a suspended CronJob, a paused rollout/);
+    assert.match(prompt, /say the count, the pace and the limit/);
+  });
+
   it('names only tools that exist', () => {
     const known = new Set([...registry.list().map((tool) => tool.name), SUBMIT_DIAGNOSIS_TOOL]);
     const named = prompt.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [];

@@ -8,6 +8,7 @@ import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
 import { addressNameEvidence } from './address-names.ts';
 import { mismatchEvidence } from './mismatch-evidence.ts';
+import { refusalEvidence } from './refusal-evidence.ts';
 import { sidecarEvidence } from './sidecar-evidence.ts';
 import { valueSourceEvidence } from './value-evidence.ts';
 
@@ -20,6 +21,7 @@ export interface Enricher {
 
 export const ENRICHERS: readonly Enricher[] = [
   { id: 'value-source', tells: 'where the value a failing line names is set, and the revision that changed it', lines: valueSourceEvidence },
+  { id: 'refusal', tells: 'who the Kubernetes API refused what, and what binds that service account', lines: refusalEvidence },
   { id: 'address-names', tells: 'the Service or pod behind an IP address a failing line names', lines: addressNameEvidence },
   { id: 'mismatch', tells: 'both sides of two objects that must agree and do not (explainers/)', lines: mismatchEvidence },
   { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },

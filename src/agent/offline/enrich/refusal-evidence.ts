@@ -1,0 +1,34 @@
+/**
+ * The Kubernetes API refusing an in-cluster client, with what binds the account: the
+ * refusal a failing line carries (trace/access-refusal.ts) is checked with
+ * list_role_bindings (like `kubectl auth can-i --as`), and a binding in the refused
+ * namespace that names an account of the same name elsewhere (the near miss: a subject
+ * written with the wrong namespace) is named beside it.
+ */
+import type { Case, Finding } from '../case.ts';
+import type { Query } from '../query.ts';
+import { describeRefusal, readAccessRefusal } from '../trace/access-refusal.ts';
+
+export function refusalEvidence(finding: Finding, gathered: Case, query: Query): string[] {
+  if (finding.category !== 'bad-credentials') return [];
+  const lines = [...finding.evidence.filter((line) => line.startsWith('log: ')).map((line) => line.slice(5)), ...(gathered.logs?.errorLines ?? []).slice(-20)];
+  const refusal = lines.map(readAccessRefusal).find((found) => found !== undefined);
+  const account = refusal?.serviceAccount;
+  if (!refusal || !account) return [];
+  const check = { verb: refusal.verb, resource: refusal.resource, ...(refusal.apiGroup ? { apiGroup: refusal.apiGroup } : {}), ...(refusal.namespace ? { namespace: refusal.namespace } : {}) };
+  const bound = query.data('list_role_bindings', { serviceAccount: account, check });
+  const there = refusal.namespace && refusal.namespace !== account.namespace ? query.data('list_role_bindings', { namespace: refusal.namespace }) : undefined;
+  query.barrier();
+  const evidence = [describeRefusal(refusal)];
+  if (bound) {
+    const names = bound.bindings.map((binding) => `${binding.kind} ${binding.namespace ? `${binding.namespace}/` : ''}${binding.name} -> ${binding.role.kind} ${binding.role.name}`);
+    const verdict = bound.access?.allowed ? `RBAC allows it by ${bound.access.allowedBy?.binding}: the refusal is not a missing grant` : 'no binding grants it';
+    evidence.push(`bindings of service account ${account.namespace}/${account.name}: ${names.join('; ') || 'none'}; ${verdict}`);
+  }
+  const own = `ServiceAccount ${account.namespace}/${account.name}`;
+  for (const binding of there?.bindings ?? []) {
+    const namesAnother = binding.subjects.split(', ').find((subject) => subject.startsWith('ServiceAccount ') && subject.endsWith(`/${account.name}`) && subject !== own);
+    if (namesAnother) evidence.push(`${binding.kind} ${binding.namespace}/${binding.name} in namespace ${refusal.namespace} binds ${namesAnother}, not ${own}: its subject names the wrong namespace`);
+  }
+  return evidence;
+}
