@@ -69,6 +69,8 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
         ...(spec?.volumes ?? []).flatMap((volume) => (volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [])),
       ]);
       for (const name of [...configMaps].slice(0, 3)) await run('list_config_maps', { namespace, name });
+      // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels).
+      if (pod.node) await run('list_nodes', { name: pod.node });
       await run('get_pod_logs', { namespace, name: pod.name });
       if (pod.restarts > 0) await run('get_pod_logs', { namespace, name: pod.name, previous: true });
     }
