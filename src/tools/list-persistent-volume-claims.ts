@@ -8,7 +8,7 @@ import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent } from './format/events.ts';
-import { formatNodeSelector } from './format/placement.ts';
+import { formatNodeSelector, singleTermRequirements, type NodeRequirementData } from './format/placement.ts';
 import { failureFrom, success } from './tool-results.ts';
 import type { ReadTool } from './tool.ts';
 
@@ -27,6 +27,8 @@ export interface PersistentVolumeClaimData {
   volumeName?: string;
   /** The bound PersistentVolume's `spec.nodeAffinity.required` (e.g. `topology.kubernetes.io/zone in (eu-west-1a)`): the nodes it can attach to. */
   volumeNodeAffinity?: string;
+  /** The same affinity's expressions (matchFields under `metadata.name`), when it has one term: what a check against node labels reads. */
+  volumeNodeRequirements?: NodeRequirementData[];
   ageSeconds?: number;
   /** Warning events about the claim, newest first: the provisioner's reason. */
   warnings: string[];
@@ -62,6 +64,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     const bound = claims.value.items.some((claim) => claim.spec?.volumeName && (args.name === undefined || claim.metadata?.name === args.name));
     const volumes = bound ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal }) : undefined;
     const volumeAffinity = new Map(volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', formatNodeSelector(volume.spec?.nodeAffinity?.required)]) : []);
+    const volumeRequirements = new Map(volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', singleTermRequirements(volume.spec?.nodeAffinity?.required)]) : []);
     const now = context.cluster.now();
     const classNames = classes.ok ? new Set(classes.value.items.map((item) => item.metadata?.name ?? '')) : undefined;
     const hasDefault = classes.ok ? classes.value.items.some((item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true') : undefined;
@@ -89,6 +92,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             accessModes: claim.spec?.accessModes ?? [],
             ...(claim.spec?.volumeName ? { volumeName: claim.spec.volumeName } : {}),
             ...(claim.spec?.volumeName && volumeAffinity.get(claim.spec.volumeName) ? { volumeNodeAffinity: volumeAffinity.get(claim.spec.volumeName) } : {}),
+            ...(claim.spec?.volumeName && volumeRequirements.get(claim.spec.volumeName) ? { volumeNodeRequirements: volumeRequirements.get(claim.spec.volumeName) } : {}),
             ...(age !== undefined ? { ageSeconds: age } : {}),
             warnings,
           };

@@ -38,6 +38,25 @@ function formatPodTerm(term: V1PodAffinityTerm): string {
   return `${selector} per ${term.topologyKey}${term.namespaces?.length ? ` in ${term.namespaces.join(',')}` : ''}`;
 }
 
+/** One expression of a node selector term; a `matchFields` expression is keyed `metadata.name` (the node's name). */
+export interface NodeRequirementData {
+  key: string;
+  operator: string;
+  values?: string[];
+}
+
+/** The expressions of a node selector with exactly one term (several terms are alternatives, which a flat list cannot say). */
+export function singleTermRequirements(selector: V1NodeSelector | undefined): NodeRequirementData[] | undefined {
+  const terms = selector?.nodeSelectorTerms ?? [];
+  if (terms.length !== 1) return undefined;
+  const [term] = terms;
+  const requirements = [
+    ...(term?.matchExpressions ?? []).map((requirement) => ({ key: requirement.key, operator: requirement.operator, ...(requirement.values ? { values: requirement.values } : {}) })),
+    ...(term?.matchFields ?? []).map((requirement) => ({ key: 'metadata.name', operator: requirement.operator, ...(requirement.values ? { values: requirement.values } : {}) })),
+  ];
+  return requirements.length ? requirements : undefined;
+}
+
 /**
  * Each required affinity rule of a pod spec as one string: `nodeAffinity required kubernetes.io/arch in (arm64)`,
  * `podAntiAffinity required app=rabbitmq per kubernetes.io/hostname`. Terms of one rule are

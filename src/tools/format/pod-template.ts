@@ -6,7 +6,7 @@
  */
 import type { V1Container, V1PodSpec, V1Probe, V1Volume } from '@kubernetes/client-node';
 import { fingerprintSecret, redactNamedValue, redactValue } from '../../redact/redactor.ts';
-import { describeAffinity } from './placement.ts';
+import { describeAffinity, singleTermRequirements, type NodeRequirementData } from './placement.ts';
 
 export interface EnvVarData {
   name: string;
@@ -72,6 +72,8 @@ export interface PodTemplateData {
   affinity?: string[];
   /** Each affinity rule with its keys, values and topology key (`nodeAffinity required kubernetes.io/arch in (arm64)`). */
   affinityRules?: string[];
+  /** The required node affinity's expressions when it has one term (a DaemonSet pod's `metadata.name in [node]` pin among them). */
+  requiredNodeAffinity?: NodeRequirementData[];
   imagePullSecrets: string[];
   priorityClassName?: string;
   /** Set only when not the default (ClusterFirst): where the pod's DNS lookups go. */
@@ -210,6 +212,7 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
   if (spec?.affinity?.podAffinity) affinity.push('podAffinity');
   if (spec?.affinity?.podAntiAffinity) affinity.push('podAntiAffinity');
   const affinityRules = describeAffinity(spec?.affinity);
+  const requiredNodeAffinity = singleTermRequirements(spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
   return {
     containers: [
       ...(spec?.initContainers ?? []).map((container) => summarizeContainer(container, true)),
@@ -224,6 +227,7 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
       .map((toleration) => `${toleration.key ?? '*'}${toleration.operator === 'Exists' ? '' : `=${toleration.value ?? ''}`}:${toleration.effect ?? '*'}`),
     ...(affinity.length ? { affinity } : {}),
     ...(affinityRules.length ? { affinityRules } : {}),
+    ...(requiredNodeAffinity ? { requiredNodeAffinity } : {}),
     imagePullSecrets: (spec?.imagePullSecrets ?? []).map((secret) => secret.name ?? '').filter(Boolean),
     ...(spec?.priorityClassName ? { priorityClassName: spec.priorityClassName } : {}),
     ...(spec?.dnsPolicy && spec.dnsPolicy !== 'ClusterFirst' ? { dnsPolicy: spec.dnsPolicy } : {}),

@@ -8,7 +8,7 @@ import type { NodeSummaryData } from '../../../tools/list-nodes.ts';
 import type { Case, Finding } from '../case.ts';
 import { troubledContainer } from '../containers.ts';
 import { explainMismatches } from '../explainers/table.ts';
-import type { MismatchFacts, NodeFacts } from '../explainers/facts.ts';
+import type { MismatchFacts, NodeFacts, NodeRequirement } from '../explainers/facts.ts';
 import type { Query } from '../query.ts';
 import { historyOf, latestChange } from '../remediation.ts';
 
@@ -25,10 +25,14 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
   const logLines = [...message, ...(gathered.logs?.errorLines ?? []).slice(-20)];
   const execFailure = logLines.some((line) => /exec format error/i.test(line));
   const nodes = NODE_CATEGORIES.has(finding.category) || execFailure ? query.data('list_nodes', {})?.nodes : undefined;
+  const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False')?.message;
+  // A volume pinned to a zone (or a host): its claim's bound volume carries the node affinity.
+  const claims = scheduling && /volume node affinity conflict/i.test(scheduling) ? query.data('list_persistent_volume_claims', { namespace: pod.namespace })?.claims : undefined;
   query.barrier();
+  const mounted = new Set(pod.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
+  const claim = claims?.find((candidate) => mounted.has(candidate.name) && candidate.volumeName && candidate.volumeNodeRequirements);
   const change = latestChange(historyOf(gathered));
   const image = change?.changes.find((entry) => entry.field === 'image' && (entry.container === undefined || entry.container === status?.name));
-  const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False')?.message;
   const facts: MismatchFacts = {
     pod: {
       name: pod.name,
@@ -37,6 +41,7 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
       ...(pod.node ? { nodeName: pod.node } : {}),
       ...(pod.spec.nodeSelector ? { nodeSelector: pod.spec.nodeSelector } : {}),
       tolerations: pod.spec.tolerations,
+      ...(pod.spec.requiredNodeAffinity ? { requiredNodeAffinity: pod.spec.requiredNodeAffinity.flatMap(nodeRequirement) } : {}),
       containers: pod.spec.containers
         .filter((container) => !container.init || container.name === status?.name)
         .map((container) => ({
@@ -53,11 +58,18 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
     ...(nodes ? { nodes: nodes.map(nodeFacts) } : {}),
     ...(gathered.service ? { service: { name: gathered.service.name, namespace: gathered.service.namespace, selector: gathered.service.selector, ports: gathered.service.ports.map((port) => ({ port: port.port, targetPort: port.targetPort })) } } : {}),
     ...(scheduling ? { schedulingMessage: scheduling } : {}),
+    ...(claim?.volumeName && claim.volumeNodeRequirements ? { volume: { claim: claim.name, volume: claim.volumeName, nodeAffinity: claim.volumeNodeRequirements.flatMap(nodeRequirement) } } : {}),
     logLines,
     ...(status ? { logContainer: status.name } : {}),
     ...(image?.from && image.to && change ? { imageChange: { from: image.from, to: image.to, revision: change.toRevision } } : {}),
   };
   return explainMismatches(facts).flatMap((mismatch) => mismatch.evidence).slice(0, MAX_LINES);
+}
+
+const OPERATORS = new Set<string>(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt']);
+
+function nodeRequirement(requirement: { key: string; operator: string; values?: string[] }): NodeRequirement[] {
+  return OPERATORS.has(requirement.operator) ? [{ key: requirement.key, operator: requirement.operator as NodeRequirement['operator'], ...(requirement.values ? { values: requirement.values } : {}) }] : [];
 }
 
 /** A node as the explainers read it: its labels, with the zone and architecture the listing reads out of them put back. */

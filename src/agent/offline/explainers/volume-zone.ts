@@ -15,8 +15,13 @@ const OTHER_ZONE_KEY: Readonly<Record<string, string>> = { [ZONE]: LEGACY_ZONE, 
 
 function explain({ volume, nodes, pod, schedulingMessage }: MismatchFacts): Mismatch | undefined {
   if (!volume || !nodes || nodes.length === 0 || volume.nodeAffinity.length === 0) return undefined;
-  const open = nodes.filter((node) => isOpenFor(node, pod));
-  if (open.some((node) => meetsAll(node, volume.nodeAffinity))) return undefined;
+  const schedulable = nodes.filter((node) => isOpenFor(node, pod));
+  // The scheduler's "volume node affinity conflict" outweighs a node list read later: set the volume against the nodes outside its zone.
+  const fitting = schedulable.filter((node) => meetsAll(node, volume.nodeAffinity));
+  const conflict = schedulingMessage !== undefined && /volume node affinity conflict/i.test(schedulingMessage);
+  if (fitting.length > 0 && !conflict) return undefined;
+  const open = schedulable.filter((node) => !fitting.includes(node));
+  if (open.length === 0) return undefined;
   const alone = volume.nodeAffinity.filter((requirement) => !open.some((node) => meetsRequirement(node, requirement)));
   const unmet: readonly NodeRequirement[] = alone.length > 0 ? alone : volume.nodeAffinity;
   const who = `PersistentVolume ${volume.volume} (claim ${volume.claim}${pod ? `, mounted by ${describePod(pod).replace(/^Pod /, 'pod ')}` : ''})`;
@@ -29,9 +34,10 @@ function explain({ volume, nodes, pod, schedulingMessage }: MismatchFacts): Mism
     const otherKey = OTHER_ZONE_KEY[requirement.key];
     const underOtherKey = otherKey ? open.filter((node) => meetsRequirement(node, { ...requirement, key: otherKey })) : [];
     if (otherKey && underOtherKey.length > 0) evidence.push(`Nodes ${listNames(underOtherKey.map((node) => node.name))} are in that zone under the label ${otherKey}, not ${requirement.key}: the volume and the nodes use different zone labels.`);
-    const closed = nodes.filter((node) => !open.includes(node) && meetsRequirement(node, requirement));
+    const closed = nodes.filter((node) => !schedulable.includes(node) && meetsRequirement(node, requirement));
     if (closed.length > 0) evidence.push(`Nodes ${listNames(closed.map((node) => node.name))} meet it but are cordoned.`);
   }
+  if (fitting.length > 0) evidence.push(`Nodes ${listNames(fitting.map((node) => node.name))} meet it now, but the scheduler found none that did when it last tried: they may have joined since, or another rule keeps the pod off them.`);
   evidence.push(...schedulerSays(schedulingMessage));
   evidence.push(unmet.some((requirement) => requirement.key === 'kubernetes.io/hostname')
     ? 'A local volume lives on one node: bring that node back (or uncordon it), or delete the claim and its volume so that the pod gets a new one, which loses the data on it.'
@@ -72,6 +78,11 @@ export const VOLUME_ZONE: Explainer = {
       {
         facts: { volume: { claim: 'data-kafka-2', volume: 'local-pv-9d3e1f7a', nodeAffinity: inZone('kubernetes.io/hostname', 'ip-10-0-2-14.eu-west-1.compute.internal') }, nodes: THREE_ZONES },
         says: [/kubernetes\.io\/hostname in \[ip-10-0-2-14\.eu-west-1\.compute\.internal\]/, /the schedulable nodes are ip-10-0-1-23\.eu-west-1\.compute\.internal, ip-10-0-2-87/, /A local volume lives on one node/],
+      },
+      {
+        // The scheduler said so: a node in the volume's zone listed now does not undo its verdict.
+        facts: { pod, volume: volume(inZone(ZONE, 'eu-west-1a')), nodes: THREE_ZONES, schedulingMessage: message },
+        says: [/can only attach where topology\.kubernetes\.io\/zone in \[eu-west-1a\]/, /eu-west-1b \(1 node\), eu-west-1c \(1 node\)/, /ip-10-0-1-23\.eu-west-1\.compute\.internal meet it now, but the scheduler found none/],
       },
     ],
     noMatch: [
