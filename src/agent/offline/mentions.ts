@@ -3,6 +3,7 @@
  * its words, which beat some of them; words match by their stem. The inventory's named
  * things are candidates, and the one the words name best is picked.
  */
+import { expandAbbreviations } from './abbreviations.ts';
 import type { Focus } from './case.ts';
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
@@ -22,7 +23,8 @@ export interface Candidate {
  */
 export function mentionScore(name: string, text: string): number {
   const lower = text.toLowerCase();
-  const words = new Set(lower.split(/[^a-z0-9]+/).filter((word) => word.length > 0));
+  // "zk" names zookeeper: a short form counts as the words it stands for.
+  const words = new Set([...lower.split(/[^a-z0-9]+/).filter((word) => word.length > 0), ...expandAbbreviations(lower)]);
   const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
   const spaced = escaped.replace(/-/g, '[ _-]');
@@ -44,13 +46,16 @@ export function stem(word: string): string {
   return word;
 }
 
+/** mentionScore of a name every word of which the sentence holds. */
+const ALL_WORDS = 50;
+
 /** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
 export function pickMentioned(candidates: readonly Candidate[], text: string, namespaces: readonly string[]): Candidate | undefined {
   const namedNamespaces = namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
   // Words that name a namespace say where, not what: "in the shop namespace" names no node called shop-pool.
   const withoutNamespaces = namedNamespaces.reduce((remaining, namespace) => remaining.replace(new RegExp(`\\b${escapeRegExp(namespace)}\\b`, 'gi'), ' '), text);
   let best: { candidate: Candidate; score: number } | undefined;
-  let bestUnhealthy: { candidate: Candidate; score: number } | undefined;
+  let bestUnhealthy: { candidate: Candidate; score: number; whole: number } | undefined;
   for (const candidate of candidates) {
     const whole = mentionScore(candidate.name, text);
     // A partial match (some words of the name) counts only outside the namespace words.
@@ -61,10 +66,21 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;
     if (candidate.unhealthy) score += 8;
     if (!best || score > best.score) best = { candidate, score };
-    if (candidate.unhealthy && (!bestUnhealthy || score > bestUnhealthy.score)) bestUnhealthy = { candidate, score };
+    if (candidate.unhealthy && (!bestUnhealthy || score > bestUnhealthy.score)) bestUnhealthy = { candidate, score, whole: Math.max(whole, mentionScore(candidate.name, withoutNamespaces)) };
   }
-  // Words of a report name what fails: a failing namesake outranks a healthy partial match (not one named in full).
-  if (best && !best.candidate.unhealthy && best.score < 90 && bestUnhealthy) return bestUnhealthy.candidate;
+  // Words of a report name what fails: a failing namesake outranks a healthy partial match, and a healthy
+  // one named in full when every word of the failing one's name is there too ("zk warnings, kafka still up?").
+  if (best && !best.candidate.unhealthy && bestUnhealthy && (best.score < 90 || bestUnhealthy.whole >= ALL_WORDS)) return bestUnhealthy.candidate;
+  // A word that names a namespace where nothing fails may still be a word of what fails elsewhere ("pricing deploy keeps dying": pricing-engine, not the healthy pricing namespace).
+  if ((!best || (!best.candidate.unhealthy && best.score < 90)) && !bestUnhealthy && namedNamespaces.length > 0) {
+    const failingThere = candidates.some((candidate) => candidate.unhealthy && candidate.namespace && namedNamespaces.includes(candidate.namespace));
+    const loose = failingThere ? undefined : candidates
+      .filter((candidate) => candidate.unhealthy)
+      .map((candidate) => ({ candidate, score: mentionScore(candidate.name, text) }))
+      .filter((entry) => entry.score > 0)
+      .sort((left, right) => right.score - left.score)[0];
+    if (loose) return loose.candidate;
+  }
   return best?.candidate;
 }
 
