@@ -44,3 +44,14 @@ export function eventLine(event: EventData): string {
   const count = event.count > 1 ? ` (x${event.count})` : '';
   return `event ${event.type} ${event.reason} on ${event.object.kind} ${event.object.name}${count}: ${event.message.replace(/\s+/g, ' ').trim()}`;
 }
+
+/** Which revision runs now, and when it replaced the one before: a fix already rolled out is why the alert no longer holds. */
+export function revisionEvidence(gathered: Case): string[] {
+  const deployment = gathered.deployment;
+  const current = deployment?.revisions.find((revision) => revision.revision === deployment.currentRevision);
+  if (!deployment || !current) return [];
+  const age = current.ageSeconds !== undefined ? `, rolled out ${Math.round(current.ageSeconds / 60)} minutes ago` : '';
+  const previous = [...deployment.revisions].reverse().find((revision) => revision.revision < current.revision);
+  const replaced = previous ? `, replacing revision ${previous.revision} (${previous.images.join(' ')})` : '';
+  return [`Deployment ${deployment.summary.namespace}/${deployment.summary.name} runs revision ${current.revision} (${current.images.join(' ')})${age}${replaced}: ${deployment.summary.ready}/${deployment.summary.desired} ready`];
+}

@@ -6,7 +6,7 @@ import type { Case, Finding } from '../case.ts';
 import { restartHistoryOf } from '../containers.ts';
 import { describeRestartHistory } from '../history/restart-history.ts';
 import { readFailingValues } from '../trace/failing-values.ts';
-import { isRecent, secondsAgo } from '../evidence.ts';
+import { isRecent, revisionEvidence, secondsAgo } from '../evidence.ts';
 
 const RECOVERED_AFTER_SECONDS = 30 * 60;
 
@@ -46,7 +46,8 @@ export function recoveredFinding(gathered: Case): Finding {
         return history ? [`container ${container.name}: ${describeRestartHistory(history)}`] : [];
       }),
       ...pastFailure(gathered),
-      ...(gathered.deployment ? [`Deployment ${gathered.deployment.summary.namespace}/${gathered.deployment.summary.name}: ${gathered.deployment.summary.ready}/${gathered.deployment.summary.desired} ready`] : []),
+      // Which revision runs now and what it replaced: a fix rolled out is often why it recovered.
+      ...revisionEvidence(gathered),
     ],
     confidence: 'medium',
   };

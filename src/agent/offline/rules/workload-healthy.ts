@@ -3,7 +3,7 @@
  * that runs now, and when it replaced the one before, say why an alert no longer holds.
  */
 import type { Case, Finding } from '../case.ts';
-import { secondsAgo } from '../evidence.ts';
+import { revisionEvidence, secondsAgo } from '../evidence.ts';
 
 /** No pod in trouble: the workload is healthy now, when every pod is ready or completed. */
 export function healthyWorkloadFinding(gathered: Case): Finding | undefined {
@@ -33,15 +33,4 @@ function formatDuration(seconds: number): string {
   const minutes = Math.floor((seconds % 3600) / 60);
   if (hours > 0) return `${hours}h ${minutes}m`;
   return minutes > 0 ? `${minutes}m` : `${Math.round(seconds)}s`;
-}
-
-/** Which revision runs now, and when it replaced the one before: a fix already rolled out is why the alert no longer holds. */
-function revisionEvidence(gathered: Case): string[] {
-  const deployment = gathered.deployment;
-  const current = deployment?.revisions.find((revision) => revision.revision === deployment.currentRevision);
-  if (!deployment || !current) return [];
-  const age = current.ageSeconds !== undefined ? `, rolled out ${Math.round(current.ageSeconds / 60)} minutes ago` : '';
-  const previous = [...deployment.revisions].reverse().find((revision) => revision.revision < current.revision);
-  const replaced = previous ? `, replacing revision ${previous.revision} (${previous.images.join(' ')})` : '';
-  return [`Deployment ${deployment.summary.namespace}/${deployment.summary.name} runs revision ${current.revision} (${current.images.join(' ')})${age}${replaced}: ${deployment.summary.ready}/${deployment.summary.desired} ready`];
 }
