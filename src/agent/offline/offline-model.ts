@@ -19,6 +19,7 @@ import { callKey, readInvestigation } from './investigation.ts';
 import { NeedsAnswers, Query } from './query.ts';
 import { historyOf, latestChange, proposeRollback, relevantChanges, rollbackSentence, type Rollback } from './remediation.ts';
 import { enrichEvidence } from './enrich/enrich.ts';
+import { localSidecars } from './enrich/sidecar-evidence.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
@@ -44,8 +45,9 @@ export function createOfflineModel(): Model {
         if (!(error instanceof NeedsAnswers)) throw error;
         if (!forced) return turn('Gathering the facts this needs.', query.wanted);
       }
-      const rollback = gathered && finding ? proposeRollback(gathered, finding.category) : undefined;
-      const diagnosis = buildDiagnosis({ gathered, finding, extra, rollback, investigation: query.investigation });
+      const through = gathered && finding ? new Set(localSidecars(finding, gathered).map((container) => container.name)) : undefined;
+      const rollback = gathered && finding ? proposeRollback(gathered, finding.category, through) : undefined;
+      const diagnosis = buildDiagnosis({ gathered, finding, extra, rollback, through, investigation: query.investigation });
       if (rollback && !forced && !investigation.writesAsked.includes(callKey(rollback.tool, rollback.args))) {
         return turn(`Proposing a remediation: ${rollback.reason}.`, [{ id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args }]);
       }
@@ -58,7 +60,7 @@ function turn(text: string, calls: ToolCall[]): ModelTurn {
   return { text, calls, stopReason: 'tool_use', usage: NO_USAGE };
 }
 
-function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; rollback: Rollback | undefined; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
+function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; rollback: Rollback | undefined; through: ReadonlySet<string> | undefined; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
   const { gathered, finding } = input;
   if (!finding && gathered?.missing) return diagnoseMissing(gathered.missing);
   const culprit = culpritOf(gathered, finding);
@@ -87,7 +89,7 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   const evidence = [...finding.evidence, ...surroundingEvidence(gathered), ...input.extra];
   const sentences = [`${label}: ${finding.cause}.`];
   const change = latestChange(historyOf(gathered));
-  const relevant = change ? relevantChanges(finding.category, change) : [];
+  const relevant = change ? relevantChanges(finding.category, change, input.through) : [];
   if (change && relevant.length > 0) {
     const cause = change.changeCause ? ` (change-cause: ${change.changeCause})` : '';
     const lines = relevant.map(formatDiffEntry);

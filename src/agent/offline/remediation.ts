@@ -57,10 +57,15 @@ export function latestChange(history: WorkloadHistory | undefined): RevisionChan
 }
 
 /** The changed fields that can explain the category; empty when the rollout is unrelated. */
-export function relevantChanges(category: Category, change: RevisionChange): TemplateDiffEntry[] {
+export function relevantChanges(category: Category, change: RevisionChange, through: ReadonlySet<string> = new Set()): TemplateDiffEntry[] {
   const pattern = RELEVANT_FIELDS[category];
-  return pattern ? change.changes.filter((entry) => pattern.test(entry.field)) : [];
+  // An app that reaches its dependency through a sidecar (a database proxy): how that sidecar runs is where it connects.
+  const viaSidecar = through.size > 0 && THROUGH_SIDECAR.has(category);
+  return pattern ? change.changes.filter((entry) => pattern.test(entry.field) || (viaSidecar && SIDECAR_FIELDS.test(entry.field) && (entry.field === 'container' || through.has(entry.container ?? '')))) : [];
 }
+
+const THROUGH_SIDECAR = new Set<Category>(['dependency-unreachable', 'bad-credentials']);
+const SIDECAR_FIELDS = /^(container|image|command|args|env )/;
 
 /** Whether the pod under investigation runs the workload's newest revision (unknown counts as yes). */
 function podRunsRevision(gathered: Case, change: RevisionChange): boolean {
@@ -91,13 +96,13 @@ export interface Rollback {
   reason: string;
 }
 
-export function proposeRollback(gathered: Case, category: Category): Rollback | undefined {
+export function proposeRollback(gathered: Case, category: Category, through?: ReadonlySet<string>): Rollback | undefined {
   const workload = gathered.workload;
   const history = historyOf(gathered);
   if (!workload || !history || workload.kind !== history.kind || workload.name !== history.name) return undefined;
   const change = latestChange(history);
   if (!change || !podRunsRevision(gathered, change) || !isRecentRollout(change)) return undefined;
-  const relevant = relevantChanges(category, change);
+  const relevant = relevantChanges(category, change, through);
   if (relevant.length === 0) return undefined;
   return {
     tool: 'rollout_undo',

@@ -62,6 +62,17 @@ export const ROLES: readonly Role[] = [
       notPlayers: ['claims-rabbitmq', 'claims-api'],
     },
   },
+  {
+    id: 'address-lookup',
+    symptom: /\b(address(es)?|postcodes?|zip ?codes?|places?)\b[^.]*\b(lookups?|look ?ups?|search\w*|autocomplete|suggestions?|validation)\b|\b(reverse )?geocod\w*/i,
+    players: /geocod|address|places|postcode/i,
+    examples: {
+      reports: ['address lookups on the map page are timing out since the deploy', 'postcode search returns nothing', 'geocoding is slow again'],
+      doesNotReport: ['the map tiles are blank', 'IP address exhaustion in the subnet'],
+      players: ['geocoder-api', 'address-validator', 'places-search'],
+      notPlayers: ['tile-server', 'route-planner'],
+    },
+  },
 ];
 
 /** The roles a report's symptom points at. */

@@ -111,7 +111,11 @@ export function diffPodTemplates(before: PodTemplateData, after: PodTemplateData
   for (const name of new Set([...beforeContainers.keys(), ...afterContainers.keys()])) {
     const left = beforeContainers.get(name);
     const right = afterContainers.get(name);
-    const label = (container: ContainerSpecData): string => `${container.init ? 'init container' : 'container'} image ${container.image}`;
+    // A container swapped for another (a sidecar's v1 for its v2) differs in how it runs as much as in its image.
+    const label = (container: ContainerSpecData): string => {
+      const runs = [...(container.command ?? []), ...(container.args ?? [])].join(' ');
+      return `${container.init ? 'init container' : 'container'} image ${container.image}${runs ? `, runs ${runs.length > 200 ? `${runs.slice(0, 200)}…` : runs}` : ''}`;
+    };
     if (!left || !right) {
       compareValue({ entries, container: name, field: 'container', from: left ? label(left) : undefined, to: right ? label(right) : undefined });
       continue;

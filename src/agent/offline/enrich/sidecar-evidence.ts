@@ -13,7 +13,8 @@ const LOCAL_TARGET = /(^|[^\d.])(127\.0\.0\.1|localhost|\[::1\])([^\d.]|$)|\buni
 const CATEGORIES = new Set(['dependency-unreachable', 'bad-credentials', 'app-crash']);
 const MAX_SIDECARS = 3;
 
-export function sidecarEvidence(finding: Finding, gathered: Case, query: Query): string[] {
+/** The containers beside the client that its failing line, dialling localhost, reaches; none when it dials elsewhere. */
+export function localSidecars(finding: Finding, gathered: Case): NonNullable<Case['pod']>['spec']['containers'] {
   const pod = gathered.pod;
   if (!pod || !CATEGORIES.has(finding.category)) return [];
   const quoted = [...finding.evidence.filter((line) => line.startsWith('log: ')), ...(gathered.logs?.errorLines ?? []).slice(-10)];
@@ -21,7 +22,13 @@ export function sidecarEvidence(finding: Finding, gathered: Case, query: Query):
   const client = gathered.logs?.container;
   // A native sidecar is an init container that keeps running: it counts too.
   const running = new Set(pod.containers.filter((status) => status.state.state === 'running').map((status) => status.name));
-  const sidecars = pod.spec.containers.filter((container) => (!container.init || running.has(container.name)) && container.name !== client).slice(0, MAX_SIDECARS);
+  return pod.spec.containers.filter((container) => (!container.init || running.has(container.name)) && container.name !== client).slice(0, MAX_SIDECARS);
+}
+
+export function sidecarEvidence(finding: Finding, gathered: Case, query: Query): string[] {
+  const pod = gathered.pod;
+  const sidecars = localSidecars(finding, gathered);
+  if (!pod || sidecars.length === 0) return [];
   const logs = sidecars.map((container) => ({ container, log: query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) }));
   query.barrier();
   const lines: string[] = [];

@@ -113,5 +113,7 @@ function rolePlayer(candidates: readonly Candidate[], text: string, named: Candi
   const failing = players.find((candidate) => candidate.unhealthy);
   // A node agent plays its role even when it looks well, but only a person's report is read that way.
   const agents = spoken && roles.some((role) => role.agentFallback) ? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet') : undefined;
-  return failing ?? agents;
+  // Nothing named, and one workload plays the role the symptom points at: it is what the person means, however well it looks.
+  const only = spoken && !named && players.length === 1 ? players[0] : undefined;
+  return failing ?? agents ?? only;
 }
