@@ -21,7 +21,7 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
     if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}`, ...missingField({ kind: 'Deployment', namespace, name }, query.get('describe_deployment', { namespace, name })) };
     const intent = intentOfWorkload(deployment.summary);
     const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events, ...(intent ? { intent } : {}) };
-    return followWorstPod(withDeployment, deployment.pods.pods, gathering);
+    return followWorstPod(withDeployment, deployment.pods.pods, gathering, deployment.summary.healthy);
   }
   if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
     const tool = workloadKind === 'StatefulSet' ? 'list_stateful_sets' : 'list_daemon_sets';
@@ -36,7 +36,7 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
     const intent = item ? intentOfWorkload(item) : undefined;
     const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
     const daemonSet = nodes ? { daemonSet: { template: listed.details.template, nodes: nodes.nodes } } : {};
-    return followWorstPod({ ...base, ...history, ...daemonSet, ...(intent ? { intent } : {}), workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, gathering);
+    return followWorstPod({ ...base, ...history, ...daemonSet, ...(intent ? { intent } : {}), workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, gathering, item?.healthy === true);
   }
   return gatherForJob(focus, gathering);
 }
