@@ -28,6 +28,7 @@ export interface ServicesData {
 
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
+  noReadyEndpoints: z.boolean().optional().describe('true: only the Services whose selector yields no ready endpoint (the others are counted, not listed)'),
 });
 
 export function formatServicePorts(service: V1Service): string[] {
@@ -38,7 +39,7 @@ export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_servic
   name: 'list_services',
   description:
     'Lists Services with type, selector, ports and how many ready and not-ready endpoints each has; Services whose selector yields no ready ' +
-    'endpoint come first. Use describe_service on one of them to see which pods its selector matches and why none are ready.',
+    'endpoint come first (noReadyEndpoints: only those). Use describe_service on one of them to see which pods its selector matches and why none are ready.',
   input,
   risk: 'read',
   async run(args, context) {
@@ -71,10 +72,11 @@ export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_servic
         };
       })
       .sort((left, right) => Number(right.noReadyEndpoints) - Number(left.noReadyEndpoints) || left.namespace.localeCompare(right.namespace) || left.name.localeCompare(right.name));
-    const data: ServicesData = { total: summaries.length, withoutReadyEndpoints: summaries.filter((service) => service.noReadyEndpoints).length, services: summaries.slice(0, 500) };
+    const listed = args.noReadyEndpoints ? summaries.filter((service) => service.noReadyEndpoints) : summaries;
+    const data: ServicesData = { total: summaries.length, withoutReadyEndpoints: summaries.filter((service) => service.noReadyEndpoints).length, services: listed.slice(0, 500) };
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${summaries.length} Service(s): ${data.withoutReadyEndpoints} with a selector but no ready endpoint.`);
-    for (const service of summaries) {
+    text.add(`${summaries.length} Service(s): ${data.withoutReadyEndpoints} with a selector but no ready endpoint${args.noReadyEndpoints ? '; only those are listed' : ''}.`);
+    for (const service of listed) {
       // A Service that reaches ready pods through its selector is as kubectl get svc shows it: the selector only where something is wrong.
       const reaching = service.selector !== '' && service.readyEndpoints > 0;
       const selector = reaching ? '' : `, selector ${service.selector || '(none: endpoints managed by hand)'}`;

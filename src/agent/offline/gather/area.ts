@@ -32,7 +32,8 @@ export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering
   // No pod in trouble: what is left to look at, asked for at once (workloads, Services, the controllers' refusals, DaemonSets).
   const scope = focus.kind === 'namespace' ? { namespace: focus.namespace } : {};
   const deployments = query.data('list_deployments', scope);
-  const services = query.data('list_services', scope);
+  // Only a Service that reaches no pod is a lead of its own; the others are found through their workloads.
+  const services = query.data('list_services', { ...scope, noReadyEndpoints: true });
   // Asked for now so they arrive in the same turn; read below when the checks before them find nothing.
   const daemonSets = focus.kind === 'namespace' ? query.data('list_daemon_sets', { namespace: focus.namespace }) : undefined;
   if (focus.kind === 'namespace') query.data('list_events', { namespace: focus.namespace, type: 'Warning' });

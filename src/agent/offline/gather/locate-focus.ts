@@ -51,7 +51,8 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const daemonSets = query.data('list_daemon_sets', scope);
   const cronJobs = query.data('list_cron_jobs', scope);
   const jobs = query.data('list_jobs', scope);
-  const services = query.data('list_services', scope);
+  // Only a Service that reaches no pod is a lead of its own; the others are found through their workloads.
+  const services = query.data('list_services', { ...scope, noReadyEndpoints: true });
   const nodes = query.data('list_nodes', {});
   query.barrier();
 
