@@ -155,6 +155,16 @@ describe('events', () => {
     assert.deepEqual(folded[0]?.otherObjects, ['web-a']);
     assert.match(formatEvent(folded[0]!, now, { withObject: true }), /^30s ago Warning BackOff pod\/web-b and 1 sibling\(s\) \(x15 over 10m\): Back-off/);
   });
+  it('fold a controller\'s retries that differ only in the generated pod name, and keep different failures apart', () => {
+    const refused = (pod: string, seconds: number, resource = 'limits.memory=1Gi'): CoreV1Event => ({
+      ...event('report-api-6c9f7d8b4d', `Error creating: pods "${pod}" is forbidden: exceeded quota: compute-resources, requested: ${resource}`, 1, seconds, 'Warning', 'FailedCreate'),
+      involvedObject: { kind: 'ReplicaSet', name: 'report-api-6c9f7d8b4d' },
+    });
+    const folded = foldEvents([refused('report-api-6c9f7d8b4d-dm9nb', 60), refused('report-api-6c9f7d8b4d-bphc9', 120), refused('report-api-6c9f7d8b4d-r999g', 180), refused('report-api-6c9f7d8b4d-7bsjg', 240, 'limits.cpu=2')], now);
+    assert.equal(folded.length, 2);
+    assert.equal(folded[0]?.count, 3);
+    assert.match(folded[0]!.message, /report-api-6c9f7d8b4d-dm9nb/);
+  });
 });
 
 describe('logs', () => {

@@ -33,8 +33,13 @@ function firstSeenOf(event: CoreV1Event): Date | undefined {
 
 /** Replaces the object's own name in its message, so the same message about two pods folds. */
 function normalizeMessage(message: string, objectName: string): string {
-  return objectName ? message.split(objectName).join('<object>') : message;
+  // A controller's "Error creating: pods \"web-6c9f7d8b4d-dm9nb\" is forbidden" names a new random pod each try: one failure, many names.
+  const generic = message.replace(GENERATED_NAME, '$1-<generated>');
+  return objectName ? generic.split(objectName).join('<object>') : generic;
 }
+
+/** The random suffix Kubernetes gives generated names (generateName): five characters of its consonant-and-digit alphabet. */
+const GENERATED_NAME = /\b([a-z0-9][a-z0-9.-]*)-[bcdfghjklmnpqrstvwxz2456789]{5}\b/g;
 
 /** Folds repeats and siblings, newest first. */
 export function foldEvents(events: readonly CoreV1Event[], now: Date): EventData[] {
