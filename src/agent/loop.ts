@@ -110,6 +110,8 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       cluster: createRunReadCache(input.cluster),
       signal,
       outputBudgetBytes: input.limits.toolOutputBytes,
+      // What this run's transcript already holds: a later call points at it rather than repeat it.
+      shown: new Map(),
       ...(input.policy.allowedNamespaces ? { allowedNamespaces: input.policy.allowedNamespaces } : {}),
     },
     ...(input.approvals ? { approvals: input.approvals } : {}),

@@ -17,7 +17,7 @@ import { summarizeWorkload, type WorkloadSummaryData } from './format/workloads.
 import { formatChangeLines, formatRevisionLine } from './rollout-history.ts';
 import { failureFrom, success } from './tool-results.ts';
 import { missingNamespace } from './missing-namespace.ts';
-import type { ReadTool } from './tool.ts';
+import { shownKey, type ReadTool } from './tool.ts';
 
 export interface DeploymentDetailsData {
   summary: WorkloadSummaryData;
@@ -108,7 +108,10 @@ export const describeDeploymentTool: ReadTool<typeof input, DeploymentDetailsDat
     for (const line of formatPodGroup(pods, now)) text.addIfRoom(line);
     for (const container of template.containers) {
       text.addIfRoom(`${container.init ? 'init container' : 'container'} ${container.name}: image ${container.image}`);
-      for (const line of formatContainerSpec(container, { volumes: template.volumes })) text.addIfRoom(line);
+      const lines = formatContainerSpec(container, { volumes: template.volumes });
+      const all = lines.map((line) => text.addIfRoom(line)).every(Boolean);
+      // A pod of this template described later in the run says "as above" instead of these lines.
+      if (all && lines.length > 0) context.shown?.set(shownKey('container', [container.name, container.image, ...lines]), `Deployment ${args.namespace}/${args.name}'s template`);
     }
     for (const line of formatPodLevel(template)) text.addIfRoom(line);
     if (!history.ok) text.addIfRoom(`rollout history: could not be read (${history.error.kind}: ${history.error.message})`);

@@ -17,7 +17,7 @@ import { formatPodServices, matchPodServices, type PodServicesData } from './for
 import { formatContainerSpec, formatPodLevel } from './format/template-text.ts';
 import { failureFrom, success } from './tool-results.ts';
 import { missingNamespace } from './missing-namespace.ts';
-import type { ReadTool } from './tool.ts';
+import { shownKey, type ReadTool } from './tool.ts';
 
 export interface PodConditionData {
   type: string;
@@ -151,7 +151,11 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
       if (!settled) text.addIfRoom(`  state: ${state}`);
       if (container.lastState) text.addIfRoom(`  last state: ${formatContainerState(container.lastState, now, { messageLimit: 600 })}`);
       const containerSpec = specsByName.get(`${container.init}/${container.name}`);
-      if (containerSpec) for (const line of formatContainerSpec(containerSpec, { volumes: spec.volumes })) text.addIfRoom(line);
+      const lines = containerSpec ? formatContainerSpec(containerSpec, { volumes: spec.volumes }) : [];
+      // The same lines this run already read in the workload's template: said once, pointed at here.
+      const shownIn = lines.length > 0 ? context.shown?.get(shownKey('container', [container.name, container.image, ...lines])) : undefined;
+      if (shownIn) text.addIfRoom(`  spec (command, ports, env, resources, probes, mounts): as in ${shownIn} above`);
+      else for (const line of lines) text.addIfRoom(line);
     }
     // That no nodeSelector or toleration applies is news where placement is in question: a pod not placed, a DaemonSet's (which nodes it covers).
     const placementInQuestion = summary.phase === 'Pending' || top?.kind === 'DaemonSet';

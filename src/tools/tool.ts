@@ -59,6 +59,17 @@ export interface ReadToolContext {
   allowedNamespaces?: readonly string[];
   /** Upper bound, in bytes, of `content`. */
   outputBudgetBytes: number;
+  /**
+   * Within one run: blocks of text a tool already returned (a container's spec, keyed by
+   * `shownKey`) and the call that returned them, so a later call says "as above" rather
+   * than repeat them. Absent where calls share no transcript (MCP): everything is printed.
+   */
+  shown?: Map<string, string>;
+}
+
+/** The key under which a block of lines is remembered in `ReadToolContext.shown`. */
+export function shownKey(kind: string, lines: readonly string[]): string {
+  return `${kind}\n${lines.join('\n')}`;
 }
 
 /** Everything a write tool may use: the whole cluster, writes included. The loop holds one of these. */
