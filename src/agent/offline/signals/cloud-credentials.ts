@@ -80,12 +80,14 @@ export const CLOUD_CREDENTIAL_SIGNALS: readonly LogSignal[] = [
     },
   },
   {
-    id: 'kubernetes-rbac-forbidden', verdict: 'bad-credentials', pattern: /cannot (get|list|watch|create|update|patch|delete|deletecollection) resource "[^"]+"/,
+    id: 'kubernetes-rbac-forbidden', verdict: 'bad-credentials', pattern: /cannot (get|list|watch|create|update|patch|delete|deletecollection) resource \\*"[^"\\]+\\*"/,
     means: "The Kubernetes API refused an action to the app's service account: its Role or ClusterRole lacks the permission.",
     source: 'kube-apiserver RBAC, relayed by client-go and the other clients: User "system:serviceaccount:ns:sa" cannot list resource "pods" in API group "" in the namespace "ns"',
     examples: {
-      match: ['E1129 09:58:02.114512       1 reflector.go:147] pkg/mod/k8s.io/client-go@v0.31.0/tools/cache/reflector.go:243: Failed to watch *v1.ConfigMap: configmaps is forbidden: User "system:serviceaccount:shop:web" cannot watch resource "configmaps" in API group "" in the namespace "shop"'],
-      noMatch: ['I1129 09:58:02.114512       1 reflector.go:359] Caches populated for *v1.ConfigMap'],
+      match: ['E1129 09:58:02.114512       1 reflector.go:147] pkg/mod/k8s.io/client-go@v0.31.0/tools/cache/reflector.go:243: Failed to watch *v1.ConfigMap: configmaps is forbidden: User "system:serviceaccount:shop:web" cannot watch resource "configmaps" in API group "" in the namespace "shop"',
+        // The Python and Java clients print the API server's JSON body, its quotes escaped.
+        'HTTP response body: {"kind":"Status","message":"jobs.batch is forbidden: User \\"system:serviceaccount:render:dispatcher\\" cannot list resource \\"jobs\\" in API group \\"batch\\" in the namespace \\"render-jobs\\"","code":403}'],
+      noMatch: ['I1129 09:58:02.114512       1 reflector.go:359] Caches populated for *v1.ConfigMap', 'kubernetes.client.exceptions.ApiException: (403)'],
     },
   },
   {
