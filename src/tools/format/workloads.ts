@@ -33,6 +33,8 @@ export interface WorkloadSummaryData {
   /** Deployment and ReplicaSet revision. */
   revision?: number;
   paused?: boolean;
+  /** StatefulSet `spec.updateStrategy.rollingUpdate.partition` above 0: pods below that ordinal keep the old revision (a staged rollout). */
+  partition?: number;
   /** Annotations a person wrote (why it is at 0, a change ticket), redacted; see readNotes. */
   notes?: Record<string, string>;
   ageSeconds?: number;
@@ -82,6 +84,7 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
   const age = ageSeconds(workload.metadata?.creationTimestamp, now);
   const paused = kind === 'Deployment' && (workload as V1Deployment).spec?.paused === true;
   const notes = kind === 'ReplicaSet' ? undefined : readNotes(workload.metadata);
+  const partition = kind === 'StatefulSet' ? (workload as V1StatefulSet).spec?.updateStrategy?.rollingUpdate?.partition : undefined;
   return {
     kind,
     namespace: workload.metadata?.namespace ?? '',
@@ -92,6 +95,7 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
     conditions,
     ...(revision !== undefined ? { revision } : {}),
     ...(paused ? { paused } : {}),
+    ...(partition ? { partition } : {}),
     ...(notes ? { notes } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
@@ -107,10 +111,11 @@ export function formatWorkloadLine(summary: WorkloadSummaryData, now: Date, opti
   if (summary.available !== undefined) parts.push(`available ${summary.available}`);
   if (summary.revision !== undefined) parts.push(`revision ${summary.revision}`);
   if (summary.paused) parts.push('PAUSED');
+  if (summary.partition) parts.push(`rollout partition ${summary.partition} (ordinals below it keep the old revision)`);
   if (summary.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - summary.ageSeconds * 1000), now)}`);
   parts.push(`image ${summary.images.join(' ')}`);
   // Why a workload runs nothing is what a person wrote on it; elsewhere the notes stay in the data.
-  if (summary.desired === 0 || summary.paused) parts.push(...formatNotes(summary.notes));
+  if (summary.desired === 0 || summary.paused || summary.partition) parts.push(...formatNotes(summary.notes));
   const bad = summary.conditions.filter(isBadCondition);
   const conditions = bad.length ? `\n  ${bad.map((condition) => `${condition.type}=${condition.status} ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('\n  ')}` : '';
   return parts.join(', ') + conditions;

@@ -13,7 +13,7 @@ import type { Query } from '../query.ts';
 import { workloadBehind } from './workload-behind.ts';
 
 export function intentOfWorkload(summary: WorkloadSummaryData): Deliberate | undefined {
-  return readDeliberateState({ kind: summary.kind, namespace: summary.namespace, name: summary.name, desired: summary.desired, ...(summary.paused ? { paused: true } : {}), notes: summary.notes ?? {} });
+  return readDeliberateState({ kind: summary.kind, namespace: summary.namespace, name: summary.name, desired: summary.desired, ...(summary.paused ? { paused: true } : {}), ...(summary.partition ? { partition: summary.partition } : {}), ...(summary.updated !== undefined ? { updated: summary.updated } : {}), notes: summary.notes ?? {} });
 }
 
 export function intentOfCronJob(cronJob: CronJobSummaryData): Deliberate | undefined {

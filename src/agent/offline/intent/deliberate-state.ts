@@ -16,6 +16,9 @@ export interface WorkloadIntent {
   suspended?: boolean;
   /** Deployment `spec.paused`. */
   paused?: boolean;
+  /** StatefulSet rollingUpdate partition above 0, and how many pods run the newest revision. */
+  partition?: number;
+  updated?: number;
   /** The annotations a person wrote on it, `kubernetes.io/change-cause` included (the tools' notes: what tools and controllers write is left out there). */
   notes: Record<string, string>;
 }
@@ -91,6 +94,23 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     examples: {
       match: [{ workload: intent({ paused: true, desired: 3, notes: {} }), says: /rollout paused/ }],
       noMatch: [intent({ paused: false, desired: 3, notes: {} })],
+    },
+  },
+  {
+    id: 'partitioned-rollout',
+    means: 'a StatefulSet whose rolling update has a partition keeps the pods below that ordinal on the old revision: a staged (canary) rollout, held by design',
+    read(workload) {
+      if (workload.kind !== 'StatefulSet' || !workload.partition || workload.desired === undefined) return undefined;
+      const note = decisionNote(workload.notes) ?? Object.entries(workload.notes).map(([key, value]) => `${key}: ${value}`)[0];
+      const held = `${label(workload)} rolls out in stages: its update strategy's partition is ${workload.partition}, so pods with an ordinal below ${workload.partition} stay on the old revision${workload.updated !== undefined ? ` (${workload.updated} of ${workload.desired} updated)` : ''}`;
+      return { row: 'partitioned-rollout', state: held, ...(note ? { note } : {}) };
+    },
+    examples: {
+      match: [
+        { workload: intent({ kind: 'StatefulSet', name: 'nats', desired: 3, partition: 2, updated: 1, notes: { 'eventbus.example.com/rollout-note': 'nats-2 soaks 72h on 2.10.22 before the rest, CHG-7712' } }), says: /partition is 2, so pods with an ordinal below 2 stay on the old revision \(1 of 3 updated\).*CHG-7712/ },
+        { workload: intent({ kind: 'StatefulSet', name: 'kafka', desired: 5, partition: 4, notes: {} }), says: /partition is 4/ },
+      ],
+      noMatch: [intent({ kind: 'StatefulSet', desired: 3, notes: {} }), intent({ kind: 'StatefulSet', desired: 3, partition: 0, notes: {} }), intent({ kind: 'Deployment', desired: 3, partition: 2, notes: {} })],
     },
   },
 ];

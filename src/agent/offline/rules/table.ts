@@ -43,7 +43,7 @@ export const RULES: readonly Rule[] = [
     outranks: 'a workload at 0 replicas with a note that says why, a suspended CronJob or a paused rollout is what a person chose: the Service without endpoints or the Job that never runs is its consequence, not a fault',
     applies: isDeliberate,
     explain: deliberateFinding,
-    examples: { decides: ['fx-rates-exporter-decommissioned-no-endpoints', 'gdpr-erasure-cronjob-suspended-legal-hold#incident'], doesNotDecide: ['payments-gateway-selector', 'checkout-replicas-recovered', 'gpu-pool-scaled-to-zero'] },
+    examples: { decides: ['fx-rates-exporter-decommissioned-no-endpoints', 'gdpr-erasure-cronjob-suspended-legal-hold#incident', 'nats-canary-partition-hold'], doesNotDecide: ['payments-gateway-selector', 'checkout-replicas-recovered', 'gpu-pool-scaled-to-zero'] },
   },
   {
     id: 'service-selects-no-pod',
