@@ -35,6 +35,10 @@ test('names the cluster has, their pods and their short forms, versions, tickets
   assert.equal(unknownName('node ip-10-0-1-23 looks out-of-memory', KNOWN), undefined);
   assert.equal(unknownName('broken since deployment v2.3 and ticket API-2207', KNOWN), undefined);
   assert.equal(unknownName('the job failed and the service is down', KNOWN), undefined);
+  // A verb typed without its g is a state too; a name that merely ends in "in" is still a name.
+  assert.equal(unknownName('new scheduler pod crashloopin in remit since the change', KNOWN), undefined);
+  assert.equal(unknownName('job failin again', KNOWN), undefined);
+  assert.deepEqual(unknownName('deployment keycloak-admin is down', KNOWN), { name: 'keycloak-admin', kind: 'Deployment' });
 });
 
 test('words that name nothing at all are no unknown name either: they are left to the search', () => {

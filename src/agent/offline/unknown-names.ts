@@ -63,6 +63,9 @@ const NOT_NAMES = new Set([
   'rollover', 'reboot', 'reboots', 'swap', 'cordon', 'update', 'updates', 'migration', 'scale', 'scaling', 'incident', 'crash', 'crashes', 'recycle', 'replacement', 'rotation', 'side', 'level', 'health', 'check', 'checks', 'test',
 ]);
 
+/** A verb typed without its final g ("pod crashloopin", "job failin", "node dyin"): a state, not a name. */
+const DROPPED_G = /(loop|start|fail|crash|hang|dy|throw|tim|spin|thrash|flapp|bounc|retry|erro?r|restart|runn|pull|wait|hold)in'?$/;
+
 /**
  * Words before a kind's word that make it a noun of the sentence, not a label: "the node is
  * down", "a worker node", "any node"; a possessive does the same ("this morning's node rollover").
@@ -197,7 +200,7 @@ export function unknownName(text: string, known: readonly string[], namespaces: 
       const { name, kind } = found;
       // A name has a word of three letters at least: "v2.3" is a version, "7d" an age.
       if (KIND_WORDS[name] || EVERYDAY_PARTS.has(name) || !/[a-z]{3,}/.test(name)) continue;
-      if (found.plain && (NOT_NAMES.has(name) || /(ing|ed)$/.test(name) || knownStems.has(stem(name)))) continue;
+      if (found.plain && (NOT_NAMES.has(name) || /(ing|ed)$/.test(name) || DROPPED_G.test(name) || knownStems.has(stem(name)))) continue;
       if (kind === 'Namespace' || kind === 'Node' ? isNamed(name) : isKnown(name)) continue;
       return { name, ...(kind ? { kind } : {}), ...(found.namespace ? { namespace: found.namespace } : {}) };
     }
