@@ -69,6 +69,8 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
         ...(spec?.volumes ?? []).flatMap((volume) => (volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [])),
       ]);
       for (const name of [...configMaps].slice(0, 3)) await run('list_config_maps', { namespace, name });
+      // What binds its service account, as `kubectl get rolebindings,clusterrolebindings -o wide` and `kubectl auth can-i --as` show it.
+      if (spec?.serviceAccountName) await run('list_role_bindings', { serviceAccount: { namespace, name: spec.serviceAccountName } });
       // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels).
       if (pod.node) await run('list_nodes', { name: pod.node });
       await run('get_pod_logs', { namespace, name: pod.name });
@@ -76,6 +78,9 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       // Every other container's log too, as `kubectl logs --all-containers` shows it (a sidecar proxy the app dials).
       for (const container of (spec?.containers ?? []).filter((container) => !container.init).slice(1, 3)) await run('get_pod_logs', { namespace, name: pod.name, container: container.name });
     }
+    // Every RoleBinding, as `kubectl get rolebindings -A -o wide` lists them: a binding to the wrong subject names neither side's namespace alone.
+    const bindingNamespaces = new Set(harness.mock.scenario.objects.filter((object) => object.kind === 'RoleBinding').map((object) => object.metadata.namespace ?? ''));
+    for (const bound of [...bindingNamespaces].filter(Boolean).slice(0, 4)) await run('list_role_bindings', { namespace: bound });
     for (const tool of ['list_persistent_volume_claims', 'list_resource_quotas', 'list_network_policies', 'list_services', 'list_replica_sets']) await run(tool, { namespace });
   }
   switch (culprit.kind) {
