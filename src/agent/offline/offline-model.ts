@@ -14,6 +14,7 @@ import { culpritOfMissing, diagnoseMissing } from './absent.ts';
 import { confidenceWithoutMatch, describeUnmatched } from './unmatched.ts';
 import type { Case, Finding, Focus } from './case.ts';
 import { classifyCase } from './classify.ts';
+import { calibrate } from './confidence.ts';
 import { gatherCase } from './gather/gather-case.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import { NeedsAnswers, Query } from './query.ts';
@@ -107,12 +108,14 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   // Words that named nothing: what fails is reported, but it may not be what the person meant.
   const confidence = unmatched === undefined ? finding.confidence : confidenceWithoutMatch(finding.confidence, gathered.failingWorkloads ?? 0);
   if (unmatched !== undefined) sentences.unshift(`${describeUnmatched(unmatched)} What fails ${gathered.unmatched?.namespace ? `in namespace ${gathered.unmatched.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`);
+  const lines = dedupe(evidence).slice(0, 20).map((line) => line.slice(0, 1000));
   return {
     category: finding.category,
     ...(culprit ? { culprit } : {}),
     summary: sentences.join(' ').slice(0, 4000),
-    evidence: dedupe(evidence).slice(0, 20).map((line) => line.slice(0, 1000)),
-    confidence,
+    evidence: lines,
+    // What the level claims, checked against what the finding rests on (confidence.ts).
+    confidence: calibrate({ category: finding.category, confidence, ...(finding.rule ? { rule: finding.rule } : {}), evidence: lines }),
   };
 }
 
