@@ -21,6 +21,8 @@ export interface CronJobSummaryData {
   images: string[];
   /** Jobs it owns, newest first: name and state. */
   recentJobs: Array<{ name: string; state: string; failed: number; succeeded: number }>;
+  /** spec.failedJobsHistoryLimit (Kubernetes' default 1): how many failed Jobs stay, each alerting (KubeJobFailed) while it does. */
+  failedJobsHistoryLimit: number;
 }
 
 export interface CronJobsData {
@@ -75,6 +77,7 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
           concurrencyPolicy: cronJob.spec?.concurrencyPolicy ?? 'Allow',
           images: (cronJob.spec?.jobTemplate?.spec?.template?.spec?.containers ?? []).map((container) => container.image ?? ''),
           recentJobs: owned,
+          failedJobsHistoryLimit: cronJob.spec?.failedJobsHistoryLimit ?? 1,
         });
       }
     }
@@ -86,7 +89,9 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
       const lastScheduled = cronJob.lastScheduleTime ? `${formatAge(cronJob.lastScheduleTime, now)} ago` : 'never';
       const lastSuccess = cronJob.lastSuccessfulTime ? `${formatAge(cronJob.lastSuccessfulTime, now)} ago` : 'never';
       const jobs = cronJob.recentJobs.map((job) => `${job.name} ${job.state}`).join(', ');
-      const line = `${cronJob.namespace}/${cronJob.name}: schedule "${cronJob.schedule}"${cronJob.suspended ? [', SUSPENDED', ...formatNotes(cronJob.notes)].join(', ') : ''}, active ${cronJob.active}, last scheduled ${lastScheduled}, last succeeded ${lastSuccess}, concurrency ${cronJob.concurrencyPolicy}, image ${cronJob.images.join(' ')}${jobs ? `\n  recent jobs: ${jobs}` : ''}`;
+      // A failed Job stays (and alerts) until it is deleted or pushed out by newer failures: say how many are kept.
+      const kept = cronJob.recentJobs.some((job) => job.state === 'Failed') ? ` (failedJobsHistoryLimit ${cronJob.failedJobsHistoryLimit}: failed Jobs stay until deleted or replaced by newer failures)` : '';
+      const line = `${cronJob.namespace}/${cronJob.name}: schedule "${cronJob.schedule}"${cronJob.suspended ? [', SUSPENDED', ...formatNotes(cronJob.notes)].join(', ') : ''}, active ${cronJob.active}, last scheduled ${lastScheduled}, last succeeded ${lastSuccess}, concurrency ${cronJob.concurrencyPolicy}, image ${cronJob.images.join(' ')}${jobs ? `\n  recent jobs: ${jobs}${kept}` : ''}`;
       if (!text.add(line)) break;
     }
     return success(text.finish('narrow with namespace or name.'), { total: summaries.length, cronJobs: summaries.slice(0, 200) } satisfies CronJobsData, text.truncated);

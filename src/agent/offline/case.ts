@@ -113,6 +113,8 @@ export interface Case {
   history?: WorkloadHistory;
   /** The HorizontalPodAutoscaler an HPA alert named, whose target is the workload. */
   autoscaler?: AutoscalerData;
+  /** A failed Job of a CronJob that a later run of the same CronJob completed after: the failure is history. */
+  superseded?: { cronJob: string; failed: string; by: string; lastSucceeded?: string };
 }
 
 /** A case while it is gathered: the cluster's clock is added once, at the end. */

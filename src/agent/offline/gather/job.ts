@@ -21,6 +21,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     const intent = cronJob ? intentOfCronJob(cronJob) : undefined;
     const recent = cronJob?.recentJobs ?? [];
     const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
+    const later = cronJob && pick ? supersededBy(recent, pick.name) : undefined;
+    if (cronJob && pick && later) return { ...base, superseded: { cronJob: name, failed: pick.name, by: later, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) } };
     // Suspended on purpose and no run of it failing: that is the answer.
     if (intent && !recent.some((job) => job.state === 'Failed')) return { ...base, intent };
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
@@ -33,6 +35,13 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   const owner = job.jobs[0]?.owner;
   const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
   const known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
+  // A failed run the CronJob has since run again successfully: the failed Job object lingers (and alerts) until it is cleaned up.
+  if (owner?.kind === 'CronJob' && job.jobs[0]?.state === 'Failed') {
+    const cronJob = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0];
+    query.barrier();
+    const later = cronJob ? supersededBy(cronJob.recentJobs, jobName) : undefined;
+    if (cronJob && later) return { ...known, superseded: { cronJob: owner.name, failed: jobName, by: later, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) } };
+  }
   // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
   if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
     const newer = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0]?.recentJobs.find((candidate) => candidate.name !== jobName && candidate.state !== 'Complete');
@@ -43,4 +52,11 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     if (next?.details && failing.length > 0) return followWorstPod({ ...known, workloadPods: next.details.pods.pods, workloadEvents: [...job.details.events, ...next.details.events] }, next.details.pods.pods, gathering);
   }
   return followWorstPod(known, job.details.pods.pods, gathering);
+}
+
+/** The newest run, when it completed after the failed one (jobs newest first): the CronJob works again. */
+function supersededBy(recent: readonly { name: string; state: string }[], failed: string): string | undefined {
+  const index = recent.findIndex((job) => job.name === failed);
+  const newest = recent[0];
+  return index > 0 && newest?.state === 'Complete' ? newest.name : undefined;
 }

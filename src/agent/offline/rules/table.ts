@@ -25,6 +25,7 @@ import { quotaFinding, quotaRefusalOf } from './quota-refusal.ts';
 import { saysLastThatDependencyFails } from './ready-but-failing-dependency.ts';
 import { hasUnmatchedTargetPort, serviceFinding } from './service-selector.ts';
 import { healthyWorkloadFinding } from './workload-healthy.ts';
+import { supersededFinding } from './job-superseded.ts';
 
 export const RULES: readonly Rule[] = [
   {
@@ -44,6 +45,15 @@ export const RULES: readonly Rule[] = [
     applies: isDeliberate,
     explain: deliberateFinding,
     examples: { decides: ['fx-rates-exporter-decommissioned-no-endpoints', 'gdpr-erasure-cronjob-suspended-legal-hold#incident', 'nats-canary-partition-hold'], doesNotDecide: ['payments-gateway-selector', 'checkout-replicas-recovered', 'gpu-pool-scaled-to-zero'] },
+  },
+  {
+    id: 'job-superseded',
+    category: 'no-issue',
+    priority: 955,
+    outranks: "a CronJob whose newest run completed after the failed one works again: the failed Job's pods and logs are history, kept only because the Job object is",
+    applies: ({ gathered }) => gathered.superseded !== undefined,
+    explain: supersededFinding,
+    examples: { decides: ['finance-report-failed-job-superseded', 'finance-report-failed-job-superseded#incident'], doesNotDecide: ['nightly-report-cronjob', 'warehouse-export-backoff-limit', 'sync-job-dns'] },
   },
   {
     id: 'service-selects-no-pod',
