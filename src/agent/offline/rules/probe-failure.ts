@@ -14,6 +14,11 @@ export function exitedOnItsOwn({ termination }: CaseView): boolean {
   return code !== undefined && termination?.reason !== 'OOMKilled' && ![0, 137, 143].includes(code);
 }
 
+/** The probe reached the app, which answered 404: the probed path is not one it serves, whatever else its log says. */
+export function answersNotFound(message: string): boolean {
+  return /statuscode: 404\b/i.test(message);
+}
+
 /** What the kubelet's probe message says went wrong, in a sentence. */
 function describeProbeFailure(message: string): string {
   const kind = (/(Liveness|Readiness|Startup) probe/i.exec(message)?.[1] ?? 'a').toLowerCase();

@@ -20,7 +20,7 @@ import { completedFinding } from './pod-completed.ts';
 import { evictionFinding } from './pod-evicted.ts';
 import { isRecovered, recoveredFinding } from './pod-recovered.ts';
 import { schedulingFinding, schedulingOf } from './pod-unschedulable.ts';
-import { exitedOnItsOwn, probeFinding } from './probe-failure.ts';
+import { answersNotFound, exitedOnItsOwn, probeFinding } from './probe-failure.ts';
 import { quotaFinding, quotaRefusalOf } from './quota-refusal.ts';
 import { saysLastThatDependencyFails } from './ready-but-failing-dependency.ts';
 import { hasUnmatchedTargetPort, serviceFinding } from './service-selector.ts';
@@ -141,8 +141,8 @@ export const RULES: readonly Rule[] = [
     category: 'probe-failure',
     priority: 500,
     outranks:
-      'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that), or the process exited by itself with an error its log names (the probe only saw it down)',
-    applies: (view) => view.probe !== undefined && view.container?.init !== true && view.reading?.verdict !== 'bad-credentials' && view.reading?.verdict !== 'dependency-unreachable' && !(exitedOnItsOwn(view) && view.reading?.verdict),
+      'the kubelet killing a container for a failed probe explains its restarts, unless its log says a dependency refused or cannot be reached (then the probe fails because of that; not when the probe gets 404: the app answers, the path is wrong), or the process exited by itself with an error its log names (the probe only saw it down)',
+    applies: (view) => view.probe !== undefined && view.container?.init !== true && (answersNotFound(view.probe.message) || (view.reading?.verdict !== 'bad-credentials' && view.reading?.verdict !== 'dependency-unreachable')) && !(exitedOnItsOwn(view) && view.reading?.verdict),
     explain: probeFinding,
     examples: { decides: ['search-api-liveness-port', 'web-readiness-path', 'search-liveness-timeout', 'keycloak-startup-probe', 'stock-service-liveness-before-startup'], doesNotDecide: ['checkout-secret-rotation', 'cart-redis-dns', 'tracking-mongo-datadir-full'] },
   },
