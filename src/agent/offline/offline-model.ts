@@ -20,7 +20,7 @@ import { callKey, readInvestigation } from './investigation.ts';
 import { NeedsAnswers, Query } from './query.ts';
 import { historyOf, latestChange, proposeRollback, relevantChanges, rollbackSentence, type Rollback } from './remediation.ts';
 import { enrichEvidence } from './enrich/enrich.ts';
-import { localSidecars } from './enrich/sidecar-evidence.ts';
+import { localSidecars } from './sidecars.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
 
 const NO_USAGE = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };

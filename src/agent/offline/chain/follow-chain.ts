@@ -4,7 +4,8 @@
  * resolves to a Service and the Service to its backend (service-backend.ts); a DNS failure
  * leads to the cluster DNS (cluster-dns.ts); an unbound claim to its provisioner
  * (provisioner.ts); a healthy-looking workload to what its pods log now
- * (look-behind-healthy.ts). Every hop is a tool call the trail shows; the culprit is the
+ * (look-behind-healthy.ts); a client dialling localhost to the sidecar it goes through
+ * (local-proxy.ts). Every hop is a tool call the trail shows; the culprit is the
  * deepest object whose failure explains the others, and the client that alerted becomes
  * evidence.
  */
@@ -13,6 +14,7 @@ import type { Query } from '../query.ts';
 import { isClusterDnsFailure } from '../signals/targets.ts';
 import { followClusterDns } from './cluster-dns.ts';
 import { followDependencyHost } from './dependency-host.ts';
+import { followLocalProxy } from './local-proxy.ts';
 import { MAX_HOPS } from './hop.ts';
 import { lookAcrossHealthyNamespace, lookBehindHealthy } from './look-behind-healthy.ts';
 import { followProvisioner } from './provisioner.ts';
@@ -27,6 +29,9 @@ export function followChain(gathered: Case, finding: Finding, query: Query, hops
   // An init container that waits on a dependency is its client: where it waits leads on.
   const waiting = hops < MAX_HOPS && finding.category === 'init-failure' ? waitingContainer(gathered) : undefined;
   if (waiting) return followWaitingContainer({ ...hop, ...waiting });
+  // A client that dials localhost: the sidecar it dials through may say what really fails.
+  const proxied = hops < MAX_HOPS && (finding.category === 'app-crash' || finding.category === 'dependency-unreachable') ? followLocalProxy(hop) : undefined;
+  if (proxied) return proxied;
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);
   const dnsFailure = lines.find((line) => isClusterDnsFailure(line));
