@@ -72,7 +72,7 @@ function lastWords(view: CaseView): string[] {
 
 const LAST_WORDS = 2;
 
-/** The ConfigMaps a crashing container reads its configuration from: a crash at start is often a bad edit there. */
+/** The ConfigMaps (and Secrets loaded as environment) a crashing container reads its configuration from: a crash at start is often a bad edit there. */
 function configEvidence(view: CaseView): string[] {
   const spec = view.pod?.spec;
   const container = spec?.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);
@@ -81,7 +81,8 @@ function configEvidence(view: CaseView): string[] {
     const volume = spec.volumes.find((candidate) => candidate.name === mount.name && candidate.kind === 'configMap');
     return volume ? [`ConfigMap ${volume.sourceName} mounted at ${mount.mountPath}${volume.keys?.length ? ` (keys ${volume.keys.join(', ')})` : ''}`] : [];
   });
-  const fromEnv = container.envFrom.filter((source) => source.kind === 'configMapRef').map((source) => `ConfigMap ${source.name} as environment`);
+  // A Secret loaded whole with envFrom sets variables too (a missing one is often a renamed key there); its values stay unread.
+  const fromEnv = container.envFrom.map((source) => `${source.kind === 'configMapRef' ? 'ConfigMap' : 'Secret'} ${source.name} as environment`);
   const sources = [...mounted, ...fromEnv];
   return sources.length ? [`container ${container.name} reads its configuration from: ${sources.slice(0, 4).join('; ')}`] : [];
 }
