@@ -18,6 +18,8 @@ export interface Claim {
   rule?: string;
   /** Every evidence line of the diagnosis. */
   evidence: readonly string[];
+  /** The kubelet reported the pod failing a probe (an Unhealthy event), whether or not the evidence quotes it. */
+  probeFailed?: boolean;
 }
 
 export interface CalibrationRow {
@@ -69,7 +71,27 @@ export const CALIBRATION: readonly CalibrationRow[] = [
       ],
     },
   },
+  {
+    id: 'log-verdict-beside-probe-kills',
+    means: 'the log names a cause while the kubelet also reports the container failing its probe: two explanations compete, and which one killed it is not certain',
+    applies: (claim) => LOG_CATEGORIES.has(claim.category) && (claim.probeFailed === true || claim.evidence.some((line) => PROBE_FAILED.test(line))),
+    atMost: 'medium',
+    examples: {
+      applies: [
+        { category: 'dependency-unreachable', confidence: 'high', rule: 'failing-process', evidence: ['log: WARN Connection to node -1 (kafka:9092) could not be established', 'event: Unhealthy: Liveness probe failed: HTTP probe failed with statuscode: 404'] },
+        { category: 'app-crash', confidence: 'high', rule: 'failing-process', evidence: ['log: panic: runtime error: index out of range'], probeFailed: true },
+      ],
+      doesNotApply: [
+        { category: 'probe-failure', confidence: 'high', rule: 'probe-failure', evidence: ['Liveness probe failed: HTTP probe failed with statuscode: 404'] },
+        { category: 'dependency-unreachable', confidence: 'high', rule: 'failing-process', evidence: ['log: dial tcp 10.0.0.5:5432: connect: connection refused'] },
+      ],
+    },
+  },
 ];
+
+/** Categories a process's own log decides. */
+const LOG_CATEGORIES = new Set<Category>(['app-crash', 'dependency-unreachable', 'bad-credentials']);
+const PROBE_FAILED = /\b(Liveness|Readiness|Startup) probe failed\b/i;
 
 const ORDER: readonly Confidence[] = ['low', 'medium', 'high'];
 

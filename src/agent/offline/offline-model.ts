@@ -115,9 +115,16 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
     summary: sentences.join(' ').slice(0, 4000),
     evidence: lines,
     // What the level claims, checked against what the finding rests on (confidence.ts).
-    confidence: calibrate({ category: finding.category, confidence, ...(finding.rule ? { rule: finding.rule } : {}), evidence: lines }),
+    confidence: calibrate({ category: finding.category, confidence, ...(finding.rule ? { rule: finding.rule } : {}), evidence: lines, probeFailed: probeFailed(gathered) }),
   };
 }
+
+/** Whether the kubelet reported the case's pod failing a probe recently. */
+function probeFailed(gathered: Case): boolean {
+  return (gathered.pod?.events ?? []).some((event) => event.type === 'Warning' && event.reason === 'Unhealthy' && (event.lastSeenAgeSeconds ?? 0) < RECENT_PROBE_SECONDS);
+}
+
+const RECENT_PROBE_SECONDS = 30 * 60;
 
 function culpritOf(gathered: Case | undefined, finding: Finding | undefined): DiagnosisInput['culprit'] | undefined {
   if (finding?.category === 'node-failure') {
