@@ -85,10 +85,10 @@ describe('redactValue', () => {
 describe('isSensitiveName', () => {
   it('reads the name, not the words around it', async () => {
     const { isSensitiveName } = await import('../src/redact/redactor.ts');
-    for (const name of ['DB_PASSWORD', 'DB_PASSWORD_OLD', 'PGPASSWORD', 'X-Auth-Token', 'apiKey', 'aws_secret_access_key', 'client_secret', 'DB_PASS', '--db-password']) {
+    for (const name of ['DB_PASSWORD', 'DB_PASSWORD_OLD', 'PGPASSWORD', 'X-Auth-Token', 'apiKey', 'aws_secret_access_key', 'client_secret', 'DB_PASS', '--db-password', 'APP_SECRETS']) {
       assert.equal(isSensitiveName(name), true, name);
     }
-    for (const name of ['secretName', 'secretKeyRef', 'SECRET_NAME', 'auth-proxy', 'bypass', 'key', 'LOG_LEVEL', 'tokenPath']) {
+    for (const name of ['secretName', 'secretKeyRef', 'SECRET_NAME', 'auth-proxy', 'bypass', 'key', 'LOG_LEVEL', 'tokenPath', 'imagePullSecrets', 'pod imagePullSecrets']) {
       assert.equal(isSensitiveName(name), false, name);
     }
     for (const name of ['token-refresher', 'secret-sync-7d9f8', 'auth-api-5d8c7-q2x9z']) {

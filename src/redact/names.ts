@@ -49,6 +49,8 @@ export function isSensitiveName(name: string, mode: 'structured' | 'text' = 'str
   const last = segments.at(-1);
   // `checksum/secret` (a Helm annotation) is a hash of the Secret, to roll pods when it changes.
   if (last === undefined || REFERENCE_SEGMENTS.has(last) || segments[0] === 'checksum') return false;
+  // `imagePullSecrets` lists the names of the Secrets a pod pulls with, never their contents.
+  if (last === 'secrets' && segments.at(-2) === 'pull') return false;
   if (SENSITIVE_LAST_SEGMENT.has(last) || SENSITIVE_TAIL.test(last)) return true;
   if (COMPOUND_TAIL.test(segments.slice(-3).join('_'))) return true;
   if (mode === 'structured') return segments.some((segment) => SENSITIVE_TAIL.test(segment)) || SENSITIVE_TAIL.test(segments.slice(-2).join('_'));
