@@ -14,11 +14,12 @@ import { collectPodMetrics, POD_METRICS } from './metrics-pods.ts';
 import { collectServiceMetrics, SERVICE_METRICS } from './metrics-services.ts';
 import { collectStorageMetrics, STORAGE_METRICS } from './metrics-storage.ts';
 import { collectQuotaMetrics, QUOTA_METRICS } from './metrics-quotas.ts';
+import { collectDisruptionMetrics, DISRUPTION_METRICS } from './metrics-disruption.ts';
 import { collectWorkloadMetrics, WORKLOAD_METRICS } from './metrics-workloads.ts';
 import type { ClusterState } from './state.ts';
 import type { KubeObject } from './types.ts';
 
-const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS, ...AUTOSCALER_METRICS };
+const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS, ...AUTOSCALER_METRICS, ...DISRUPTION_METRICS };
 
 /** Every family's samples for the objects `list` returns by apiVersion and kind. */
 export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[], clockOffsetMs = 0): MetricSample[] {
@@ -37,6 +38,7 @@ export function collectClusterMetrics(list: (apiVersion: string, kind: string) =
     ...collectServiceMetrics({ services: list('v1', 'Service'), endpoints: list('v1', 'Endpoints') }),
     ...collectQuotaMetrics(list('v1', 'ResourceQuota')),
     ...collectAutoscalerMetrics(list('autoscaling/v2', 'HorizontalPodAutoscaler')),
+    ...collectDisruptionMetrics(list('policy/v1', 'PodDisruptionBudget')),
   ];
 }
 
