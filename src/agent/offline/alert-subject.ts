@@ -22,6 +22,15 @@ export function subjectLabels(labels: Record<string, string>): Record<string, st
   }
   // An alert about scraping itself (TargetDown) is about the target: its labels are the subject.
   if (SCRAPE_ALERTS.test(labels.alertname ?? '')) return subject;
+  // The series is about another namespace's object (an ingress controller's request metrics name the
+  // backend as exported_namespace/exported_service): the pod and Service left unexported are the scraper's.
+  if (labels.exported_namespace && labels.namespace && labels.exported_namespace !== labels.namespace) {
+    if (!labels.exported_pod) {
+      delete subject.pod;
+      delete subject.container;
+    }
+    if (!labels.exported_service) delete subject.service;
+  }
   // The scrape target's own labels: kube-state-metrics, any *-exporter, the operator.
   const exporter = /kube-state-metrics|exporter|prometheus-operator/;
   // A pod label that came from exported_pod is the object's own, whatever the container label says.
