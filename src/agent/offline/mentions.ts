@@ -5,6 +5,10 @@
  */
 import { expandAbbreviations } from './abbreviations.ts';
 import type { Focus } from './case.ts';
+import { withinOneEdit } from './edit-distance.ts';
+
+/** Names shorter than this are too short to call a one-letter difference a typo. */
+const TYPO_MIN_LENGTH = 8;
 
 /** Name parts too common to identify anything alone ("default-pool", "prod-cluster"). */
 export const GENERIC_PARTS = new Set(['default', 'pool', 'node', 'nodes', 'prod', 'production', 'staging', 'dev', 'main', 'system', 'the', 'app', 'service', 'server']);
@@ -29,7 +33,10 @@ export function mentionScore(name: string, text: string): number {
   if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
   const spaced = escaped.replace(/-/g, '[ _-]');
   if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;
-  const parts = name.toLowerCase().split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));
+  // The whole name mistyped by one letter ("settlment-api"): named, if less surely than spelled right.
+  const lowerName = name.toLowerCase();
+  if (lowerName.length >= TYPO_MIN_LENGTH && lower.split(/[^a-z0-9-]+/).some((token) => withinOneEdit(token, lowerName))) return 80 + name.length;
+  const parts = lowerName.split('-').filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));
   if (parts.length === 0) return 0;
   // Words match by their stem: "prices" names pricing-api, "payments" names payment-gateway.
   const stems = new Set([...words].map(stem));

@@ -20,12 +20,12 @@ export const ROLES: readonly Role[] = [
     id: 'log-shipping',
     symptom: /\b(no|missing|lost|stopped|gaps? in)\b[^.]*\blogs?\b|\blogs?\b[^.]*\b(missing|not (arriving|showing|shipped|coming)|stopped|gone|empty)\b/i,
     agentFallback: true,
-    players: /fluent-?bit|fluentd|\balloy\b|promtail|\bvector\b|filebeat|logstash|otel-?collector|opentelemetry-collector|datadog-agent|grafana-agent/i,
+    players: /fluent-?bit|fluentd|\balloy\b|promtail|\bvector\b|filebeat|logstash|otel-?collector|opentelemetry-collector|datadog-agent|grafana-agent|\blogs?-?(shipper|forwarder|collector|agent|router)\b/i,
     examples: {
       reports: ['no logs in grafana from any node since about 12:50', 'logs from the new ingest nodes are missing in Loki since this morning'],
       doesNotReport: ['the worker logs are full of timeouts', 'checkout keeps restarting'],
-      players: ['fluent-bit', 'alloy', 'promtail', 'vector-agent'],
-      notPlayers: ['grafana', 'loki', 'vectorizer-api'],
+      players: ['fluent-bit', 'alloy', 'promtail', 'vector-agent', 'log-shipper', 'logs-forwarder'],
+      notPlayers: ['grafana', 'loki', 'vectorizer-api', 'catalog-api'],
     },
   },
   {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { withinOneEdit } from './edit-distance.ts';
 import { NAME_FORMS, namesAKind, UNKNOWN_NAME_EXAMPLES, unknownName } from './unknown-names.ts';
 
 const { known: KNOWN, namespaces: NAMESPACES } = UNKNOWN_NAME_EXAMPLES;
@@ -39,6 +40,18 @@ test('names the cluster has, their pods and their short forms, versions, tickets
   assert.equal(unknownName('new scheduler pod crashloopin in remit since the change', KNOWN), undefined);
   assert.equal(unknownName('job failin again', KNOWN), undefined);
   assert.deepEqual(unknownName('deployment keycloak-admin is down', KNOWN), { name: 'keycloak-admin', kind: 'Deployment' });
+  // A site's hostname names no object; a known name mistyped by one letter is that name.
+  assert.equal(unknownName('ingress is 503ing all of pay.northwind-goods.com!!', KNOWN), undefined);
+  assert.equal(unknownName('chekout-api in shop keeps restarting', KNOWN), undefined);
+  assert.deepEqual(unknownName('northwind-goods in shop keeps restarting', KNOWN), { name: 'northwind-goods' });
+});
+
+test('one edit apart: a letter added, dropped, changed or two swapped; not two', () => {
+  assert.ok(withinOneEdit('settlment-api', 'settlement-api'));
+  assert.ok(withinOneEdit('chekcout-api', 'checkout-api'));
+  assert.ok(withinOneEdit('checkout-apj', 'checkout-api'));
+  assert.ok(!withinOneEdit('chkout-api', 'checkout-api'));
+  assert.ok(!withinOneEdit('checkout-api', 'checkout-api'));
 });
 
 test('words that name nothing at all are no unknown name either: they are left to the search', () => {

@@ -10,6 +10,7 @@
  * node is down", "since the node upgrade"): a single word counts as a name only right
  * after a kind's word that no article or determiner precedes ("deployment cart").
  */
+import { withinOneEdit } from './edit-distance.ts';
 import { stem } from './mentions.ts';
 
 export interface UnknownName {
@@ -202,8 +203,22 @@ export function unknownName(text: string, known: readonly string[], namespaces: 
       if (KIND_WORDS[name] || EVERYDAY_PARTS.has(name) || !/[a-z]{3,}/.test(name)) continue;
       if (found.plain && (NOT_NAMES.has(name) || /(ing|ed)$/.test(name) || DROPPED_G.test(name) || knownStems.has(stem(name)))) continue;
       if (kind === 'Namespace' || kind === 'Node' ? isNamed(name) : isKnown(name)) continue;
+      // Part of a hostname ("pay.northwind-goods.com"): a site, not an object's name.
+      if (new RegExp(`(^|[^a-z0-9-])${escapeRegExp(name)}\\.(${TLDS})\\b`).test(lower)) continue;
+      // A name one letter off a known one ("settlment-api") is that one, mistyped.
+      if (name.length >= TYPO_MIN_LENGTH && knownNames.some((known) => withinOneEdit(name, known))) continue;
       return { name, ...(kind ? { kind } : {}), ...(found.namespace ? { namespace: found.namespace } : {}) };
     }
   }
   return undefined;
+}
+
+/** Top-level domains a site in a report ends with. */
+const TLDS = 'com|io|net|org|dev|app|co|eu|de|uk|fr|nl|cloud|ai|shop|tech|info|biz';
+
+/** Names shorter than this are too short to call a one-letter difference a typo. */
+const TYPO_MIN_LENGTH = 6;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
