@@ -19,6 +19,7 @@ export function oomFinding(view: CaseView): Finding {
     evidence: [
       `${containerPlace(view)} last terminated: OOMKilled (exit code ${termination.exitCode ?? 137}), restarts ${container.restartCount}${limit ? `; memory limit ${limit}` : ''}`,
       ...restartHistoryEvidence(view, limit),
+      ...siblingRestartEvidence(view),
       ...logEvidence(view.gathered).slice(0, 2),
       ...memorySettingEvidence(view),
     ],
@@ -30,6 +31,13 @@ export function oomFinding(view: CaseView): Finding {
 function restartHistoryEvidence(view: CaseView, limit: string | undefined): string[] {
   const history = view.container ? restartHistoryOf(view.container, view.gathered) : undefined;
   return history ? [`${containerPlace(view)}: ${describeRestartHistory(history, limit)}`] : [];
+}
+
+/** The workload's other pods that restarted too: a leak every replica has, with each one's count. */
+function siblingRestartEvidence(view: CaseView): string[] {
+  const others = (view.gathered.workloadPods ?? []).filter((pod) => pod.name !== view.pod?.name && pod.restarts > 0).sort((left, right) => right.restarts - left.restarts);
+  if (others.length === 0) return [];
+  return [`other pods of the workload restarted too: ${others.slice(0, 5).map((pod) => `${pod.name} ${pod.restarts} restarts`).join(', ')}`];
 }
 
 /** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */
