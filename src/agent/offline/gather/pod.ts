@@ -41,7 +41,12 @@ export function gatherForPod(target: PodTarget, known: Gathered, gathering: Gath
   const current = bothRuns ? query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) : undefined;
   const checkedNode = pod.node && needsNodeCheck(pod) ? query.data('list_nodes', { name: pod.node })?.nodes[0] : undefined;
   query.barrier();
-  const log = logs && current ? joinLogs(logs, current) : logs;
+  // No previous run's log to read (the runtime kept none): what the current one holds is the next best.
+  const request = container && hasRun(container) ? logRequest(pod, container) : undefined;
+  const fallback = request?.previous && !current && (!logs || logs.totalLines === 0) ? query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: request.container }) : undefined;
+  query.barrier();
+  const found = fallback && fallback.totalLines > 0 ? fallback : logs;
+  const log = found && current ? joinLogs(found, current) : found;
   // Out of threads or process ids: something the node shares between all its pods may have run out.
   const exhausted = log !== undefined && [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line));
   const node = checkedNode ?? (exhausted && pod.node ? query.data('list_nodes', { name: pod.node })?.nodes[0] : undefined);
@@ -51,7 +56,7 @@ export function gatherForPod(target: PodTarget, known: Gathered, gathering: Gath
     workload,
     pod,
     ...(log ? { logs: log } : {}),
-    ...(current ? { currentLogLines: current.lines } : logs && !logs.previous ? { currentLogLines: logs.lines } : {}),
+    ...(current ? { currentLogLines: current.lines } : found && !found.previous ? { currentLogLines: found.lines } : {}),
     ...(deployment ? { deployment, workloadEvents: known.workloadEvents ?? deployment.events } : {}),
     ...(node ? { node } : {}),
     ...(history ? { history } : {}),
