@@ -33,6 +33,8 @@ export interface NodeSummaryData {
   /** Every label but the well-known noise; only when one node was asked for by name. */
   labels?: Record<string, string>;
   kubeletVersion?: string;
+  /** The node's InternalIP (`kubectl get nodes -o wide`): how node-exporter's `instance` names it. */
+  internalIP?: string;
   ageSeconds?: number;
   allocatable: Record<string, string>;
   /** Sum of the requests of non-terminated pods on the node; absent when pods could not be read. */
@@ -121,6 +123,7 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
   const arch = labels['kubernetes.io/arch'] ?? node.status?.nodeInfo?.architecture;
   const containerRuntime = node.status?.nodeInfo?.containerRuntimeVersion;
   const instanceType = labels['node.kubernetes.io/instance-type'];
+  const internalIP = node.status?.addresses?.find((address) => address.type === 'InternalIP')?.address;
   return {
     name: node.metadata?.name ?? '',
     ready: isReady,
@@ -136,6 +139,7 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
     ...(arch ? { arch } : {}),
     ...(containerRuntime ? { containerRuntime } : {}),
     ...(node.status?.nodeInfo?.kubeletVersion ? { kubeletVersion: node.status.nodeInfo.kubeletVersion } : {}),
+    ...(internalIP ? { internalIP } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     allocatable,
     ...(requested ? { requested, podCount: usage?.count ?? 0 } : {}),
@@ -173,6 +177,8 @@ function formatNode(node: NodeSummaryData, now: Date, shared: SharedValues = {})
   if (node.zone) parts.push(`zone ${node.zone}`);
   if (node.arch && !shared.arch) parts.push(`arch ${node.arch}`);
   if (node.instanceType && node.labels) parts.push(`instance-type ${node.instanceType}`);
+  // Where an exporter's `instance` or a log's IP points: said for the node asked for, or one in trouble.
+  if (node.internalIP && (!node.healthy || node.labels)) parts.push(`internal IP ${node.internalIP}`);
   // The runtime matters on a node in trouble (a runtime that is down), or the one asked for.
   if (node.containerRuntime && (!node.healthy || node.labels)) parts.push(`runtime ${node.containerRuntime}`);
   if (node.labels) parts.push(`labels ${Object.entries(node.labels).map(([key, value]) => `${key}=${value}`).join(',') || 'none beyond the well-known ones'}`);

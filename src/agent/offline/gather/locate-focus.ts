@@ -20,6 +20,9 @@ export function locateFocus(trigger: Trigger, query: Query): Focus {
   if (trigger.kind === 'alert') {
     const focus = focusFromAlert(trigger.alert.labels);
     if (focus.kind !== 'namespace' && focus.kind !== 'cluster') return focus;
+    // A node's own exporter names the node only as its scrape target: `instance` is the node's IP (or name) and port.
+    const node = nodeOfInstance(trigger.alert.labels, query);
+    if (node) return { kind: 'node', name: node };
     // An application's own alert names no Kubernetes object: its words are matched against the inventory like a sentence.
     const namespace = focus.kind === 'namespace' ? focus.namespace : undefined;
     const located = locateFromText({ text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false }, query);
@@ -118,3 +121,15 @@ function rolePlayer(candidates: readonly Candidate[], text: string, named: Candi
   const only = spoken && !named && players.length === 1 ? players[0] : undefined;
   return failing ?? agents ?? only;
 }
+
+/** The node an alert from a node's own exporter (node-exporter, job or alert name) is about, read from its `instance`. */
+function nodeOfInstance(labels: Record<string, string>, query: Query): string | undefined {
+  const instance = labels.instance;
+  if (!instance || !(NODE_EXPORTER_JOB.test(labels.job ?? '') || /^Node[A-Z]/.test(labels.alertname ?? ''))) return undefined;
+  const host = instance.replace(/:\d+$/, '');
+  const nodes = query.data('list_nodes', {})?.nodes ?? [];
+  query.barrier();
+  return nodes.find((node) => node.name === host || node.internalIP === host || node.name.split('.')[0] === host)?.name;
+}
+
+const NODE_EXPORTER_JOB = /node-exporter/;
