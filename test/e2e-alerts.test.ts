@@ -67,10 +67,10 @@ const PER_SCENARIO_ALLOWANCE_MS = 3_000;
 const SCENARIO_TIMEOUT_MS = 45_000;
 
 /**
- * Alerts whose rules read the kubelet's own metrics, which the mock cluster does not serve
+ * Alerts whose rules read the kubelet's or node-exporter's own metrics, which the mock cluster does not serve
  * (it exports kube-state-metrics' families only): a scenario they trigger cannot fire them.
  */
-const KUBELET_ALERTS = new Set(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp']);
+const KUBELET_ALERTS = new Set(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp', 'NodeFilesystemAlmostOutOfSpace']);
 
 const MAX_RUNS_PER_CULPRIT = 1.2;
 const MAX_RUNS_PER_DIAGNOSED_CULPRIT = 1.2;

@@ -105,6 +105,8 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       break;
     case 'Node':
       await run('list_nodes', { name: culprit.name });
+      // The pods on it, as `kubectl describe node` lists them.
+      await run('list_pods', { fieldSelector: `spec.nodeName=${culprit.name}` });
       break;
   }
   for (const result of outputs) assert.equal(typeof result.content, 'string');
