@@ -124,12 +124,14 @@ function rolePlayer(candidates: readonly Candidate[], text: string, named: Candi
 
 /** The node an alert from a node's own exporter (node-exporter, job or alert name) is about, read from its `instance`. */
 function nodeOfInstance(labels: Record<string, string>, query: Query): string | undefined {
-  const instance = labels.instance;
-  if (!instance || !(NODE_EXPORTER_JOB.test(labels.job ?? '') || /^Node[A-Z]/.test(labels.alertname ?? ''))) return undefined;
-  const host = instance.replace(/:\d+$/, '');
+  if (!(NODE_EXPORTER_JOB.test(labels.job ?? '') || /^Node[A-Z]/.test(labels.alertname ?? ''))) return undefined;
+  const host = (labels.instance ?? '').replace(/:\d+$/, '');
   const nodes = query.data('list_nodes', {})?.nodes ?? [];
   query.barrier();
-  return nodes.find((node) => node.name === host || node.internalIP === host || node.name.split('.')[0] === host)?.name;
+  const named = nodes.find((node) => node.name === host || node.internalIP === host || node.name.split('.')[0] === host)?.name;
+  // A node alert whose instance names no node (relabelled, or stripped): the one node in trouble is what it is about.
+  const troubled = nodes.filter((node) => !node.healthy);
+  return named ?? (troubled.length === 1 ? troubled[0]?.name : undefined);
 }
 
 const NODE_EXPORTER_JOB = /node-exporter/;
