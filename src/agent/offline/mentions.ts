@@ -91,7 +91,8 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
   return best?.candidate;
 }
 
-function escapeRegExp(text: string): string {
+/** `text` as a literal inside a regular expression. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

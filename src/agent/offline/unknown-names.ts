@@ -11,7 +11,7 @@
  * after a kind's word that no article or determiner precedes ("deployment cart").
  */
 import { withinOneEdit } from './edit-distance.ts';
-import { stem } from './mentions.ts';
+import { escapeRegExp, stem } from './mentions.ts';
 
 export interface UnknownName {
   name: string;
@@ -218,7 +218,3 @@ const TLDS = 'com|io|net|org|dev|app|co|eu|de|uk|fr|nl|cloud|ai|shop|tech|info|b
 
 /** Names shorter than this are too short to call a one-letter difference a typo. */
 const TYPO_MIN_LENGTH = 6;
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
