@@ -3,6 +3,7 @@
  * pods; a Job a CronJob made is the CronJob's failure, and when the failed Job's pods are
  * gone, the CronJob's newer run shows how it fails.
  */
+import type { CronJobSummaryData } from '../../../tools/list-cron-jobs.ts';
 import type { FocusOf, Gathered } from '../case.ts';
 import type { Gathering } from './gathering.ts';
 import { intentOfCronJob } from './intent.ts';
@@ -21,8 +22,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     const intent = cronJob ? intentOfCronJob(cronJob) : undefined;
     const recent = cronJob?.recentJobs ?? [];
     const pick = recent.find((job) => job.state === 'Failed') ?? recent[0];
-    const later = cronJob && pick ? supersededBy(recent, pick.name) : undefined;
-    if (cronJob && pick && later) return { ...base, superseded: { cronJob: name, failed: pick.name, by: later, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) } };
+    const superseded = cronJob && pick ? supersessionOf(cronJob, pick.name) : undefined;
+    if (superseded) return { ...base, superseded };
     // Suspended on purpose and no run of it failing: that is the answer.
     if (intent && !recent.some((job) => job.state === 'Failed')) return { ...base, intent };
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
@@ -39,8 +40,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   if (owner?.kind === 'CronJob' && job.jobs[0]?.state === 'Failed') {
     const cronJob = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0];
     query.barrier();
-    const later = cronJob ? supersededBy(cronJob.recentJobs, jobName) : undefined;
-    if (cronJob && later) return { ...known, superseded: { cronJob: owner.name, failed: jobName, by: later, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) } };
+    const superseded = cronJob ? supersessionOf(cronJob, jobName) : undefined;
+    if (superseded) return { ...known, superseded };
   }
   // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
   if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
@@ -54,9 +55,10 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   return followWorstPod(known, job.details.pods.pods, gathering);
 }
 
-/** The newest run, when it completed after the failed one (jobs newest first): the CronJob works again. */
-function supersededBy(recent: readonly { name: string; state: string }[], failed: string): string | undefined {
-  const index = recent.findIndex((job) => job.name === failed);
-  const newest = recent[0];
-  return index > 0 && newest?.state === 'Complete' ? newest.name : undefined;
+/** The failed Job's supersession, when the CronJob's newest run (jobs newest first) completed after it: the CronJob works again. */
+function supersessionOf(cronJob: CronJobSummaryData, failed: string): Gathered['superseded'] {
+  const index = cronJob.recentJobs.findIndex((job) => job.name === failed);
+  const newest = cronJob.recentJobs[0];
+  if (index <= 0 || newest?.state !== 'Complete') return undefined;
+  return { cronJob: cronJob.name, failed, by: newest.name, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) };
 }

@@ -33,7 +33,8 @@ export function gatherForPod(target: PodTarget, known: Gathered, gathering: Gath
   const rollout = revisioned && !known.history ? query.data('rollout_history', { namespace: target.namespace, name: workload.name, kind: revisioned }) : undefined;
   const history = known.history ?? (rollout && revisioned ? historyFrom(rollout, revisioned, known.workloadPods?.length ?? rollout.revisions.find((revision) => revision.current)?.replicas ?? 0) : undefined);
   const container = troubledContainer(pod.containers) ?? (options.readHealthyLogs ? pod.containers.find((candidate) => !candidate.init) : undefined);
-  const logs = container && hasRun(container) ? query.data('get_pod_logs', logRequest(pod, container)) : undefined;
+  const request = container && hasRun(container) ? logRequest(pod, container) : undefined;
+  const logs = request ? query.data('get_pod_logs', request) : undefined;
   // A restarted container that runs now: the previous run says how it ended, the current one what it says now.
   // A probe-killed container's last run may have got further (how long it takes to start) than the one before.
   const probeKilled = pod.events.some((event) => /(Liveness|Startup) probe failed|failed (liveness|startup) probe/i.test(event.message));
@@ -42,7 +43,6 @@ export function gatherForPod(target: PodTarget, known: Gathered, gathering: Gath
   const checkedNode = pod.node && needsNodeCheck(pod) ? query.data('list_nodes', { name: pod.node })?.nodes[0] : undefined;
   query.barrier();
   // No previous run's log to read (the runtime kept none): what the current one holds is the next best.
-  const request = container && hasRun(container) ? logRequest(pod, container) : undefined;
   const fallback = request?.previous && !current && (!logs || logs.totalLines === 0) ? query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: request.container }) : undefined;
   query.barrier();
   const found = fallback && fallback.totalLines > 0 ? fallback : logs;
