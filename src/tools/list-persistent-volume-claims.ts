@@ -40,6 +40,11 @@ export interface PersistentVolumeClaimsData {
   pending: number;
 }
 
+/** A bound volume's node affinity, in the fields that carry it (absent when it has none). */
+function optionalAffinity(affinity: { text: string | undefined; requirements: NodeRequirementData[] | undefined } | undefined): Pick<PersistentVolumeClaimData, 'volumeNodeAffinity' | 'volumeNodeRequirements'> {
+  return { ...(affinity?.text ? { volumeNodeAffinity: affinity.text } : {}), ...(affinity?.requirements ? { volumeNodeRequirements: affinity.requirements } : {}) };
+}
+
 const input = z.object({
   namespace: namespaceName().describe('Namespace'),
   name: objectName().optional().describe('One claim by name'),
@@ -63,8 +68,10 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule.
     const bound = claims.value.items.some((claim) => claim.spec?.volumeName && (args.name === undefined || claim.metadata?.name === args.name));
     const volumes = bound ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal }) : undefined;
-    const volumeAffinity = new Map(volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', formatNodeSelector(volume.spec?.nodeAffinity?.required)]) : []);
-    const volumeRequirements = new Map(volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', singleTermRequirements(volume.spec?.nodeAffinity?.required)]) : []);
+    // Each volume's node affinity, as text and (one term) as expressions.
+    const volumeAffinity = new Map(
+      volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', { text: formatNodeSelector(volume.spec?.nodeAffinity?.required), requirements: singleTermRequirements(volume.spec?.nodeAffinity?.required) }]) : [],
+    );
     const now = context.cluster.now();
     const classNames = classes.ok ? new Set(classes.value.items.map((item) => item.metadata?.name ?? '')) : undefined;
     const hasDefault = classes.ok ? classes.value.items.some((item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true') : undefined;
@@ -91,8 +98,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
             accessModes: claim.spec?.accessModes ?? [],
             ...(claim.spec?.volumeName ? { volumeName: claim.spec.volumeName } : {}),
-            ...(claim.spec?.volumeName && volumeAffinity.get(claim.spec.volumeName) ? { volumeNodeAffinity: volumeAffinity.get(claim.spec.volumeName) } : {}),
-            ...(claim.spec?.volumeName && volumeRequirements.get(claim.spec.volumeName) ? { volumeNodeRequirements: volumeRequirements.get(claim.spec.volumeName) } : {}),
+            ...optionalAffinity(claim.spec?.volumeName ? volumeAffinity.get(claim.spec.volumeName) : undefined),
             ...(age !== undefined ? { ageSeconds: age } : {}),
             warnings,
           };
