@@ -4,6 +4,7 @@
  * connection", "EndOfStreamException", a generic crash) is the echo; when the sidecar's own
  * log says it cannot reach the real dependency, or is refused by it, that is the failure, and
  * the category follows the sidecar. The culprit stays the workload: the sidecar is its part.
+ * Its log lines become evidence through the sidecar enricher, which quotes them for any such client.
  */
 import type { Conclusion } from '../case.ts';
 import { readLogSignals } from '../log-signals.ts';
@@ -35,7 +36,7 @@ export function followLocalProxy({ gathered, finding, query }: HopInput): Conclu
         ...finding,
         category: verdict,
         cause: `the app reaches its dependency through sidecar ${container.name} (${container.image}), which ${what}: "${line.trim().slice(0, 300)}"`,
-        evidence: [...finding.evidence, ...reading.evidence.slice(0, 2).map((evidence) => `sidecar ${container.name} log: ${evidence}`)],
+        // The sidecar's lines themselves are the sidecar enricher's evidence (enrich/sidecar-evidence.ts), said once there.
         rule: `local-proxy via ${finding.rule ?? 'unknown'}`,
       },
     };
