@@ -43,6 +43,7 @@ const READ_CALLS: Record<string, Record<string, unknown>> = {
   list_storage_classes: {},
   list_resource_quotas: { namespace: 'shop' },
   list_network_policies: { namespace: 'shop' },
+  list_ingresses: { namespace: 'shop' },
   list_horizontal_pod_autoscalers: { namespace: 'shop' },
   list_role_bindings: { namespace: 'shop' },
   list_nodes: {},

@@ -40,6 +40,7 @@ const CALLS: Record<string, Record<string, unknown>> = {
   list_storage_classes: {},
   list_resource_quotas: { namespace: 'staging' },
   list_network_policies: { namespace: 'staging' },
+  list_ingresses: { host: 'shop.example.com' },
   list_horizontal_pod_autoscalers: { namespace: 'staging' },
   list_role_bindings: { serviceAccount: { namespace: 'staging', name: 'default' }, check: { verb: 'list', resource: 'pods', namespace: 'staging' } },
   resolve_host: { host: 'checkout-api:8080', namespace: 'staging' },

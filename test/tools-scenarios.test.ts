@@ -81,7 +81,7 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
     // Every RoleBinding, as `kubectl get rolebindings -A -o wide` lists them: a binding to the wrong subject names neither side's namespace alone.
     const bindingNamespaces = new Set(harness.mock.scenario.objects.filter((object) => object.kind === 'RoleBinding').map((object) => object.metadata.namespace ?? ''));
     for (const bound of [...bindingNamespaces].filter(Boolean).slice(0, 4)) await run('list_role_bindings', { namespace: bound });
-    for (const tool of ['list_persistent_volume_claims', 'list_resource_quotas', 'list_network_policies', 'list_services', 'list_replica_sets']) await run(tool, { namespace });
+    for (const tool of ['list_persistent_volume_claims', 'list_resource_quotas', 'list_network_policies', 'list_ingresses', 'list_services', 'list_replica_sets']) await run(tool, { namespace });
   }
   switch (culprit.kind) {
     case 'Deployment':

@@ -64,6 +64,7 @@ const CALLS: Array<[string, Record<string, unknown>]> = [
   ['list_storage_classes', {}],
   ['list_resource_quotas', { namespace: 'vault' }],
   ['list_network_policies', { namespace: 'vault' }],
+  ['list_ingresses', { namespace: 'vault' }],
   ['list_horizontal_pod_autoscalers', { namespace: 'vault' }],
   ['list_role_bindings', { namespace: 'vault' }],
   ['resolve_host', { namespace: 'vault', host: 'billing:80' }],

@@ -43,6 +43,7 @@ Where to look:
 
 Follow the chain from the symptom to its cause, at most 3 hops:
 - A client's log names a host or IP it cannot reach or is refused by: resolve_host with the host as written and the client's namespace, then diagnose the backend pods it shows. A broken backend is the culprit, with its own category (its crash, OOM, probe, secret); the alerting client is evidence. A name no Service carries is itself the finding (NXDOMAIN is expected there).
+- A site or URL the report names (502s or 503s from the ingress controller): list_ingresses with the host, then describe_service of the Service behind its path; the ingress controller itself is rarely the culprit when its backend has no ready endpoint.
 - DNS failures (EAI_AGAIN, "server misbehaving", i/o timeout to the cluster DNS address) in one or several namespaces: describe_service kube-dns in kube-system, then the CoreDNS pods (describe_pod, get_pod_logs) and the Corefile (list_config_maps namespace=kube-system name=coredns key=Corefile).
 - A Pending pod: the scheduler's message (describe_pod), then which nodes, which resource (requested against allocatable in list_nodes), taints, nodeSelector and affinity; for unbound claims list_persistent_volume_claims and list_storage_classes.
 - KubeHpaMaxedOut or KubeHpaReplicasMismatch: list_horizontal_pod_autoscalers with the name, then its scaleTargetRef workload: current, desired and max replicas, and why extra replicas do not come up (Pending pods, quota, FailedCreate).

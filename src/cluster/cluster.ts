@@ -18,6 +18,7 @@ import type {
   V1Job,
   V1LimitRange,
   V1Namespace,
+  V1Ingress,
   V1NetworkPolicy,
   V1Node,
   V1PersistentVolume,
@@ -58,6 +59,7 @@ export interface KindMap {
   ResourceQuota: V1ResourceQuota;
   LimitRange: V1LimitRange;
   NetworkPolicy: V1NetworkPolicy;
+  Ingress: V1Ingress;
   HorizontalPodAutoscaler: V2HorizontalPodAutoscaler;
   ServiceAccount: V1ServiceAccount;
   Role: V1Role;

@@ -50,6 +50,7 @@ export const KIND_PATHS: { [K in ReadableKind]: KindPath } = {
   ResourceQuota: { prefix: CORE, plural: 'resourcequotas' },
   LimitRange: { prefix: CORE, plural: 'limitranges' },
   NetworkPolicy: { prefix: '/apis/networking.k8s.io/v1', plural: 'networkpolicies' },
+  Ingress: { prefix: '/apis/networking.k8s.io/v1', plural: 'ingresses' },
   HorizontalPodAutoscaler: { prefix: '/apis/autoscaling/v2', plural: 'horizontalpodautoscalers' },
   ServiceAccount: { prefix: CORE, plural: 'serviceaccounts' },
   Role: { prefix: RBAC, plural: 'roles' },

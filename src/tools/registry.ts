@@ -19,6 +19,7 @@ import { listDaemonSetsTool } from './list-daemon-sets.ts';
 import { listDeploymentsTool } from './list-deployments.ts';
 import { listEventsTool } from './list-events.ts';
 import { listJobsTool } from './list-jobs.ts';
+import { listIngressesTool } from './list-ingresses.ts';
 import { listNetworkPoliciesTool } from './list-network-policies.ts';
 import { listRoleBindingsTool } from './list-role-bindings.ts';
 import { listHorizontalPodAutoscalersTool } from './list-horizontal-pod-autoscalers.ts';
@@ -72,6 +73,7 @@ const SHIPPED_TOOLS = [
     listStorageClassesTool,
     listResourceQuotasTool,
     listNetworkPoliciesTool,
+    listIngressesTool,
     listHorizontalPodAutoscalersTool,
     listRoleBindingsTool,
     rolloutRestartTool,
