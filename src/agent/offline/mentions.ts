@@ -6,6 +6,7 @@
 import { expandAbbreviations } from './abbreviations.ts';
 import type { Focus } from './case.ts';
 import { withinOneEdit } from './edit-distance.ts';
+import { statesReported, type FailingState } from './report-words.ts';
 
 /** Names shorter than this are too short to call a one-letter difference a typo. */
 const TYPO_MIN_LENGTH = 8;
@@ -19,6 +20,8 @@ export interface Candidate {
   name: string;
   namespace?: string;
   unhealthy: boolean;
+  /** How it fails, where known: a report's symptom words favour the candidate whose state shows them. */
+  states?: ReadonlySet<FailingState>;
 }
 
 /**
@@ -56,8 +59,18 @@ export function stem(word: string): string {
 /** mentionScore of a name every word of which the sentence holds. */
 const ALL_WORDS = 50;
 
-/** The candidate the sentence names best; unhealthy ones and those in a named namespace win ties. */
+/** A failing candidate whose state shows what the report says ("crashlooping", "502s") is what it means, over one whose state does not. */
+const SYMPTOM_FITS = 12;
+
+/** Whether a failing candidate's state shows a symptom the report gives; undefined when either is unknown. */
+function fitsSymptoms(candidate: Candidate, reported: ReadonlySet<FailingState>): boolean | undefined {
+  if (!candidate.unhealthy || !candidate.states || candidate.states.size === 0 || reported.size === 0) return undefined;
+  return [...candidate.states].some((state) => reported.has(state));
+}
+
+/** The candidate the sentence names best; unhealthy ones, those whose state fits the symptom, and those in a named namespace win ties. */
 export function pickMentioned(candidates: readonly Candidate[], text: string, namespaces: readonly string[]): Candidate | undefined {
+  const reported = statesReported(text);
   const namedNamespaces = namespaces.filter((namespace) => mentionScore(namespace, text) >= 90);
   // Words that name a namespace say where, not what: "in the shop namespace" names no node called shop-pool.
   const withoutNamespaces = namedNamespaces.reduce((remaining, namespace) => remaining.replace(new RegExp(`\\b${escapeRegExp(namespace)}\\b`, 'gi'), ' '), text);
@@ -65,9 +78,12 @@ export function pickMentioned(candidates: readonly Candidate[], text: string, na
   let bestUnhealthy: { candidate: Candidate; score: number; whole: number } | undefined;
   for (const candidate of candidates) {
     const whole = mentionScore(candidate.name, text);
-    // A partial match (some words of the name) counts only outside the namespace words.
-    let score = whole >= 90 ? whole : mentionScore(candidate.name, withoutNamespaces);
+    const fits = fitsSymptoms(candidate, reported);
+    // A partial match (some words of the name) counts only outside the namespace words, unless the candidate shows the symptom reported.
+    let score = whole >= 90 || fits ? whole : mentionScore(candidate.name, withoutNamespaces);
     if (score === 0) continue;
+    if (fits === true) score += SYMPTOM_FITS;
+    if (fits === false) score -= SYMPTOM_FITS;
     // A namespace named outright narrows the search: a healthy partial namesake elsewhere is not what was meant.
     if (score < 50 && !candidate.unhealthy && namedNamespaces.length > 0 && candidate.namespace && !namedNamespaces.includes(candidate.namespace)) continue;
     if (candidate.namespace && namedNamespaces.includes(candidate.namespace)) score += 15;

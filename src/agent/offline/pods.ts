@@ -4,6 +4,7 @@
  */
 import type { PodSummaryData } from '../../tools/format/pod-status.ts';
 import type { WorkloadKind } from './case.ts';
+import type { FailingState } from './report-words.ts';
 
 /**
  * The workload behind a controller, read from its name the way controllers name things:
@@ -45,3 +46,36 @@ function compareRanks(left: number[], right: number[]): number {
   }
   return 0;
 }
+
+/** How a failing pod shows its trouble, in the terms a report's symptom words use; undefined for a healthy pod. */
+export function failingStateOf(pod: PodSummaryData): FailingState | undefined {
+  if (pod.healthy) return undefined;
+  const status = pod.status;
+  if (/ImagePull|ErrImage|InvalidImageName/.test(status)) return 'image-pull';
+  if (pod.unschedulable || status === 'Pending' || (pod.phase === 'Pending' && !pod.problem)) return 'pending';
+  if (/CrashLoop|Error|OOMKilled|ContainerCannotRun|StartError|RunContainerError/.test(status) || (pod.restarts > 0 && pod.lastTermination)) return 'crashing';
+  if (pod.phase === 'Failed') return 'failed-run';
+  return pod.phase === 'Running' ? 'not-ready' : undefined;
+}
+
+/** A failed attempt of a Job that a later attempt completed: history, not trouble. */
+export function retriedToSuccess(pod: PodSummaryData, pods: readonly PodSummaryData[]): boolean {
+  if (pod.phase !== 'Failed' || pod.owner?.kind !== 'Job') return false;
+  const job = pod.owner.name;
+  return pods.some((other) => other.namespace === pod.namespace && other.owner?.kind === 'Job' && other.owner.name === job && other.phase === 'Succeeded');
+}
+
+/**
+ * Of the pods in trouble, those whose workload has no healthy pod left (an outage), when
+ * there are such; otherwise all of them (a stuck rollout beside healthy replicas is the lesser story).
+ */
+export function podsOfWorkloadsDown(troubled: readonly PodSummaryData[], pods: readonly PodSummaryData[]): readonly PodSummaryData[] {
+  const key = (pod: PodSummaryData): string => `${pod.namespace}/${workloadOfPod(pod)?.name ?? pod.name}`;
+  const serving = new Set(pods.filter((pod) => pod.healthy && pod.phase === 'Running').map(key));
+  // Only what runs to serve can be down: a Job's pod ends by design.
+  const servesLongRunning = (pod: PodSummaryData): boolean => LONG_RUNNING.has(workloadOfPod(pod)?.workloadKind ?? '');
+  const down = troubled.filter((pod) => servesLongRunning(pod) && !serving.has(key(pod)));
+  return down.length > 0 ? down : troubled;
+}
+
+const LONG_RUNNING: ReadonlySet<string> = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);

@@ -53,10 +53,10 @@ export const ROLES: readonly Role[] = [
   },
   {
     id: 'queue-consumers',
-    symptom: /\bno consumers?\b|\b0 consumers\b|\bconsumer (lag|group)\b[^.]*\b(grow\w*|high|behind)\b|\bqueue\b[^.]*\b(piling|backing|backlog|growing|stuck|not (draining|consumed))|\b(piling|backing) up\b/i,
+    symptom: /\bnot (being )?process(ed|ing)\b|\bstopped processing\b|\bno consumers?\b|\b0 consumers\b|\bconsumer (lag|group)\b[^.]*\b(grow\w*|high|behind)\b|\bqueue\b[^.]*\b(piling|backing|backlog|growing|stuck|not (draining|consumed))|\b(piling|backing) up\b/i,
     players: /worker|consumer|processor|listener|subscriber|handler|ingest(er|or)/i,
     examples: {
-      reports: ['Queue claims.ingest has 17021 ready messages and 0 consumers', 'the intake queue is piling up', 'consumer lag keeps growing on orders'],
+      reports: ['Queue claims.ingest has 17021 ready messages and 0 consumers', 'the intake queue is piling up', 'consumer lag keeps growing on orders', 'settlements not processing since ~6:40'],
       doesNotReport: ['queue service is healthy', 'the worker logs are full of timeouts'],
       players: ['claims-api-worker', 'orders-consumer', 'event-processor'],
       notPlayers: ['claims-rabbitmq', 'claims-api'],

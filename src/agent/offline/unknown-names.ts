@@ -12,6 +12,7 @@
  */
 import { withinOneEdit } from './edit-distance.ts';
 import { escapeRegExp, stem } from './mentions.ts';
+import { SITE_TLDS } from './report-words.ts';
 
 export interface UnknownName {
   name: string;
@@ -204,7 +205,7 @@ export function unknownName(text: string, known: readonly string[], namespaces: 
       if (found.plain && (NOT_NAMES.has(name) || /(ing|ed)$/.test(name) || DROPPED_G.test(name) || knownStems.has(stem(name)))) continue;
       if (kind === 'Namespace' || kind === 'Node' ? isNamed(name) : isKnown(name)) continue;
       // Part of a hostname ("pay.northwind-goods.com"): a site, not an object's name.
-      if (new RegExp(`(^|[^a-z0-9-])${escapeRegExp(name)}\\.(${TLDS})\\b`).test(lower)) continue;
+      if (new RegExp(`(^|[^a-z0-9-])${escapeRegExp(name)}\\.(${SITE_TLDS})\\b`).test(lower)) continue;
       // A name one letter off a known one ("settlment-api") is that one, mistyped.
       if (name.length >= TYPO_MIN_LENGTH && knownNames.some((known) => withinOneEdit(name, known))) continue;
       return { name, ...(kind ? { kind } : {}), ...(found.namespace ? { namespace: found.namespace } : {}) };
@@ -212,9 +213,6 @@ export function unknownName(text: string, known: readonly string[], namespaces: 
   }
   return undefined;
 }
-
-/** Top-level domains a site in a report ends with. */
-const TLDS = 'com|io|net|org|dev|app|co|eu|de|uk|fr|nl|cloud|ai|shop|tech|info|biz';
 
 /** Names shorter than this are too short to call a one-letter difference a typo. */
 const TYPO_MIN_LENGTH = 6;

@@ -8,7 +8,7 @@ import type { FocusOf, Gathered } from '../case.ts';
 import { mentionScore } from '../mentions.ts';
 import { namespacePods } from '../narrow.ts';
 import { isMisscheduled } from '../placement.ts';
-import { pickWorstPod, workloadOfPod } from '../pods.ts';
+import { pickWorstPod, podsOfWorkloadsDown, retriedToSuccess, workloadOfPod } from '../pods.ts';
 import type { Query } from '../query.ts';
 import type { Gathering } from './gathering.ts';
 import { restartsAtPace } from './worst-pod.ts';
@@ -20,14 +20,16 @@ export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering
   const nodes = query.data('list_nodes', {});
   query.barrier();
   const now = query.clusterNow().getTime();
-  const unhealthy = (pods?.pods ?? []).filter((pod) => !pod.healthy || restartsAtPace(pod, now));
+  const listed = pods?.pods ?? [];
+  const unhealthy = listed.filter((pod) => (!pod.healthy || restartsAtPace(pod, now)) && !retriedToSuccess(pod, listed));
   // Several pods failing at once on a node that is itself unwell: the node is the story.
   const sick = (nodes?.nodes ?? []).filter((node) => !node.healthy);
   for (const node of sick) {
     const onNode = unhealthy.filter((pod) => pod.node === node.name);
     if (onNode.length > 0 && onNode.length * 2 >= unhealthy.length) return gathering.node({ kind: 'node', name: node.name });
   }
-  const worst = pickWorstPod(unhealthy);
+  // A workload that serves nothing is the bigger story than a rollout stuck beside healthy replicas.
+  const worst = pickWorstPod(podsOfWorkloadsDown(unhealthy, listed));
   if (worst) return gathering.pod({ namespace: worst.namespace, name: worst.name }, { focus });
   // No pod in trouble: what is left to look at, asked for at once (workloads, Services, the controllers' refusals, DaemonSets).
   const scope = focus.kind === 'namespace' ? { namespace: focus.namespace } : {};

@@ -13,6 +13,9 @@ import { failingNamedByPods } from '../narrow.ts';
 import type { Query } from '../query.ts';
 import { rolesReported } from '../roles.ts';
 import { namesAKind, unknownName } from '../unknown-names.ts';
+import type { PodSummaryData } from '../../../tools/format/pod-status.ts';
+import { failingStateOf, workloadOfPod } from '../pods.ts';
+import { sitesNamed, withoutAsides, type FailingState } from '../report-words.ts';
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
@@ -46,8 +49,10 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   // The namespace the person gave does not exist: that is the answer, not an empty namespace.
   const missingScope = trigger.namespace ? missingObject({ kind: 'Namespace', name: trigger.namespace }, query.get('list_pods', scope)) : undefined;
   if (missingScope) return { kind: 'absent', missing: missingScope };
+  // A second thing mentioned beside the complaint ("also the relay is red") is read only when the complaint itself names nothing failing.
+  const complaint = trigger.spoken ? withoutAsides(trigger.text) : trigger.text;
   // Narrow first: a failing workload the words name in full is the lead, without listing the rest of the cluster.
-  const narrowed = failingNamedByPods(pods?.pods ?? [], trigger.text);
+  const narrowed = failingNamedByPods(pods?.pods ?? [], complaint);
   if (narrowed) return narrowed.focus;
   const deployments = query.data('list_deployments', scope);
   const statefulSets = query.data('list_stateful_sets', scope);
@@ -59,46 +64,57 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const nodes = query.data('list_nodes', {});
   query.barrier();
 
+  // How each workload's pods fail: what a report's symptom words are matched against.
+  const states = statesOfWorkloads(pods?.pods ?? []);
+  const workloadStates = (kind: string, namespace: string, name: string): { states?: ReadonlySet<FailingState> } => {
+    const known = states.get(`${kind}/${namespace}/${name}`);
+    return known ? { states: known } : {};
+  };
   const candidates: Candidate[] = [];
   for (const list of [deployments, statefulSets, daemonSets]) {
     for (const item of list?.items ?? []) {
       if (item.kind === 'ReplicaSet') continue;
-      candidates.push({ focus: { kind: 'workload', workloadKind: item.kind, namespace: item.namespace, name: item.name }, name: item.name, namespace: item.namespace, unhealthy: !item.healthy });
+      candidates.push({ focus: { kind: 'workload', workloadKind: item.kind, namespace: item.namespace, name: item.name }, name: item.name, namespace: item.namespace, unhealthy: !item.healthy, ...workloadStates(item.kind, item.namespace, item.name) });
     }
   }
   for (const cronJob of cronJobs?.cronJobs ?? []) {
     const unhealthy = cronJob.recentJobs.some((job) => job.state === 'Failed');
-    candidates.push({ focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name }, name: cronJob.name, namespace: cronJob.namespace, unhealthy });
+    candidates.push({ focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name }, name: cronJob.name, namespace: cronJob.namespace, unhealthy, ...(unhealthy ? { states: FAILED_RUN } : {}) });
   }
   // A Job of its own (no CronJob above it) is a workload a person may name.
   for (const job of jobs?.jobs ?? []) {
     if (job.owner?.kind === 'CronJob') continue;
-    candidates.push({ focus: { kind: 'workload', workloadKind: 'Job', namespace: job.namespace, name: job.name }, name: job.name, namespace: job.namespace, unhealthy: job.state === 'Failed' });
+    const unhealthy = job.state === 'Failed';
+    candidates.push({ focus: { kind: 'workload', workloadKind: 'Job', namespace: job.namespace, name: job.name }, name: job.name, namespace: job.namespace, unhealthy, ...(unhealthy ? { states: FAILED_RUN } : {}) });
   }
   for (const service of services?.services ?? []) {
     // A Service is named only when it is the thing in trouble; its workload is a candidate of its own.
-    if (service.noReadyEndpoints) candidates.push({ focus: { kind: 'service', namespace: service.namespace, name: service.name }, name: service.name, namespace: service.namespace, unhealthy: true });
+    if (service.noReadyEndpoints) candidates.push({ focus: { kind: 'service', namespace: service.namespace, name: service.name }, name: service.name, namespace: service.namespace, unhealthy: true, states: NO_ENDPOINTS });
   }
   for (const node of nodes?.nodes ?? []) candidates.push({ focus: { kind: 'node', name: node.name }, name: node.name, unhealthy: !node.healthy });
   for (const pod of pods?.pods ?? []) {
-    if (!pod.owner) candidates.push({ focus: { kind: 'pod', namespace: pod.namespace, name: pod.name }, name: pod.name, namespace: pod.namespace, unhealthy: !pod.healthy });
+    const state = failingStateOf(pod);
+    if (!pod.owner) candidates.push({ focus: { kind: 'pod', namespace: pod.namespace, name: pod.name }, name: pod.name, namespace: pod.namespace, unhealthy: !pod.healthy, ...(state ? { states: new Set([state]) } : {}) });
   }
 
   const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
-  const named = pickMentioned(candidates, trigger.text, namespaces);
+  const named = pickMentioned(candidates, complaint, namespaces) ?? (complaint === trigger.text ? undefined : pickMentioned(candidates, trigger.text, namespaces));
   // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
   const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)], namespaces);
   if (unknown) {
     const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
     return { kind: 'absent', missing: missingFromWords({ unknown, candidates, namespaces, namespace }) };
   }
+  // A site the complaint names ("pay.example.com is 503ing") is served by a Service: that Service is what the person means, unless a failing workload is named outright.
+  const site = trigger.spoken ? siteBackend(sitesNamed(complaint), candidates, scope, query) : undefined;
+  if (site && !(named?.unhealthy && mentionScore(named.name, complaint) >= 90)) return site;
   // A workload and the Service in front of it often share a name: the failing workload is the better lead.
   if (named?.focus.kind === 'service') {
     const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
     if (twin) return twin.focus;
   }
   // "No logs in Grafana", "queue has no consumers": the words name where the trouble shows; the component whose job failed is the lead.
-  const player = rolePlayer(candidates, trigger.text, named, trigger.spoken);
+  const player = rolePlayer(candidates, complaint, named, trigger.spoken);
   if (player) return player.focus;
   if (named) return named.focus;
   const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
@@ -122,6 +138,22 @@ function rolePlayer(candidates: readonly Candidate[], text: string, named: Candi
   return failing ?? agents ?? only;
 }
 
+/**
+ * The Service behind the first site an Ingress serves: a route whose Service has no ready
+ * endpoint, or whose workload of the same name fails, before the others.
+ */
+function siteBackend(sites: readonly string[], candidates: readonly Candidate[], scope: { namespace?: string }, query: Query): Focus | undefined {
+  for (const host of sites) {
+    const ingresses = query.data('list_ingresses', { ...scope, host });
+    query.barrier();
+    const routes = (ingresses?.ingresses ?? []).flatMap((ingress) => ingress.routes.flatMap((route) => (route.service ? [{ namespace: ingress.namespace, name: route.service }] : [])));
+    const failing = (route: { namespace: string; name: string }): boolean => candidates.some((candidate) => candidate.unhealthy && candidate.namespace === route.namespace && candidate.name === route.name);
+    const route = routes.find(failing) ?? routes[0];
+    if (route) return { kind: 'service', namespace: route.namespace, name: route.name };
+  }
+  return undefined;
+}
+
 /** The node an alert from a node's own exporter (node-exporter, job or alert name) is about, read from its `instance`. */
 function nodeOfInstance(labels: Record<string, string>, query: Query): string | undefined {
   if (!(NODE_EXPORTER_JOB.test(labels.job ?? '') || /^Node[A-Z]/.test(labels.alertname ?? ''))) return undefined;
@@ -135,3 +167,19 @@ function nodeOfInstance(labels: Record<string, string>, query: Query): string | 
 }
 
 const NODE_EXPORTER_JOB = /node-exporter/;
+
+const FAILED_RUN: ReadonlySet<FailingState> = new Set(['failed-run']);
+const NO_ENDPOINTS: ReadonlySet<FailingState> = new Set(['no-endpoints']);
+
+/** How each workload's pods fail, by `Kind/namespace/name`. */
+function statesOfWorkloads(pods: readonly PodSummaryData[]): Map<string, Set<FailingState>> {
+  const states = new Map<string, Set<FailingState>>();
+  for (const pod of pods) {
+    const workload = workloadOfPod(pod);
+    const state = failingStateOf(pod);
+    if (!workload || !state) continue;
+    const key = `${workload.workloadKind}/${pod.namespace}/${workload.name}`;
+    states.set(key, (states.get(key) ?? new Set()).add(state));
+  }
+  return states;
+}
