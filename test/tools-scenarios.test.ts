@@ -69,6 +69,9 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
         ...(spec?.volumes ?? []).flatMap((volume) => (volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [])),
       ]);
       for (const name of [...configMaps].slice(0, 3)) await run('list_config_maps', { namespace, name });
+      // The Services its env points at (`kubectl get svc,endpoints` in their namespace): a dependency's ports are its side of a mismatch.
+      const hosts = new Set((spec?.containers ?? []).flatMap((container) => container.env.flatMap((variable) => /\b([a-z0-9-]+\.[a-z0-9-]+)\.svc\b/.exec(variable.value ?? '')?.[1] ?? [])));
+      for (const host of [...hosts].slice(0, 3)) await run('resolve_host', { host, namespace });
       // What binds its service account, as `kubectl get rolebindings,clusterrolebindings -o wide` and `kubectl auth can-i --as` show it.
       if (spec?.serviceAccountName) await run('list_role_bindings', { serviceAccount: { namespace, name: spec.serviceAccountName } });
       // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels).

@@ -39,6 +39,8 @@ export interface NodeSummaryData {
   allocatable: Record<string, string>;
   /** Sum of the requests of non-terminated pods on the node; absent when pods could not be read. */
   requested?: Record<string, string>;
+  /** What is left of allocatable after the scheduled pods' requests, for a resource nearly used up (under a fifth left): where a new pod no longer fits. */
+  tight?: Record<string, string>;
   podCount?: number;
   healthy: boolean;
 }
@@ -119,6 +121,7 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
   const requested = podsRead
     ? Object.fromEntries(TRACKED_RESOURCES.filter((resource) => resource !== 'pods' && (usage?.requests[resource] ?? 0) > 0).map((resource) => [resource, formatQuantity(resource, usage?.requests[resource] ?? 0)]))
     : undefined;
+  const tight = podsRead ? tightResources(node.status?.allocatable ?? {}, usage?.requests ?? {}) : undefined;
   const zone = labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'];
   const arch = labels['kubernetes.io/arch'] ?? node.status?.nodeInfo?.architecture;
   const containerRuntime = node.status?.nodeInfo?.containerRuntimeVersion;
@@ -143,8 +146,23 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
     ...(age !== undefined ? { ageSeconds: age } : {}),
     allocatable,
     ...(requested ? { requested, podCount: usage?.count ?? 0 } : {}),
+    ...(tight && Object.keys(tight).length ? { tight } : {}),
     healthy: isReady && pressures.length === 0 && !(node.spec?.unschedulable ?? false),
   };
+}
+
+/** A fifth of allocatable or less left: the node is nearly full for that resource. */
+const TIGHT_SHARE = 0.2;
+
+/** The free amount of each cpu or memory resource the pods' requests leave under a fifth of allocatable. */
+function tightResources(allocatable: Record<string, string>, requests: Record<string, number>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(allocatable)
+      .filter(([resource]) => resource !== 'pods' && TRACKED_RESOURCES.includes(resource))
+      .map(([resource, quantity]) => [resource, parseQuantity(quantity), requests[resource] ?? 0] as const)
+      .filter(([, total, used]) => total > 0 && used > 0 && total - used <= total * TIGHT_SHARE)
+      .map(([resource, total, used]) => [resource, formatQuantity(resource, Math.max(0, total - used))]),
+  );
 }
 
 /** A value every node shares (arch, runtime) is said once in the header rather than on each line. */
@@ -169,7 +187,7 @@ function formatNode(node: NodeSummaryData, now: Date, shared: SharedValues = {})
   if (node.taints.length) parts.push(`taints ${node.taints.join(', ')}`);
   const allocation = Object.entries(node.allocatable)
     .filter(([resource]) => resource !== 'pods')
-    .map(([resource, allocatable]) => `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}`);
+    .map(([resource, allocatable]) => `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}${node.tight?.[resource] ? ` (${node.tight[resource]} free)` : ''}`);
   if (node.requested) allocation.push(`pods ${node.podCount ?? 0}/${node.allocatable.pods ?? '?'}`);
   // The header says once that these are requested/allocatable.
   parts.push(allocation.join(', '));

@@ -23,6 +23,10 @@ export interface ServiceDetailsData {
   pods: PodGroupData;
   /** When no pod matches: for each selector key, the values the namespace's pods carry. */
   labelValuesInNamespace?: Record<string, string[]>;
+  /** When no pod matches: for each selector key, the labels that carry its wanted value under another key (`app=web` for `app.kubernetes.io/name=web`). */
+  wantedValueUnderOtherKeys?: Record<string, string[]>;
+  /** The ports the matched pods' containers declare (`3000`, `http=3000`). */
+  declaredPorts: string[];
   /** Target ports no matched pod's container declares (named ports must exist by name). */
   unmatchedTargetPorts: string[];
 }
@@ -31,6 +35,17 @@ export interface ServiceDetails {
   data: ServiceDetailsData;
   /** Why the Endpoints object could not be read (`not-found`: Kubernetes made none). */
   endpointsError?: ClusterError;
+}
+
+/** The ports the pods' containers declare, once each: `3000` or `http=3000`. */
+function declaredPortList(pods: readonly V1Pod[]): string[] {
+  const ports = new Set<string>();
+  for (const pod of pods) {
+    for (const container of pod.spec?.containers ?? []) {
+      for (const port of container.ports ?? []) ports.add(port.name ? `${port.name}=${port.containerPort}` : String(port.containerPort));
+    }
+  }
+  return [...ports].slice(0, 20);
 }
 
 function declaredPorts(pods: readonly V1Pod[]): Set<string> {
@@ -46,15 +61,24 @@ function declaredPorts(pods: readonly V1Pod[]): Set<string> {
   return ports;
 }
 
-async function readLabelValues(input: { cluster: ReadCluster; namespace: string; selector: Record<string, string>; signal: AbortSignal }): Promise<Record<string, string[]> | undefined> {
+interface LabelValues {
+  values: Record<string, string[]>;
+  underOtherKeys: Record<string, string[]>;
+}
+
+/** For each selector key: the values the namespace's pods carry under it, and the labels carrying its wanted value under another key. */
+async function readLabelValues(input: { cluster: ReadCluster; namespace: string; selector: Record<string, string>; signal: AbortSignal }): Promise<LabelValues | undefined> {
   const all = await input.cluster.list('Pod', { namespace: input.namespace, maxItems: 5000, signal: input.signal });
   if (!all.ok) return undefined;
-  return Object.fromEntries(
-    Object.keys(input.selector).map((key) => [
-      key,
-      [...new Set(all.value.items.map((pod) => pod.metadata?.labels?.[key]).filter((value): value is string => value !== undefined))].sort().slice(0, 20),
-    ]),
+  const labels = all.value.items.map((pod) => pod.metadata?.labels ?? {});
+  const distinct = (found: Array<string | undefined>): string[] => [...new Set(found.filter((value): value is string => value !== undefined))].sort().slice(0, 20);
+  const entries = Object.entries(input.selector);
+  const underOtherKeys = Object.fromEntries(
+    entries
+      .map(([key, wanted]) => [key, distinct(labels.flatMap((map) => Object.entries(map).filter(([other, value]) => other !== key && value === wanted).map(([other, value]) => `${other}=${value}`)))] as const)
+      .filter(([, found]) => found.length > 0),
   );
+  return { values: Object.fromEntries(entries.map(([key]) => [key, distinct(labels.map((map) => map[key]))])), underOtherKeys };
 }
 
 /** Reads a Service's endpoints and the pods behind it; the Service itself was read by the caller. */
@@ -67,7 +91,7 @@ export async function readServiceDetails(input: { cluster: ReadCluster; service:
     input.cluster.get('Endpoints', { namespace, name }, { signal: input.signal }),
     readPodGroup({ cluster: input.cluster, namespace, labelSelector: selectorText, signal: input.signal, filter: (pod) => matchesLabelMap(selector, pod.metadata?.labels) }),
   ]);
-  const labelValuesInNamespace = selectorText && pods.total === 0 ? await readLabelValues({ cluster: input.cluster, namespace, selector, signal: input.signal }) : undefined;
+  const labelValues = selectorText && pods.total === 0 ? await readLabelValues({ cluster: input.cluster, namespace, selector, signal: input.signal }) : undefined;
   const ports = (input.service.spec?.ports ?? []).map((port) => ({
     ...(port.name ? { name: port.name } : {}),
     port: port.port,
@@ -87,7 +111,9 @@ export async function readServiceDetails(input: { cluster: ReadCluster; service:
     ports,
     endpoints: readEndpoints(endpointsResult.ok ? endpointsResult.value : undefined),
     pods: podGroup,
-    ...(labelValuesInNamespace ? { labelValuesInNamespace } : {}),
+    ...(labelValues ? { labelValuesInNamespace: labelValues.values } : {}),
+    ...(labelValues && Object.keys(labelValues.underOtherKeys).length ? { wantedValueUnderOtherKeys: labelValues.underOtherKeys } : {}),
+    declaredPorts: declaredPortList(pods.items),
     unmatchedTargetPorts: pods.items.length ? ports.map((port) => port.targetPort).filter((target) => !declared.has(target)) : [],
   };
   return { data, ...(endpointsResult.ok ? {} : { endpointsError: endpointsResult.error }) };
@@ -118,8 +144,11 @@ export function formatServiceDetails(details: ServiceDetails, now: Date): string
     const values = Object.entries(data.labelValuesInNamespace).map(([key, found]) => `${key}=${data.selector[key]} wanted; pods here have ${key} in {${found.join(', ') || 'no such label'}}`);
     lines.push(`the selector matches no pod in ${data.namespace}: ${values.join('; ')}`);
   }
+  for (const [key, found] of Object.entries(data.wantedValueUnderOtherKeys ?? {})) {
+    lines.push(`pods here carry the wanted value of ${key} under another key: ${found.join(', ')}`);
+  }
   if (data.unmatchedTargetPorts.length) {
-    lines.push(`targetPort(s) ${data.unmatchedTargetPorts.join(', ')} not declared by any matched pod's containers (a named targetPort must match a container port name).`);
+    lines.push(`targetPort(s) ${data.unmatchedTargetPorts.join(', ')} not declared by any matched pod's containers, which declare ${data.declaredPorts.join(', ') || 'no port'} (a named targetPort must match a container port name).`);
   }
   return lines;
 }

@@ -33,7 +33,7 @@ export function followService(input: HopInput & { service: ServiceDetailsData; t
   }
   const broken = pickWorstPod(service.pods.pods.filter((pod) => !pod.healthy));
   if (!broken) {
-    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s), its pods are healthy`]) };
+    return { gathered, finding: withEvidence(finding, [`${trail}: ${readyCount} ready endpoint(s), its pods are healthy`, ...undeclaredTargetPort(service)]) };
   }
   const backendCase: Case = { clusterNow: gathered.clusterNow, ...createGathering(query).pod({ namespace: broken.namespace, name: broken.name }, { focus: { kind: 'service', namespace: service.namespace, name: service.name }, service }) };
   const backendFinding = classifyCase(backendCase);
@@ -45,3 +45,14 @@ export function followService(input: HopInput & { service: ServiceDetailsData; t
   return { gathered: deeper.gathered, finding: merge(deeper.finding, hop, client) };
 }
 
+
+/**
+ * Healthy pods behind endpoints, yet the client is refused: a numeric targetPort the pods do
+ * not declare, while they declare others, is where the connection goes and nothing listens.
+ */
+function undeclaredTargetPort(service: ServiceDetailsData): string[] {
+  const numeric = service.unmatchedTargetPorts.filter((target) => /^\d+$/.test(target));
+  if (numeric.length === 0 || service.declaredPorts.length === 0) return [];
+  const ports = service.ports.filter((port) => numeric.includes(port.targetPort)).map((port) => `port ${port.port} -> targetPort ${port.targetPort}`);
+  return [`Service ${service.namespace}/${service.name} sends ${ports.join(', ')}, but its pods declare ${service.declaredPorts.join(', ')}: nothing listens on targetPort ${numeric.join(', ')}`];
+}

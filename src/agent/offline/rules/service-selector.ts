@@ -33,7 +33,11 @@ export function serviceFinding(gathered: Case): Finding {
     };
   }
   const selector = Object.entries(service.selector).map(([key, value]) => `${key}=${value}`).join(',');
-  const labelHints = Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|')}`);
+  const labelHints = [
+    ...Object.entries(service.labelValuesInNamespace ?? {}).map(([key, values]) => `pods in ${service.namespace} carry ${key}=${values.join('|') || '(no such label)'}`),
+    // The wanted value under another key is the near miss of a renamed label key ("app=search" where the selector asks app.kubernetes.io/name=search).
+    ...Object.entries(service.wantedValueUnderOtherKeys ?? {}).map(([key, labels]) => `the selector wants ${key}=${service.selector[key]}; pods in ${service.namespace} carry ${labels.join(', ')} instead`),
+  ];
   if (service.pods.total === 0) {
     return {
       category: 'service-no-endpoints',
