@@ -41,6 +41,9 @@ describe('list_role_bindings', () => {
     assert.ok(refused.ok, refused.content);
     assert.equal((refused.data as RoleBindingsData).access?.allowed, false);
     assert.match(refused.content, /can-i list pods in namespace storefront: no/);
+    // The near miss: the binding in storefront names an account of the same name in namespace default.
+    assert.deepEqual((refused.data as RoleBindingsData).sameNameElsewhere?.map((binding) => `${binding.namespace}/${binding.name}`), ['storefront/canary-analyzer-target']);
+    assert.match(refused.content, /near miss: RoleBinding storefront\/canary-analyzer-target -> Role canary-analyzer-target; subjects ServiceAccount default\/canary-analyzer/);
     const namespace = await call({ namespace: 'storefront' });
     assert.ok(namespace.ok, namespace.content);
     assert.match(namespace.content, /RoleBinding storefront\/canary-analyzer-target -> Role canary-analyzer-target; subjects ServiceAccount default\/canary-analyzer/);

@@ -42,9 +42,14 @@ export interface RoleBindingsData {
   bindings: BindingData[];
   total: number;
   access?: AccessDecisionData;
+  /** With serviceAccount: bindings that name a service account of the same name in another namespace (a subject written with the wrong namespace), without their rules. */
+  sameNameElsewhere?: BindingData[];
 }
 
 const BINDING_LIMIT = 40;
+
+/** Near-miss bindings shown at most. */
+const NEAR_MISS_LIMIT = 5;
 
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace whose RoleBindings to read (ClusterRoleBindings are cluster-wide). Without serviceAccount: every binding in it'),
@@ -154,6 +159,20 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
       ...(error ? { roleError: error } : {}),
     }));
 
+    // The near miss: a binding meant for this account whose subject names another namespace.
+    const sameNameElsewhere: BindingData[] = account
+      ? listed
+          .filter(({ binding }) => !subjectNaming(binding.subjects, binding.metadata?.namespace, account) && (binding.subjects ?? []).some((subject) => subject.kind === 'ServiceAccount' && subject.name === account.name && (subject.namespace ?? binding.metadata?.namespace) !== account.namespace))
+          .slice(0, NEAR_MISS_LIMIT)
+          .map(({ kind, binding }) => ({
+            kind,
+            ...(kind === 'RoleBinding' && binding.metadata?.namespace ? { namespace: binding.metadata.namespace } : {}),
+            name: binding.metadata?.name ?? '',
+            role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
+            subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
+          }))
+      : [];
+
     let access: AccessDecisionData | undefined;
     if (account && args.check) {
       const request: AccessDecisionData['request'] = { verb: args.check.verb, resource: args.check.resource, apiGroup: args.check.apiGroup ?? '', ...(args.check.name ? { name: args.check.name } : {}), ...(args.check.namespace ? { namespace: args.check.namespace } : {}) };
@@ -171,7 +190,13 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
       }
     }
 
-    const data: RoleBindingsData = { ...(account ? { serviceAccount: account, serviceAccountExists: accountExists ?? true } : {}), bindings, total: relevant.length, ...(access ? { access } : {}) };
+    const data: RoleBindingsData = {
+      ...(account ? { serviceAccount: account, serviceAccountExists: accountExists ?? true } : {}),
+      bindings,
+      total: relevant.length,
+      ...(access ? { access } : {}),
+      ...(sameNameElsewhere.length ? { sameNameElsewhere } : {}),
+    };
     const text = new BudgetedText(context.outputBudgetBytes);
     const subject = account ? `naming ${serviceAccountUser(account)} (directly or by its groups)` : `in namespace ${args.namespace ?? ''} (and ClusterRoleBindings of its service accounts)`;
     text.add(`${relevant.length} binding(s) ${subject}${relevant.length > kept.length ? `; the first ${kept.length} shown` : ''}.`);
@@ -190,6 +215,9 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
       if (!text.add([header, ...(rules.length ? rules : ['  no rules'])].join('\n'))) break;
     }
     if (bindings.length === 0) text.add(account ? `No binding names ${serviceAccountUser(account)}: RBAC grants it nothing beyond what every authenticated user has.` : 'No bindings.');
+    for (const binding of sameNameElsewhere) {
+      text.add(`near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name}; subjects ${binding.subjects}: it names a service account "${account?.name ?? ''}" of another namespace, not ${account?.namespace ?? ''}`);
+    }
     return success(text.finish('ask for one serviceAccount, or check one request.'), data, text.truncated);
   },
 };

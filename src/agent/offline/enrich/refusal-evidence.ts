@@ -17,7 +17,6 @@ export function refusalEvidence(finding: Finding, gathered: Case, query: Query):
   if (!refusal || !account) return [];
   const check = { verb: refusal.verb, resource: refusal.resource, ...(refusal.apiGroup ? { apiGroup: refusal.apiGroup } : {}), ...(refusal.namespace ? { namespace: refusal.namespace } : {}) };
   const bound = query.data('list_role_bindings', { serviceAccount: account, check });
-  const there = refusal.namespace && refusal.namespace !== account.namespace ? query.data('list_role_bindings', { namespace: refusal.namespace }) : undefined;
   query.barrier();
   const evidence = [describeRefusal(refusal)];
   if (bound) {
@@ -26,9 +25,11 @@ export function refusalEvidence(finding: Finding, gathered: Case, query: Query):
     evidence.push(`bindings of service account ${account.namespace}/${account.name}: ${names.join('; ') || 'none'}; ${verdict}`);
   }
   const own = `ServiceAccount ${account.namespace}/${account.name}`;
-  for (const binding of there?.bindings ?? []) {
+  // Bindings (in the refused namespace, or cluster-wide) that name an account of the same name elsewhere: the subject names the wrong namespace.
+  for (const binding of bound?.sameNameElsewhere ?? []) {
     const namesAnother = binding.subjects.split(', ').find((subject) => subject.startsWith('ServiceAccount ') && subject.endsWith(`/${account.name}`) && subject !== own);
-    if (namesAnother) evidence.push(`${binding.kind} ${binding.namespace}/${binding.name} in namespace ${refusal.namespace} binds ${namesAnother}, not ${own}: its subject names the wrong namespace`);
+    const where = binding.kind === 'RoleBinding' ? `RoleBinding ${binding.namespace}/${binding.name} in namespace ${binding.namespace}` : `ClusterRoleBinding ${binding.name} (${binding.role.kind} ${binding.role.name})`;
+    if (namesAnother) evidence.push(`${where} binds ${namesAnother}, not ${own}: its subject names the wrong namespace`);
   }
   return evidence;
 }
