@@ -2,7 +2,7 @@
  * Scores a diagnosis against a scenario's `expect`, exactly as SCENARIOS.md defines it:
  * category and culprit equal, every mustMention pattern matches the summary plus the
  * evidence lines (case-insensitive), and, where a remediation is given, one proposed
- * action names that tool with those arguments.
+ * action names that tool with those arguments (it may carry more, such as a kind).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { formatCulprit, type Diagnosis } from '../agent/diagnosis.ts';
@@ -31,7 +31,7 @@ export function scoreDiagnosis(diagnosis: Diagnosis | undefined, expect: Expecta
   const categoryCorrect = diagnosis.category === expect.category;
   const culpritCorrect = diagnosis.culprit !== undefined && formatCulprit(diagnosis.culprit) === expect.culprit;
   const remediationCorrect = expect.remediation
-    ? diagnosis.actions.some((action) => action.tool === expect.remediation?.tool && isDeepStrictEqual(withoutUndefined(action.args), withoutUndefined(expect.remediation.args)))
+    ? diagnosis.actions.some((action) => action.tool === expect.remediation?.tool && hasArguments(action.args, expect.remediation.args))
     : undefined;
   return {
     correct: categoryCorrect && culpritCorrect && missingMentions.length === 0 && remediationCorrect !== false,
@@ -47,6 +47,10 @@ export function diagnosisText(diagnosis: Pick<Diagnosis, 'summary' | 'evidence'>
   return [diagnosis.summary, ...diagnosis.evidence].join('\n');
 }
 
-function withoutUndefined(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== undefined));
+/**
+ * Whether an action carries every argument the expectation names, each equal: an argument the
+ * expectation leaves out (a StatefulSet's `kind`) does not make the action another one.
+ */
+export function hasArguments(args: Record<string, unknown>, expected: Record<string, unknown>): boolean {
+  return Object.entries(expected).every(([key, value]) => value === undefined || isDeepStrictEqual(args[key], value));
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ASIDE_EXAMPLES, SITE_EXAMPLES, SYMPTOMS, sitesNamed, statesReported, withoutAsides } from './report-words.ts';
+import { ASIDE_EXAMPLES, SITE_EXAMPLES, SYMPTOMS, sitesNamed, statesReported, complaintOf } from './report-words.ts';
 
 test('sites: a URL\'s host or a bare host is a site; a Service\'s cluster name or a file name is not', () => {
   assert.ok(SITE_EXAMPLES.names.length > 0 && SITE_EXAMPLES.namesNone.length > 0);
@@ -8,14 +8,14 @@ test('sites: a URL\'s host or a bare host is a site; a Service\'s cluster name o
   for (const text of SITE_EXAMPLES.namesNone) assert.deepEqual(sitesNamed(text), [], text);
 });
 
-test('asides: a clause with also, btw or the like is cut from the complaint; other words stay', () => {
+test('asides: a clause with also, btw or the like, or one that clears something, is cut from the complaint; other words stay', () => {
   assert.ok(ASIDE_EXAMPLES.cuts.length > 0 && ASIDE_EXAMPLES.keeps.length > 0);
   for (const [text, kept, cut] of ASIDE_EXAMPLES.cuts) {
-    const complaint = withoutAsides(text);
+    const complaint = complaintOf(text);
     assert.ok(complaint.includes(kept), `"${kept}" stays in "${complaint}"`);
     assert.ok(!complaint.includes(cut), `"${cut}" is cut from "${complaint}"`);
   }
-  for (const text of ASIDE_EXAMPLES.keeps) assert.equal(withoutAsides(text), text);
+  for (const text of ASIDE_EXAMPLES.keeps) assert.equal(complaintOf(text), text);
 });
 
 for (const symptom of SYMPTOMS) {

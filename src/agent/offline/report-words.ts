@@ -1,6 +1,7 @@
 /**
  * What a person's report says besides names: the sites it names ("pay.example.com is
- * 503ing"), the asides that mention a second thing ("also the relay is red"), and the
+ * 503ing"), the asides that mention a second thing ("also the relay is red") or clear one
+ * ("the pods look green"), and the
  * symptoms it reports, each with the states of a workload that can show it. Each table row
  * carries examples and counter-examples, and a test holds it to them.
  */
@@ -37,11 +38,14 @@ const ASIDE_WORD = /(?<![\w-])(also|btw|fwiw|unrelated(ly)?|separately|side ?not
 /** Where a clause ends: punctuation followed by a space or the end (a host's dots are not ends), or a new line. */
 const CLAUSE_END = /([.!?;,]+(?=\s|$)|\n)/;
 
-/** The text with its asides cut out, clause by clause: the complaint itself. */
-export function withoutAsides(text: string): string {
+/** A clause that clears something ("tax-rates pods all look green", "kafka still up??"): what it names is not what the person complains of. */
+const CLEARED = /\b(looks?|seems?|are|is|all|still)( all| still)? (fine|ok|okay|good|green|healthy|up|normal)\b/i;
+
+/** The text with its asides and clearances cut out, clause by clause: the complaint itself. */
+export function complaintOf(text: string): string {
   return text
     .split(CLAUSE_END)
-    .map((piece, index) => (index % 2 === 0 && ASIDE_WORD.test(piece) ? ' ' : piece))
+    .map((piece, index) => (index % 2 === 0 && (ASIDE_WORD.test(piece) || CLEARED.test(piece)) ? ' ' : piece))
     .join('');
 }
 
@@ -51,8 +55,10 @@ export const ASIDE_EXAMPLES = {
     ['settlements not processing since ~6:40, is pg-ledger down? also settlment-api has a pending pod', 'is pg-ledger down', 'settlment-api'],
     ['ingress-nginx is 503ing all of pay.northwind-goods.com!! checkout payments failing. is nginx broken? webhook relay also red', 'pay.northwind-goods.com', 'webhook relay'],
     ['orders 500s since deploy. btw grafana is slow too. pls check', 'orders 500s', 'grafana'],
+    ['checkout failing at the tax step since ~10, tax-rates pods all look green to me??', 'checkout failing', 'tax-rates'],
+    ['zk warnings all over since the migration, kafka still up??', 'zk warnings', 'kafka'],
   ],
-  keeps: ['checkout-api keeps restarting', 'the also-ran job failed at 03:00', 'payments are failing since the deploy, pls look'],
+  keeps: ['checkout-api keeps restarting', 'the also-ran job failed at 03:00', 'payments are failing since the deploy, pls look', 'is the upload api down?'],
 } as const;
 
 /** The state a failing workload (or Service) shows, as its pods or its objects tell it. */

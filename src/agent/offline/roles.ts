@@ -41,6 +41,18 @@ export const ROLES: readonly Role[] = [
     },
   },
   {
+    id: 'trace-shipping',
+    symptom: /\b(no|missing|lost|stopped|gaps? in|dropp\w*)\b[^.]*\b(traces?|spans?|tracing)\b|\b(traces?|spans?)\b[^.]*\b(missing|not (arriving|showing|exported|coming)|stopped|gone|empty|dropp\w*)\b/i,
+    agentFallback: true,
+    players: /(?<![a-z])otel\b|opentelemetry|jaeger|\btempo\b|zipkin|datadog-agent|grafana-agent|\balloy\b|\btrac(e|ing)-?(agent|collector|shipper)\b/i,
+    examples: {
+      reports: ['missing traces from a bunch of checkout pods since the collector bump', 'spans stopped arriving in tempo around 10:20', 'no traces in jaeger for the new nodes'],
+      doesNotReport: ['the trace id in the error is abc123', 'checkout is slow', 'no logs in grafana'],
+      players: ['otel-agent', 'opentelemetry-collector', 'jaeger-agent', 'tempo-distributor', 'tracing-collector'],
+      notPlayers: ['checkout-api', 'hotel-booking', 'grafana'],
+    },
+  },
+  {
     id: 'mail-delivery',
     symptom: /\b(e-?mails?|mails?|notifications?)\b[^.]*\b(never|not|no longer|stopped|missing|delayed|arriv\w*|bounc\w*|stuck)\b|\b(no|never|missing)\b[^.]*\be-?mails?\b/i,
     players: /notif|mail|smtp|postfix/i,

@@ -13,7 +13,7 @@ import { followWorstPod } from './worst-pod.ts';
 export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): Gathered {
   const { query } = gathering;
   const { namespace, name, workloadKind } = focus;
-  const base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
+  let base: Gathered = { focus, workload: { kind: workloadKind, namespace, name } };
   let jobName = name;
   if (workloadKind === 'CronJob') {
     const cronJobs = query.data('list_cron_jobs', { namespace, name });
@@ -27,6 +27,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     // Suspended on purpose and no run of it failing: that is the answer.
     if (intent && !recent.some((job) => job.state === 'Failed')) return { ...base, intent };
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
+    // Suspended with a failed run and none running: the failure is history, read for the evidence; the suspension is the answer.
+    if (intent && !recent.some((job) => job.state === 'Running')) base = { ...base, intent };
     jobName = pick.name;
   }
   const job = query.data('list_jobs', { namespace, name: jobName });
@@ -35,13 +37,16 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
   const owner = job.jobs[0]?.owner;
   const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
-  const known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
+  let known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
   // A failed run the CronJob has since run again successfully: the failed Job object lingers (and alerts) until it is cleaned up.
   if (owner?.kind === 'CronJob' && job.jobs[0]?.state === 'Failed') {
     const cronJob = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0];
     query.barrier();
     const superseded = cronJob ? supersessionOf(cronJob, jobName) : undefined;
     if (superseded) return { ...known, superseded };
+    // Its CronJob suspended since, with nothing running: the suspension is the answer, this run's failure its evidence.
+    const intent = cronJob ? intentOfCronJob(cronJob) : undefined;
+    if (intent && !cronJob?.recentJobs.some((recent) => recent.state === 'Running')) known = { ...known, intent };
   }
   // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
   if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {

@@ -15,7 +15,7 @@ import { rolesReported } from '../roles.ts';
 import { namesAKind, unknownName } from '../unknown-names.ts';
 import type { PodSummaryData } from '../../../tools/format/pod-status.ts';
 import { failingStateOf, workloadOfPod } from '../pods.ts';
-import { sitesNamed, withoutAsides, type FailingState } from '../report-words.ts';
+import { sitesNamed, complaintOf, type FailingState } from '../report-words.ts';
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
@@ -50,7 +50,7 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const missingScope = trigger.namespace ? missingObject({ kind: 'Namespace', name: trigger.namespace }, query.get('list_pods', scope)) : undefined;
   if (missingScope) return { kind: 'absent', missing: missingScope };
   // A second thing mentioned beside the complaint ("also the relay is red") is read only when the complaint itself names nothing failing.
-  const complaint = trigger.spoken ? withoutAsides(trigger.text) : trigger.text;
+  const complaint = trigger.spoken ? complaintOf(trigger.text) : trigger.text;
   // Narrow first: a failing workload the words name in full is the lead, without listing the rest of the cluster.
   const narrowed = failingNamedByPods(pods?.pods ?? [], complaint);
   if (narrowed) return narrowed.focus;

@@ -41,12 +41,11 @@ export interface IntentRow {
 /** Words that record a decision, in an annotation's key or value. */
 const DECISION = /decommission|retir(ed|e)\b|sunset|deprecat|replaced by|migrat(ed|ing) to|scaled? (down )?to (0|zero)|--replicas[= ]0\b|\bpaused?\b|do not (scale|start|restart)|don'?t (scale|start)|keep (it )?(off|down|at 0)|disabled?\b|maintenance|freeze|on hold|suspend|\b(CHG|CR|RFC|CHANGE|TICKET|OPS|INC)[-_ ]?\d+|change (request|ticket)/i;
 
-/** The annotation that records a decision, as `key: value`. */
+/** The annotation that records a decision, as `key: value`: one whose value says it first ("paused for the migration, CHG-2291"), then one whose key does ("suspended-by"). */
 function decisionNote(notes: Record<string, string>): string | undefined {
-  for (const [key, value] of Object.entries(notes)) {
-    if (DECISION.test(value) || DECISION.test(key)) return `${key}: ${value}`;
-  }
-  return undefined;
+  const entries = Object.entries(notes);
+  const found = entries.find(([, value]) => DECISION.test(value)) ?? entries.find(([key]) => DECISION.test(key));
+  return found ? `${found[0]}: ${found[1]}` : undefined;
 }
 
 function label(workload: WorkloadIntent): string {
@@ -79,7 +78,10 @@ export const INTENT_ROWS: readonly IntentRow[] = [
       return { row: 'suspended-cronjob', state: `${label(workload)} is suspended (spec.suspend: true), so it schedules no Job`, ...(note ? { note } : {}) };
     },
     examples: {
-      match: [{ workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ }],
+      match: [
+        { workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ },
+        { workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/suspended-by': 'j.doe', 'team.example.com/suspended-reason': 'on hold until the cutover, CHG-41' } }), says: /suspended-reason: on hold until the cutover, CHG-41/ },
+      ],
       noMatch: [intent({ kind: 'CronJob', suspended: false, notes: {} })],
     },
   },

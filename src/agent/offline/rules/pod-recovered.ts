@@ -58,9 +58,17 @@ function pastFailure(gathered: Case): string[] {
   const errors = gathered.logs?.errorLines ?? [];
   const current = new Set(gathered.currentLogLines ?? []);
   const earlier = errors.filter((line) => !current.has(line));
-  const named = earlier.find((line) => readFailingValues(line).some((value) => value.kind === 'host' || value.kind === 'url'));
+  const namesHost = (line: string): boolean => readFailingValues(line).some((value) => value.kind === 'host' || value.kind === 'url');
+  const named = earlier.find(namesHost);
   const line = named ?? earlier[earlier.length - 1];
   if (!line) return [];
-  const hosts = readFailingValues(line).filter((value) => value.kind === 'host').map((value) => value.value);
+  const hostsOf = (text: string): string[] => readFailingValues(text).filter((value) => value.kind === 'host').map((value) => value.value);
+  const hosts = hostsOf(line);
+  if (hosts.length === 0) {
+    // The failing line names no dependency ("session store unavailable"): the line before it that names the host it was reaching does.
+    const reaching = (gathered.logs?.lines ?? []).filter((logLine) => !current.has(logLine) && namesHost(logLine)).at(-1);
+    const reached = reaching ? hostsOf(reaching) : [];
+    if (reaching && reached.length) return [`before it recovered, its earlier run failed while reaching ${reached.join(', ')} ("${reaching.trim().slice(0, 200)}"): ${line.trim().slice(0, 300)}`];
+  }
   return [`before it recovered, its earlier run logged${hosts.length ? ` a failure of ${hosts.join(', ')}` : ''}: ${line.trim().slice(0, 300)}`];
 }
