@@ -20,6 +20,7 @@ import { createAnchorSigner, retiredAnchorLogFields } from '../src/audit/anchors
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { hashEvent, type AuditEvent } from '../src/audit/events.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
+import { startupNotices } from '../src/cli/serve.ts';
 import { buildApp } from '../src/server/app.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
@@ -350,4 +351,14 @@ test('a run removed by hand with its head copied into audit_retired is caught: n
   const forged = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(forged.code, 1);
   assert.match(forged.stdout, new RegExp(`FAIL run ${runId} \\[anchor-forged\\]`));
+});
+
+test('serve warns that anchors are unsigned exactly when no audit key is set, whether or not notifications are on', () => {
+  const notifications = { channels: [{ name: 'oncall', kind: 'slack' }], routes: [{}], consoleUrl: 'https://kubewhy.example.com' } as unknown as Parameters<typeof startupNotices>[0]['notifications'];
+  const warned = (input: Parameters<typeof startupNotices>[0]): boolean => startupNotices(input).some((notice) => notice.level === 'warn' && /anchors are logged unsigned/.test(notice.message));
+  assert.equal(warned({}), true);
+  assert.equal(warned({ notifications }), true);
+  assert.equal(warned({ auditKeyId: 'k1' }), false);
+  assert.equal(warned({ auditKeyId: 'k1', notifications }), false);
+  assert.ok(startupNotices({ auditKeyId: 'k1', notifications }).some((notice) => notice.message === 'notifications go to oncall (slack)'));
 });

@@ -83,12 +83,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (auth.warning) logger.warn(auth.warning);
-  if (auditAnchors.keyId) logger.info({ auditKeyId: auditAnchors.keyId }, 'audit anchors are signed (HMAC-SHA256)');
-  if (notifications) {
-    const destinations = notifications.channels.map((channel) => `${channel.name} (${channel.kind})`);
-    logger.info({ destinations, routes: notifications.routes.length, consoleUrl: notifications.consoleUrl }, `notifications go to ${destinations.join(', ')}`);
-  }
-  else logger.warn('audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them');
+  for (const notice of startupNotices({ ...(auditAnchors.keyId ? { auditKeyId: auditAnchors.keyId } : {}), ...(notifications ? { notifications } : {}) })) logger[notice.level](notice.fields, notice.message);
 
   // One process per SQLite data directory; replicas on PostgreSQL share their database by design.
   let lock: DataDirectoryLock | undefined;
@@ -188,6 +183,26 @@ export async function run(argv: string[]): Promise<number> {
     tokenWatcher?.stop();
     lock?.release();
   }
+}
+
+export interface StartupNotice {
+  level: 'info' | 'warn';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+/** What serve says at start about its audit anchors and notifications: the unsigned-anchor warning exactly when no audit key is set. */
+export function startupNotices(input: { auditKeyId?: string; notifications?: Pick<NotificationSettings, 'channels' | 'routes' | 'consoleUrl'> }): StartupNotice[] {
+  const notices: StartupNotice[] = [
+    input.auditKeyId
+      ? { level: 'info', fields: { auditKeyId: input.auditKeyId }, message: 'audit anchors are signed (HMAC-SHA256)' }
+      : { level: 'warn', fields: {}, message: 'audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them' },
+  ];
+  if (input.notifications) {
+    const destinations = input.notifications.channels.map((channel) => `${channel.name} (${channel.kind})`);
+    notices.push({ level: 'info', fields: { destinations, routes: input.notifications.routes.length, consoleUrl: input.notifications.consoleUrl }, message: `notifications go to ${destinations.join(', ')}` });
+  }
+  return notices;
 }
 
 /**
