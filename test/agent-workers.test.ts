@@ -13,7 +13,7 @@ import { parseFaultSpec, startMockCluster, type MockCluster } from '../mock-clus
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { createAgentWorkers, type AgentWorkers } from '../src/runs/workers/pool.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { startTestApp, type TestApp } from './helpers/service-app.ts';
 

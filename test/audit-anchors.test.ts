@@ -22,7 +22,7 @@ import { hashEvent, type AuditEvent } from '../src/audit/events.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import { startupNotices } from '../src/cli/serve.ts';
 import { buildApp } from '../src/server/app.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createRetention } from '../src/store/retention.ts';
 import { createRunStore } from '../src/store/run-store.ts';

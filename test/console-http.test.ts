@@ -10,7 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { createHash, createHmac } from 'node:crypto';
 import { buildApp } from '../src/server/app.ts';
 import { createAuthenticator } from '../src/server/auth.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createRunStore } from '../src/store/run-store.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';

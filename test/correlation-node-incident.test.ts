@@ -7,7 +7,7 @@ import type { Cluster } from '../src/cluster/cluster.ts';
 import { createMetrics } from '../src/metrics.ts';
 import type { IncomingAlert } from '../src/runs/alert-intake.ts';
 import { createRunService, type RunService } from '../src/runs/run-service.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import type { RunRecord, RunStore } from '../src/store/run-store.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { buildApp } from '../src/server/app.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { SECRET_SHAPES } from './fixtures/secret-canary/shapes.ts';

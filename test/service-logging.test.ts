@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import { buildApp } from '../src/server/app.ts';
 import type { AuthSettings } from '../src/server/auth.ts';
-import { createLogger } from '../src/server/logger.ts';
+import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { createRecordingTools, unusedCluster } from './helpers/fake-tools.ts';

@@ -7,7 +7,7 @@
  */
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { AuditEventType } from '../audit/events.ts';
-import { createOrderedWrites } from '../store/ordered-writes.ts';
+import { createOrderedWrites } from '../audit/ordered-writes.ts';
 
 export interface RunAudit {
   record(type: AuditEventType, payload: Record<string, unknown>): void;

@@ -239,6 +239,6 @@ async function loadScenarioFrom(target: { directory: string; from: string }, bac
  */
 async function createModelFor(config: Config): Promise<Model> {
   if (config.model.provider === 'offline') return createModel(config.model);
-  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../server/logger.ts')]);
+  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../logger.ts')]);
   return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
 }

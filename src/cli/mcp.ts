@@ -140,6 +140,6 @@ async function connect(target: Exclude<ClusterTarget, { refusal: string }>, requ
 /** stdout is the MCP channel: the model's logger (Claude's) writes to stderr. */
 async function createModelFor(config: Config): Promise<Model> {
   if (config.model.provider === 'offline') return createModel(config.model);
-  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../server/logger.ts')]);
+  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../logger.ts')]);
   return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
 }

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import type { Notice } from '../notify/notice.ts';
 import { loadNotifications, NotificationsConfigError } from '../notify/notify-config.ts';
-import type { RunView } from '../server/run-view.ts';
+import type { RunView } from '../runs/run-view.ts';
 
 const USAGE = `usage: kubewhy notify test [--file FILE] [--destination NAME]...
 

@@ -30,7 +30,7 @@ import { createAuthenticator, type Authenticator, type AuthSettings, type Scope 
 import { decideAuth } from '../server/listen-policy.ts';
 import { buildApp } from '../server/app.ts';
 import { loadNotifications, NotificationsConfigError, type NotificationSettings } from '../notify/notify-config.ts';
-import { createLogger } from '../server/logger.ts';
+import { createLogger } from '../logger.ts';
 import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
 import { createSqliteStores } from '../store/sqlite-stores.ts';
 import type { Stores } from '../store/stores.ts';

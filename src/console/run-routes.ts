@@ -6,7 +6,7 @@
  */
 import { deciderNameSchema } from '../server/schemas.ts';
 import type { RouteContext, ZodApp } from '../server/route-context.ts';
-import { toRunView } from '../server/run-view.ts';
+import { toRunView } from '../runs/run-view.ts';
 import { renderActionPage } from './pages/action.ts';
 import { renderErrorPage } from './pages/layout.ts';
 import { NOTICES, renderRunPage, type NoticeCode } from './pages/run.ts';

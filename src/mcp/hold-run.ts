@@ -16,7 +16,7 @@ import { prepareApprovals } from '../agent/held-actions.ts';
 import { ZERO_USAGE, type ToolCall } from '../agent/model.ts';
 import type { RunCheckpoint } from '../agent/checkpoint.ts';
 import { auditFor } from '../agent/run-audit.ts';
-import { createOrderedWrites } from '../store/ordered-writes.ts';
+import { createOrderedWrites } from '../audit/ordered-writes.ts';
 import { executeToolCall, type CallEnvironment } from '../agent/tool-calls.ts';
 import { describeTrigger, type Trigger } from '../agent/trigger.ts';
 import { decideToolCall } from '../gate/gate.ts';

@@ -9,7 +9,7 @@
  * shown in tests and docs), and `send` delivers a stored body once. `send` never throws for
  * what a receiver answers: it returns an outcome the outbox schedules from.
  */
-import type { RunView } from '../server/run-view.ts';
+import type { RunView } from '../runs/run-view.ts';
 
 /** Why a notice is sent: the run ended, an action waits for a person, or the run's alerts all resolved. */
 export const NOTICE_EVENTS = ['finished', 'approval', 'resolved'] as const;

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { createMetrics, type Metrics } from '../metrics.ts';
-import { createLogger } from '../server/logger.ts';
+import { createLogger } from '../logger.ts';
 import { openDatabase } from '../store/database.ts';
 import { createRunStore, type SyncRunStore } from '../store/run-store.ts';
 import { createSqliteStores } from '../store/sqlite-stores.ts';
 import type { Channel, Notice, SendOutcome } from './notice.ts';
 import { createNotifier, type Notifier } from './notifier.ts';
-import { createOutbox, type SyncOutbox } from './outbox.ts';
+import { createOutbox, type SyncOutbox } from '../store/outbox.ts';
 import { routeSchema } from './routing.ts';
 
 /** A channel that records what it was asked to send and answers from a script (ok once the script is spent). */

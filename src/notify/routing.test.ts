@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RunView } from '../server/run-view.ts';
+import type { RunView } from '../runs/run-view.ts';
 import { routeNotice, routeSchema, subjectOf, type Route } from './routing.ts';
 
 const routes: Route[] = [

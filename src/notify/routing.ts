@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { CATEGORIES } from '../agent/diagnosis.ts';
-import type { RunView } from '../server/run-view.ts';
+import type { RunView } from '../runs/run-view.ts';
 import { NOTICE_EVENTS, type NoticeEvent } from './notice.ts';
 
 /** A run that ended without a diagnosis is routed as this category. */

@@ -21,7 +21,7 @@ import type { LadderPolicy } from '../gate/rung.ts';
 import { createMetricsObserver, type Metrics } from '../metrics.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
-import { createOrderedWrites } from '../store/ordered-writes.ts';
+import { createOrderedWrites } from '../audit/ordered-writes.ts';
 import { ensureRunCreated } from './run-created.ts';
 
 /** What a run needs to diagnose: the model, the tools, the cluster and the ladder policy. */

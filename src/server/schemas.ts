@@ -4,8 +4,9 @@
  * `/openapi.json`).
  */
 import { z } from 'zod';
-import { actionSchema, CATEGORIES, diagnosisInputSchema } from '../agent/diagnosis.ts';
+import { CATEGORIES } from '../agent/diagnosis.ts';
 import { RUNGS } from '../gate/rung.ts';
+import { runViewSchema } from '../runs/run-view.ts';
 import { RUN_STATUSES } from '../store/run-store.ts';
 
 const timeText = z
@@ -101,66 +102,7 @@ export const auditQuerySchema = z.object({
   format: z.enum(['json', 'ndjson']).optional().describe('ndjson: one event per line (also chosen by Accept: application/x-ndjson)'),
 });
 
-const usageSchema = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() });
-
-const triggerSchema = z.union([
-  z.object({
-    kind: z.literal('alert'),
-    alert: z.object({
-      labels: z.record(z.string(), z.string()),
-      annotations: z.record(z.string(), z.string()),
-      startsAt: z.string().optional(),
-      fingerprint: z.string().optional(),
-      generatorURL: z.string().optional(),
-    }),
-  }),
-  z.object({ kind: z.literal('incident'), text: z.string(), namespace: z.string().optional() }),
-]);
-
-export const runViewSchema = z.object({
-  id: z.string(),
-  status: z.enum(RUN_STATUSES),
-  source: z.enum(['alertmanager', 'api']),
-  trigger: triggerSchema,
-  rung: z.enum(RUNGS),
-  namespace: z.string().optional(),
-  alert: z.object({ fingerprint: z.string(), startsAt: z.string(), resolvedAt: z.string().optional(), repeats: z.number().int() }).optional(),
-  alerts: z
-    .array(
-      z.object({
-        fingerprint: z.string(),
-        alertname: z.string().optional(),
-        status: z.enum(['firing', 'resolved']),
-        startsAt: z.string(),
-        endsAt: z.string().optional(),
-        labels: z.record(z.string(), z.string()),
-        receivedAt: z.string(),
-        repeats: z.number().int(),
-      }),
-    )
-    .optional()
-    .describe('The alerts of this incident, oldest first: the one that started the run and those correlated with it (all on GET /v1/runs/:id, the first 20 in a list)'),
-  alertCount: z.number().int().optional().describe('How many alerts the run has, listed or not'),
-  createdAt: z.string(),
-  startedAt: z.string().optional(),
-  finishedAt: z.string().optional(),
-  attempts: z.number().int(),
-  cluster: z
-    .object({
-      source: z.enum(['kubeconfig', 'in-cluster', 'mock']),
-      context: z.string().optional(),
-      server: z.string(),
-      files: z.array(z.string()).optional(),
-      scenario: z.string().optional(),
-    })
-    .optional()
-    .describe('The cluster the run read: its kubeconfig context (or in-cluster, or the mock and its scenario) and API server'),
-  diagnosis: diagnosisInputSchema.extend({ actions: z.array(actionSchema) }).optional(),
-  reason: z.string().optional(),
-  usage: usageSchema.optional(),
-  steps: z.number().int().optional(),
-  actions: z.array(actionSchema).describe('Actions the run proposed or holds; approve or reject the awaiting_approval ones'),
-});
+export { runViewSchema };
 
 export const runListSchema = z.object({
   runs: z.array(runViewSchema),

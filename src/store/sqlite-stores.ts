@@ -11,7 +11,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { createAuditStore } from '../audit/audit-store.ts';
-import { createOutbox } from '../notify/outbox.ts';
+import { createOutbox } from './outbox.ts';
 import { createRetention, sqliteRetireBatch } from './retention.ts';
 import { createRunStore } from './run-store.ts';
 import type { Async, AuditStore, Stores } from './stores.ts';

@@ -13,7 +13,7 @@
  */
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { AuditEvent, AuditEventType, ChainProblem } from '../audit/events.ts';
-import type { SyncOutbox } from '../notify/outbox.ts';
+import type { SyncOutbox } from './outbox.ts';
 import type { Retention, RetiredRun } from './retention.ts';
 import type { RunRecord, SyncRunStore } from './run-store.ts';
 

@@ -6,7 +6,7 @@
  * API's shape breaks these fixtures rather than passing silently.
  */
 import { runViewSchema } from '../../src/server/schemas.ts';
-import type { RunView } from '../../src/server/run-view.ts';
+import type { RunView } from '../../src/runs/run-view.ts';
 import type { Notice } from '../../src/notify/notice.ts';
 
 export const RUN_URL = 'https://kubewhy.example.com/runs/run-7f3c2a';

@@ -12,7 +12,7 @@ import type { RunAgentInput, RunOutcome } from '../../src/agent/loop.ts';
 import type { Config } from '../../src/config.ts';
 import { buildApp, type KubewhyApp } from '../../src/server/app.ts';
 import type { AuthSettings } from '../../src/server/auth.ts';
-import { createLogger } from '../../src/server/logger.ts';
+import { createLogger } from '../../src/logger.ts';
 import type { RunSettings } from '../../src/runs/run-service.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';

@@ -4,7 +4,7 @@
  * who may approve and an action awaiting approval, the Approve / Reject form.
  */
 import type { Action } from '../../agent/diagnosis.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Person } from '../session.ts';
 import { actionTarget, culpritLabel, formatTime, statusBadge } from './format.ts';

@@ -2,7 +2,7 @@
  * Small pieces every page shows the same way: times, status badges (text first, colour
  * only as a second cue), culprits, clusters, sizes and JSON inputs.
  */
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { html, type SafeHtml } from '../html.ts';
 
 /** `2026-12-02 07:22:51 UTC` in a <time> element carrying the exact instant. */

@@ -1,5 +1,5 @@
 /** The lower sections of a run's page: the trail of tool calls, the alerts, the cluster, the audit chain. */
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { TrailEntry } from '../trail.ts';
 import { formatBytes, formatTime, jsonPreview, statusBadge } from './format.ts';

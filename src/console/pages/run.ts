@@ -3,7 +3,7 @@
  * it proposes or holds (actions, held ones linking to their page), and how it got there
  * (the trail, the alerts, the cluster, the audit chain and whether it verifies).
  */
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Person } from '../session.ts';
 import { actionTarget, culpritLabel, formatTime, statusBadge, triggerLabel } from './format.ts';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { CATEGORIES } from '../../agent/diagnosis.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { RUN_STATUSES, type RunStatus } from '../../store/run-store.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Person } from '../session.ts';

@@ -4,7 +4,7 @@
  * renderer escapes and shapes it for its own markup. Pure.
  */
 import { formatCulprit } from '../../agent/diagnosis.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import type { Notice } from '../notice.ts';
 
 type Action = RunView['actions'][number];

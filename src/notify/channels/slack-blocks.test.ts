@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { findBlockKitProblem } from '../../../test/helpers/notify-receivers.ts';
 import { buildDiagnosedRun, buildFailedRun, buildNotice, RUN_URL } from '../../../test/helpers/notify-notices.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import { renderSlackMessage, SLACK_LIMITS } from './slack-blocks.ts';
 
 interface TextObject {

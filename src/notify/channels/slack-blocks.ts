@@ -6,7 +6,7 @@
  * Pure and deterministic: the same notice renders the same message.
  */
 import { formatCulprit } from '../../agent/diagnosis.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import type { Notice } from '../notice.ts';
 import {
   SHOWN_DIFF_LINES,

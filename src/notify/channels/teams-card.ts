@@ -11,7 +11,7 @@
  * markdown; TextBlocks carry only kubewhy's own words and names.
  */
 import { formatCulprit } from '../../agent/diagnosis.ts';
-import type { RunView } from '../../server/run-view.ts';
+import type { RunView } from '../../runs/run-view.ts';
 import type { Notice } from '../notice.ts';
 import {
   SHOWN_DIFF_LINES,

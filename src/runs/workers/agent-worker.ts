@@ -16,7 +16,7 @@ import type { AgentObserver } from '../../agent/observer.ts';
 import { auditFor } from '../../agent/run-audit.ts';
 import { createAuditStore, type AuditStore } from '../../audit/audit-store.ts';
 import { createKubeCluster } from '../../cluster/kube-adapter.ts';
-import { createLogger } from '../../server/logger.ts';
+import { createLogger } from '../../logger.ts';
 import { openDatabase } from '../../store/database.ts';
 import { asAsync } from '../../store/sqlite-stores.ts';
 import { configuredTools, createToolRegistry } from '../../tools/registry.ts';

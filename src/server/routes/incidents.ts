@@ -8,7 +8,7 @@
  */
 import { sendError } from '../errors.ts';
 import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
-import { toRunView } from '../run-view.ts';
+import { toRunView } from '../../runs/run-view.ts';
 import { errorResponses, incidentBodySchema, incidentQuerySchema, runViewSchema } from '../schemas.ts';
 import { isFinished } from '../../store/run-store.ts';
 

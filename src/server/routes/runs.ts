@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { sendError } from '../errors.ts';
 import { BEARER, type RouteContext, type ZodApp } from '../route-context.ts';
-import { toRunView } from '../run-view.ts';
+import { toRunView } from '../../runs/run-view.ts';
 import { auditEventSchema, auditQuerySchema, errorResponses, runIdParamsSchema, runListQuerySchema, runListSchema, runViewSchema } from '../schemas.ts';
 
 export function registerRunRoutes(app: ZodApp, context: RouteContext): void {

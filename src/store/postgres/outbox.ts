@@ -1,13 +1,13 @@
 /**
  * The notification outbox on PostgreSQL: the semantics of the SQLite outbox
- * (notify/outbox.ts), for several replicas sending from one database. A due row is handed
+ * (store/outbox.ts), for several replicas sending from one database. A due row is handed
  * to one replica at a time: `claimDue` locks the rows it picks (`FOR UPDATE SKIP LOCKED`,
  * so a replica skips the rows another is claiming) and leases them before committing.
  * `releaseLeases` releases only leases that ran out, never a live replica's.
  * Times are milliseconds since the epoch (bigint columns, read back as numbers).
  */
 import type pg from 'pg';
-import { toRow, type OutboxDatabaseRow } from '../../notify/outbox.ts';
+import { toRow, type OutboxDatabaseRow } from '../outbox.ts';
 import type { Outbox } from '../stores.ts';
 import { atomically } from './queryable.ts';
 

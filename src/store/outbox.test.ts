@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { openDatabase } from '../store/database.ts';
+import { openDatabase } from './database.ts';
 import { createOutbox, type SyncOutbox } from './outbox.ts';
 
 function openOutbox(t: TestContext): { outbox: SyncOutbox; path: string } {

@@ -6,8 +6,8 @@
  * that could be a secret; a cheap pre-check lets them through untouched.
  */
 import { pino, stdSerializers, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { isWeakSecretName } from '../redact/names.ts';
-import { isSensitiveName, mayHoldSecret, redactNamedValue, redactText, redactValue } from '../redact/redactor.ts';
+import { isWeakSecretName } from './redact/names.ts';
+import { isSensitiveName, mayHoldSecret, redactNamedValue, redactText, redactValue } from './redact/redactor.ts';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',

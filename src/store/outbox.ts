@@ -14,7 +14,7 @@
  * Times are milliseconds since the epoch.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-export type { Outbox } from '../store/stores.ts';
+export type { Outbox } from './stores.ts';
 
 export type OutboxStatus = 'pending' | 'sent' | 'failed';
 
