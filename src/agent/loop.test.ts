@@ -154,11 +154,11 @@ test('the token budget stops a run whose first turn alone uses it up', async () 
   assert.match(outcome.reason ?? '', /token budget/);
 });
 
-test('every step is audited in order, ending with run-finished', async () => {
+test('every step is audited in order, ending with the diagnosis; the run\'s end is its owner\'s to write', async () => {
   const { audit, run } = setup({ turns: [[undo], [submit()]] });
   await run();
   const types = audit.events.map((event) => event.type);
-  assert.deepEqual(types, ['model-request', 'model-response', 'tool-call', 'gate-decision', 'tool-result', 'model-request', 'model-response', 'diagnosis', 'run-finished']);
+  assert.deepEqual(types, ['model-request', 'model-response', 'tool-call', 'gate-decision', 'tool-result', 'model-request', 'model-response', 'diagnosis']);
 });
 
 test('stop checks are small named functions', () => {
@@ -292,7 +292,7 @@ test('at ACT a write called before the diagnosis is held, not run: the model goe
 
   // Every step audited, in order: the hold, the diagnosis turn, the request to a person, the decision, the result.
   const types = audit.events.map((event) => event.type);
-  assert.deepEqual(types, ['model-request', 'model-response', 'tool-call', 'gate-decision', 'model-request', 'model-response', 'approval-requested', 'approval', 'tool-result', 'diagnosis', 'run-finished']);
+  assert.deepEqual(types, ['model-request', 'model-response', 'tool-call', 'gate-decision', 'model-request', 'model-response', 'approval-requested', 'approval', 'tool-result', 'diagnosis']);
   assert.match(String(audit.events[3]?.payload.told), /^Held as action/);
 });
 

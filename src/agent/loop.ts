@@ -52,7 +52,7 @@ export interface RunAgentInput {
   resume?: { checkpoint: RunCheckpoint; actions: Action[] };
   signal?: AbortSignal;
   observer?: AgentObserver;
-  /** The caller starts the run again after a retryable model failure: the loop then leaves it unfinished in the audit (no run-finished). */
+  /** The caller starts the run again after a retryable model failure: the loop then leaves its actions as they are for the next start. */
   retriesModelFailures?: boolean;
   /** Which start of the run this is (1 for the first); sets the wait before a retry. */
   attempt?: number;
@@ -144,7 +144,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     clearTimeout(timeout);
     expireUnasked(environment, markAnswered);
     if (outcome.diagnosis) audit.record('diagnosis', { diagnosis: outcome.diagnosis });
-    audit.record('run-finished', { status: outcome.status, ...(outcome.reason ? { reason: outcome.reason } : {}), steps: step, usage });
+    // The run's end (its run-finished event) is its owner's to write: runs/lifecycle.ts, or the CLI.
     return { ...outcome, usage, steps: step, toolCalls, actions };
   };
 
@@ -330,7 +330,7 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     const retry = error instanceof ModelError && error.retryable && !signal.aborted ? { afterMs: runRetryDelayMs(error, input.attempt ?? 1) } : undefined;
     audit.record('error', { message: reason, ...(retry ? { retryable: true, retryAfterMs: retry.afterMs } : {}) });
     if (retry && input.retriesModelFailures) {
-      // The run goes on at its next start: its chain gets one run-finished, when it really ends.
+      // The run goes on at its next start: its actions stay as they are.
       clearTimeout(timeout);
       return { status: 'failed', reason, retry, usage, steps: step, toolCalls, actions };
     }

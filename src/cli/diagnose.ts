@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
 import { createModel } from '../agent/create-model.ts';
+import { runFinishedOf } from '../runs/lifecycle.ts';
 import { runAgent, type RunOutcome } from '../agent/loop.ts';
 import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
@@ -141,6 +142,8 @@ export async function run(argv: string[]): Promise<number> {
     const started = performance.now();
     try {
       outcome = await runAgent({ runId, trigger, rung, model, registry, cluster: connection.cluster, policy, approvals, audit, limits, observer: progress.observer });
+      // The run ends here: its chain's last event, as the service's runs end (runs/lifecycle.ts).
+      audit.record('run-finished', { ...runFinishedOf(outcome) });
     } finally {
       await audit.flush().finally(() => {
         auditHead = auditStore.head(runId);

@@ -22,6 +22,7 @@ import { describeTrigger, type Trigger } from '../agent/trigger.ts';
 import { decideToolCall } from '../gate/gate.ts';
 import { redactValue } from '../redact/redactor.ts';
 import { storeParked, type AgentDependencies } from '../runs/execute-run.ts';
+import { createRunLifecycle } from '../runs/lifecycle.ts';
 import { ensureRunCreated } from '../runs/run-created.ts';
 import { newRunId } from '../store/run-ids.ts';
 import type { RunStore } from '../store/run-store.ts';
@@ -99,9 +100,8 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
   const call: ToolCall = { id: `mcp-${run.id.slice(-8)}`, name: request.name, input: request.arguments ?? {} };
   const fail = async (content: string): Promise<HoldOutcome> => {
     const reason = `the MCP request's action could not be put to a person: ${content}`;
-    runAudit.record('run-finished', { status: 'failed', reason, steps: 1 });
     await runAudit.flush();
-    await store.finish(run.id, { status: 'failed', reason, actions, steps: 1 });
+    await createRunLifecycle({ store, audit }).endRun({ run, cause: 'finished', status: 'failed', reason, actions, steps: 1 });
     return { held: false, runId: run.id, result: { ok: false, error: 'conflict', content } };
   };
   try {

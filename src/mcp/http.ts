@@ -22,7 +22,7 @@ import { SCOPES, type Authenticator } from '../server/auth.ts';
 import { sendError } from '../server/errors.ts';
 import type { RouteContext, ZodApp } from '../server/route-context.ts';
 import { holdInRun } from './hold-run.ts';
-import type { RunNotices } from '../notify/notifier.ts';
+import type { RunEvents } from '../runs/run-events.ts';
 import { createMcpServer, DIAGNOSE_WAIT_MS, type DiagnoseAnswer } from './server.ts';
 import { createMcpSession } from './session.ts';
 
@@ -31,7 +31,8 @@ export interface McpRouteOptions {
   agent: AgentDependencies;
   version?: string;
   /** Tells the notifications that a held write waits for a person, as a run parked by the queue does. */
-  notices?: Pick<RunNotices, 'runParked'>;
+  /** Where a parked run is told (the notifier listens there). */
+  events?: RunEvents;
 }
 
 export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: McpRouteOptions): void {
@@ -87,7 +88,7 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
         if (outcome.held) {
           await context.runs.expireDue();
           const parked = await context.store.get(outcome.runId);
-          if (parked) options.notices?.runParked(parked);
+          if (parked) options.events?.emit('parked', { run: parked });
         }
         return outcome;
       },

@@ -1,9 +1,10 @@
 /**
  * One attempt of one run: claim it (queued → running, so no other start can take it),
  * run the agent with the run's own abort signal (from its checkpoint when it was parked),
- * follow its actions into the run's status, and store the outcome: finished, parked
- * awaiting approval (the worker is freed), or queued again for a retry. A run stopped by the service shutting down is left
- * as it is: the next start resumes or fails it (see recover-runs.ts).
+ * follow its actions into the run's status, and say what became of it: ended (through the
+ * lifecycle, lifecycle.ts), parked awaiting approval (the worker is freed), or queued again
+ * for a retry. A run stopped by the service shutting down is left as it is: the next start
+ * resumes or fails it (see recover-runs.ts).
  */
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Logger } from 'pino';
@@ -22,6 +23,7 @@ import { createMetricsObserver, type Metrics } from '../metrics.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { createOrderedWrites } from '../audit/ordered-writes.ts';
+import type { RunLifecycle } from './lifecycle.ts';
 import { ensureRunCreated } from './run-created.ts';
 
 /** What a run needs to diagnose: the model, the tools, the cluster and the ladder policy. */
@@ -51,26 +53,35 @@ export interface ExecuteRunInput {
   agent: AgentDependencies;
   /** Aborts when the service shuts down. */
   shutdown: AbortSignal;
-  /** Called once the run has ended and its outcome is stored. */
-  onFinished(run: RunRecord): void;
-  /** Called once the run is parked awaiting approval (its checkpoint stored). */
-  onParked?(run: RunRecord): void;
-  /** Called once the run is queued again to retry at `run.notBefore`. */
-  onRetry?(run: RunRecord): void;
-  /** Signs the audit head logged when the run ends (default: logged unsigned). */
+  /** Ends the run (lifecycle.ts): the only code that does. */
+  lifecycle: RunLifecycle;
+  /** Signs the audit head logged when a run is interrupted (default: logged unsigned). */
   anchors?: AnchorSigner;
   /** Asked once the run is claimed: true when it ended there, joined to another run's incident, and must not run. */
   joinIncident?(run: RunRecord): Promise<boolean>;
 }
 
+/**
+ * What became of the attempt: the run ended (its end stored and told), parked awaiting a
+ * decision (its checkpoint stored), queued again to retry at `run.notBefore`, stopped
+ * unfinished by a shutdown (a start resumes it), or not run here at all (another start
+ * claimed it, it joined its node's run, or its end was no longer the service's to store).
+ */
+export type ExecuteResult =
+  | { kind: 'ended'; run: RunRecord }
+  | { kind: 'parked'; run: RunRecord }
+  | { kind: 'retry'; run: RunRecord }
+  | { kind: 'interrupted' }
+  | { kind: 'not-run' };
+
 /** How long past its deadline a run may take to stop before it is failed without it. */
 const DEADLINE_GRACE_MS = 30_000;
 
-export async function executeRun(input: ExecuteRunInput): Promise<void> {
+export async function executeRun(input: ExecuteRunInput): Promise<ExecuteResult> {
   const { id, store, metrics, agent } = input;
   const run = input.claimed ?? (await store.claim(id, agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}));
-  if (!run) return;
-  if (input.joinIncident && (await input.joinIncident(run))) return;
+  if (!run) return { kind: 'not-run' };
+  if (input.joinIncident && (await input.joinIncident(run))) return { kind: 'not-run' };
   const logger = input.logger.child({ runId: id });
   const controller = new AbortController();
   const onShutdown = (): void => controller.abort(new Error('the service is shutting down; the run resumes at its next start'));
@@ -171,37 +182,29 @@ export async function executeRun(input: ExecuteRunInput): Promise<void> {
     if (await store.retryLater(id, notBefore)) {
       logger.warn({ reason: outcome.reason, attempt: run.attempts, retryAt: notBefore.toISOString() }, 'run queued again: the model failed in a way that may pass');
       const queued = await store.get(id);
-      if (queued) input.onRetry?.(queued);
-      return;
+      return queued ? { kind: 'retry', run: queued } : { kind: 'not-run' };
     }
   }
-  // A retry the loop left unfinished in the audit that is not taken (shutdown, or the run changed meanwhile) ends here.
-  if (outcome.retry && run.attempts < MAX_MODEL_ATTEMPTS && !input.shutdown.aborted) {
-    await input.audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: outcome.reason, steps: outcome.steps, usage: outcome.usage } });
-  }
   if (input.shutdown.aborted && outcome.status === 'failed') {
-    // After the loop's run-finished: the chain says the run goes on, so a start resumes it rather than ending it as the chain would (recover-runs.ts).
+    // No run-finished: the chain says the run goes on, so a start resumes it (recover-runs.ts).
     await tryRecordError(input.audit, id, `interrupted (${outcome.reason ?? 'stopped'}): the run is not over, and resumes at its next start`);
     logger.warn({ reason: outcome.reason, ...(await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors })) }, 'run interrupted by shutdown; it resumes at the next start');
-    return;
+    return { kind: 'interrupted' };
   }
-  const finished = await store.finish(id, {
+  const ended = await input.lifecycle.endRun({
+    run,
+    cause: 'finished',
     status: outcome.status === 'completed' ? 'completed' : 'failed',
     ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}),
     ...(outcome.reason ? { reason: outcome.reason } : {}),
     usage: outcome.usage,
     steps: outcome.steps,
     // An outcome made here (not by the loop) has no actions: keep the ones stored.
-    ...(outcome.actions.length > 0 ? { actions: outcome.actions } : {}),
+    actions: outcome.actions,
+    durationSeconds,
+    logger,
   });
-  if (!finished) return;
-  metrics.runs.inc({ trigger: run.trigger.kind, outcome: outcome.status });
-  if (outcome.diagnosis) metrics.diagnoses.inc({ category: outcome.diagnosis.category });
-  // The (signed) audit head in the service log anchors the run's hash chain outside the database.
-  const anchor = await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors });
-  logger.info({ status: outcome.status, reason: outcome.reason, category: outcome.diagnosis?.category, steps: outcome.steps, durationSeconds, ...anchor }, 'run finished');
-  const stored = await store.get(id);
-  if (stored) input.onFinished(stored);
+  return ended ? { kind: 'ended', run: ended } : { kind: 'not-run' };
 }
 
 /** How many starts a run whose model keeps failing gets before it fails for good. */
@@ -219,15 +222,15 @@ function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: R
 }
 
 /** Stores the checkpoint and frees the worker: the run waits in the store for a person's decision. */
-async function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): Promise<void> {
+async function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): Promise<ExecuteResult> {
   const held = outcome.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
   if (!(await storeParked({ store: input.store, audit: input.audit, runId: run.id, checkpoint, actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) }))) {
     logger.error('the run could not be parked: it is no longer running');
-    return;
+    return { kind: 'not-run' };
   }
   logger.info({ step: checkpoint.step, held: held.map((action) => action.id) }, 'run parked awaiting approval');
   const parked = await input.store.get(run.id);
-  if (parked) input.onParked?.(parked);
+  return parked ? { kind: 'parked', run: parked } : { kind: 'not-run' };
 }
 
 /**

@@ -22,6 +22,7 @@
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { AuditEvent } from '../audit/events.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
+import { createRunLifecycle, type EndRunInput, type RunLifecycle } from './lifecycle.ts';
 import { ensureRunCreated } from './run-created.ts';
 
 export interface RecoveryReport {
@@ -35,7 +36,15 @@ export interface RecoveryReport {
 
 const WRITE_STARTED_STATUSES = new Set(['approved', 'executed', 'failed']);
 
-export async function recoverRuns(input: { store: RunStore; audit: AuditStore; maxAttempts: number }): Promise<RecoveryReport> {
+export interface RecoveryInput {
+  store: RunStore;
+  audit: AuditStore;
+  maxAttempts: number;
+  /** Ends the runs recovery ends (default: one that stores and audits the end, without counting or telling it). */
+  lifecycle?: RunLifecycle;
+}
+
+export async function recoverRuns(input: RecoveryInput): Promise<RecoveryReport> {
   const { store } = input;
   const report: RecoveryReport = { queue: [], resumed: [], failed: [], ended: [] };
   for (const run of await store.listUnfinished()) {
@@ -63,18 +72,18 @@ export async function recoverRuns(input: { store: RunStore; audit: AuditStore; m
  */
 export async function recoverInterrupted(
   run: RunRecord,
-  input: { store: RunStore; audit: AuditStore; maxAttempts: number; cause: 'restart' | 'lease' },
+  input: RecoveryInput & { cause: 'restart' | 'lease' },
 ): Promise<{ failed?: string; requeued?: boolean; ended?: 'completed' | 'failed' }> {
   const { store, audit } = input;
+  const lifecycle = input.lifecycle ?? createRunLifecycle({ store, audit });
   await ensureRunCreated(audit, run);
   const events = await audit.list(run.id);
   const ended = endedInChain(events);
-  if (ended) return (await store.finish(run.id, ended)) ? { ended: ended.status } : {};
+  if (ended) return (await lifecycle.endRun({ run, cause: 'recovered', endedInChain: true, ...ended })) ? { ended: ended.status } : {};
   const reason = refusalToResume(run, events, input.maxAttempts, input.cause);
   if (reason) {
     await audit.append({ runId: run.id, type: 'error', payload: { message: reason } });
-    await audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'failed', reason, steps: run.steps ?? 0 } });
-    return (await store.finish(run.id, { status: 'failed', reason })) ? { failed: reason } : {};
+    return (await lifecycle.endRun({ run, cause: 'recovered', status: 'failed', reason, steps: run.steps ?? 0 })) ? { failed: reason } : {};
   }
   const seam = input.cause === 'restart' ? 'resumed after restart' : 'resumed on another replica: the replica that ran it stopped renewing its lease';
   await audit.append({
@@ -101,7 +110,7 @@ function refusalToResume(run: RunRecord, events: readonly AuditEvent[], maxAttem
 }
 
 /** The outcome a chain ends with, when its last event is `run-finished`: the attempt ended, and only storing it was lost. */
-function endedInChain(events: readonly AuditEvent[]): Parameters<RunStore['finish']>[1] | undefined {
+function endedInChain(events: readonly AuditEvent[]): Pick<EndRunInput, 'status' | 'reason' | 'steps' | 'usage' | 'diagnosis'> | undefined {
   const last = events.at(-1);
   if (last?.type !== 'run-finished') return undefined;
   const { status, reason, steps, usage } = last.payload;

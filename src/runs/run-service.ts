@@ -21,7 +21,7 @@
  */
 import type { Logger } from 'pino';
 import type { Trigger } from '../agent/trigger.ts';
-import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
+import { unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
@@ -35,10 +35,10 @@ import { executeRun, type AgentDependencies } from './execute-run.ts';
 import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD_MS } from './node-incident.ts';
 import { recoverInterrupted, recoverRuns, type RecoveryReport } from './recover-runs.ts';
 import { createSharedDispatch } from './shared-dispatch.ts';
-import { ensureRunCreated } from './run-created.ts';
 import { createRunQueue } from './run-queue.ts';
-import type { RunNotices } from '../notify/notifier.ts';
 import { createServiceApprovals, type DecisionResult } from './service-approvals.ts';
+import { createRunLifecycle } from './lifecycle.ts';
+import { createRunEvents, type RunEvents } from './run-events.ts';
 
 export interface RunSettings {
   concurrency: number;
@@ -97,8 +97,8 @@ export interface RunServiceDependencies {
   now?: () => Date;
   /** Signs the audit head each ended run logs (default: logged unsigned). */
   anchors?: AnchorSigner;
-  /** Hears when a run ends, parks for approval, or has its alerts all resolve (notifications). */
-  notices?: RunNotices;
+  /** Where the service tells that a run ended, parked for approval, or had its alerts all resolve (the notifier listens there); default its own. */
+  events?: RunEvents;
   /** The queue across replicas, when several share the database; absent: this process queues in memory. */
   shared?: SharedQueue;
 }
@@ -114,6 +114,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   let reserved = 0;
   const holdMs = settings.nodeIncidentHoldMs ?? NODE_INCIDENT_HOLD_MS;
   const logFailure = (what: string) => (error: unknown) => logger.error({ err: error }, what);
+  const events = dependencies.events ?? createRunEvents(logger);
+  const lifecycle = createRunLifecycle({ store, audit, metrics, logger, events, anchors });
 
   const notifyFinished = (run: RunRecord): void => {
     const set = waiters.get(run.id);
@@ -200,57 +202,46 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     const reason = mergedReason(incident);
     const merged = await writes.run(async (tx) => ({ result: await tx.runs.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
     if (!merged) return false;
-    await ensureRunCreated(audit, run);
-    await audit.append({ runId: run.id, type: 'run-finished', payload: { status: 'completed', reason, mergedInto: incident.runId, steps: 0 } });
-    metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'merged' });
-    logger.info({ runId: run.id, joined: incident.runId, node: incident.node, reason, ...(await anchorLogFields({ audit, runId: run.id, signer: anchors })) }, 'run finished');
+    await lifecycle.endRun({ run, cause: 'merged', status: 'completed', reason, steps: 0, mergedInto: { runId: incident.runId, node: incident.node }, storedByBatch: true });
     logger.info({ runId: incident.runId, merged: run.id, node: incident.node }, "a run about the node's pods joined this run's incident");
-    const endedRun = await store.get(run.id);
-    if (endedRun) ended(endedRun);
     return true;
-  };
-
-  /** A run recovery ended (failed, or ended as its chain says), at a start or a takeover: counted, logged with its anchor, and heard of. */
-  const endedByRecovery = async (runId: string, status: 'completed' | 'failed'): Promise<void> => {
-    const run = await store.get(runId);
-    metrics.runs.inc({ trigger: run?.trigger.kind ?? 'unknown', outcome: status });
-    logger.info({ runId, status, reason: run?.reason, ...(await anchorLogFields({ audit, runId, signer: anchors })) }, 'run finished');
-    if (!run) return;
-    ended(run);
-    dependencies.notices?.runFinished(run);
   };
 
   const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: offerQueued, onError: logFailure('expiring held actions failed') });
 
-  const execute = (id: string, claimed?: RunRecord): Promise<void> => {
+  // Whoever waits for a run hears of its end here, and the other replicas' waiters through the database; a parked run's
+  // caller hears of it too (it waits for a person, not for the service). A run that found its culprit answers for it.
+  events.on('ended', ({ run, cause }) => {
+    if (cause === 'finished') void registerDiagnosedCulprit(run);
+    ended(run);
+  });
+  events.on('parked', ({ run }) => ended(run));
+
+  const execute = async (id: string, claimed?: RunRecord): Promise<void> => {
     const leaseLost = claimed ? dispatch?.leaseSignal(claimed.id) : undefined;
-    return executeRun({
-      id,
-      ...(claimed ? { claimed } : {}),
-      store,
-      audit,
-      metrics,
-      logger,
-      agent: dependencies.agent,
-      // A run whose lease this replica lost stops as at a shutdown: its new holder goes on with it.
-      shutdown: leaseLost ? AbortSignal.any([shutdown.signal, leaseLost]) : shutdown.signal,
-      onFinished: (run) => {
-        void registerDiagnosedCulprit(run);
-        ended(run);
-        dependencies.notices?.runFinished(run);
-      },
-      joinIncident,
-      onParked: (run) => {
+    try {
+      const result = await executeRun({
+        id,
+        ...(claimed ? { claimed } : {}),
+        store,
+        audit,
+        metrics,
+        logger,
+        agent: dependencies.agent,
+        // A run whose lease this replica lost stops as at a shutdown: its new holder goes on with it.
+        shutdown: leaseLost ? AbortSignal.any([shutdown.signal, leaseLost]) : shutdown.signal,
+        lifecycle,
+        joinIncident,
+        anchors,
+      });
+      if (result.kind === 'parked') {
         void approvals.expireDue().catch(logFailure('expiring held actions failed'));
-        // A caller waiting for the run hears of it now: it waits for a person, not for the service.
-        ended(run);
-        dependencies.notices?.runParked(run);
-      },
-      onRetry: (run) => offerWhenDue(run.id, run.notBefore),
-      anchors,
-    }).catch((error: unknown) => {
+        events.emit('parked', { run: result.run });
+      }
+      if (result.kind === 'retry') offerWhenDue(result.run.id, result.run.notBefore);
+    } catch (error) {
       logger.error({ err: error, runId: id }, 'run could not be executed');
-    });
+    }
   };
 
   const queue = createRunQueue({ concurrency: settings.concurrency, queueSize: settings.queueSize, start: (id) => execute(id) });
@@ -263,10 +254,8 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         logger,
         run: (run) => execute(run.id, run),
         recover: async (run) => {
-          const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease' });
+          const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease', lifecycle });
           if (outcome.failed || outcome.requeued || outcome.ended) metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
-          if (outcome.ended) await endedByRecovery(run.id, outcome.ended);
-          if (outcome.failed) await endedByRecovery(run.id, 'failed');
           if (outcome.requeued) offerQueued(run);
         },
         ended: endedElsewhere,
@@ -317,15 +306,11 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     for (const run of runs) offerAfter(run.id, isHeld(run) ? holdMs : 0, () => void reserved--);
   };
 
+  /** A run the intake cancelled (its alert resolved before it started): ended in the store by the intake's batch, its chain and count here. */
   const finishCancelled = async (id: string): Promise<void> => {
     queue.remove(id);
     const run = await store.get(id);
-    if (!run) return;
-    await ensureRunCreated(audit, run);
-    await audit.append({ runId: id, type: 'run-finished', payload: { status: 'failed', reason: CANCELLED_REASON, cancelled: true, steps: 0 } });
-    metrics.runs.inc({ trigger: run.trigger.kind, outcome: 'cancelled' });
-    logger.info({ runId: id, status: 'failed', reason: CANCELLED_REASON, cancelled: true, ...(await anchorLogFields({ audit, runId: id, signer: anchors })) }, 'run finished');
-    ended(run);
+    if (run) await lifecycle.endRun({ run, cause: 'cancelled', status: 'failed', reason: CANCELLED_REASON, steps: 0 });
   };
 
   return {
@@ -336,9 +321,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         await approvals.expireDue();
         return { queue: [], resumed: [], failed: [], ended: [] };
       }
-      const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts });
-      for (const { id, status } of report.ended) await endedByRecovery(id, status);
-      for (const { id } of report.failed) await endedByRecovery(id, 'failed');
+      const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts, lifecycle });
       // Recovered runs were accepted before: they are queued even beyond the queue's size.
       for (const id of report.queue) offerWhenDue(id, (await store.get(id))?.notBefore);
       queue.resume();
@@ -393,13 +376,11 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
               if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
               enqueue(report.created);
               for (const id of report.cancelled) void finishCancelled(id).catch(logFailure('ending a cancelled run failed'));
-              if (dependencies.notices) {
-                for (const id of report.resolved) {
-                  void store
-                    .get(id)
-                    .then((run) => run && dependencies.notices?.alertsResolved(run))
-                    .catch(logFailure('reading a resolved run failed'));
-                }
+              for (const id of report.resolved) {
+                void store
+                  .get(id)
+                  .then((run) => run && events.emit('resolved', { run }))
+                  .catch(logFailure('reading a resolved run failed'));
               }
             },
             afterRollback: () => void (reserved -= report.created.length),

@@ -18,6 +18,7 @@ import { createMetrics } from '../metrics.ts';
 import { createNotifier, type Notifier } from '../notify/notifier.ts';
 import type { NotificationSettings } from '../notify/notify-config.ts';
 import type { AgentDependencies } from '../runs/execute-run.ts';
+import { createRunEvents } from '../runs/run-events.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
 import { startRetention, type RetentionTimer } from '../store/retention.ts';
 import { createSqliteStores } from '../store/sqlite-stores.ts';
@@ -94,6 +95,13 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   });
   const notifier =
     outbox && dependencies.notifications ? createNotifier({ outbox, store, settings: dependencies.notifications, metrics, logger: dependencies.logger }) : undefined;
+  // What happens to runs is told once (runs/run-events.ts); the notifier listens to a run's own end and to a recovery's, not to a merge or a cancellation.
+  const events = createRunEvents(dependencies.logger);
+  if (notifier) {
+    events.on('ended', ({ run, cause }) => (cause === 'finished' || cause === 'recovered' ? notifier.runFinished(run) : undefined));
+    events.on('parked', ({ run }) => notifier.runParked(run));
+    events.on('resolved', ({ run }) => notifier.alertsResolved(run));
+  }
   const runService = createRunService({
     store,
     audit,
@@ -103,7 +111,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
     agent,
     settings: dependencies.runs,
     ...(dependencies.auditAnchors ? { anchors: dependencies.auditAnchors } : {}),
-    ...(notifier ? { notices: notifier } : {}),
+    events,
     ...(stores.shared ? { shared: stores.shared } : {}),
   });
   scraped.runs = runService;
@@ -173,7 +181,7 @@ export async function buildApp(dependencies: AppDependencies): Promise<KubewhyAp
   registerApprovalRoutes(app, context);
   registerSystemRoutes(app, context, { modelHealth });
   registerConsole(app, context, { authenticator });
-  registerMcpRoutes(app, context, { authenticator, agent, ...(dependencies.version ? { version: dependencies.version } : {}), ...(notifier ? { notices: notifier } : {}) });
+  registerMcpRoutes(app, context, { authenticator, agent, ...(dependencies.version ? { version: dependencies.version } : {}), events });
 
   let retention: RetentionTimer | undefined;
   app.addHook('onReady', async () => {
