@@ -18,6 +18,8 @@ export interface JobSummaryData {
   failed: number;
   active: number;
   backoffLimit: number;
+  /** `spec.activeDeadlineSeconds`: how long the Job may run, all its pods together. */
+  activeDeadlineSeconds?: number;
   /** `Complete`, `Failed`, `Running`, `Suspended`. */
   state: string;
   conditions: Array<{ type: string; status: string; reason?: string; message?: string }>;
@@ -64,6 +66,7 @@ function summarizeJob(job: V1Job, now: Date): JobSummaryData {
     failed: job.status?.failed ?? 0,
     active: job.status?.active ?? 0,
     backoffLimit: job.spec?.backoffLimit ?? 6,
+    ...(job.spec?.activeDeadlineSeconds !== undefined ? { activeDeadlineSeconds: job.spec.activeDeadlineSeconds } : {}),
     state,
     conditions,
     ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
@@ -81,7 +84,7 @@ export function formatJobLine(job: JobSummaryData, now: Date, withNamespace: boo
   const owner = job.owner ? `, from ${job.owner.kind} ${job.owner.name}` : '';
   const failing = job.conditions.filter((condition) => condition.status === 'True' && condition.type === 'Failed');
   const why = failing.map((condition) => `\n  Failed ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('');
-  return `${withNamespace ? `${job.namespace}/` : ''}${job.name}: ${job.state}, succeeded ${job.succeeded}/${job.completions}, failed ${job.failed} (backoffLimit ${job.backoffLimit}), active ${job.active}, age ${age}${duration}${owner}, image ${job.images.join(' ')}${why}`;
+  return `${withNamespace ? `${job.namespace}/` : ''}${job.name}: ${job.state}, succeeded ${job.succeeded}/${job.completions}, failed ${job.failed} (backoffLimit ${job.backoffLimit}${job.activeDeadlineSeconds !== undefined ? `, activeDeadlineSeconds ${job.activeDeadlineSeconds}` : ''}), active ${job.active}, age ${age}${duration}${owner}, image ${job.images.join(' ')}${why}`;
 }
 
 export const listJobsTool: ReadTool<typeof input, JobsData, 'list_jobs'> = {

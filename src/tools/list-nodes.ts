@@ -39,7 +39,7 @@ export interface NodeSummaryData {
   allocatable: Record<string, string>;
   /** Sum of the requests of non-terminated pods on the node; absent when pods could not be read. */
   requested?: Record<string, string>;
-  /** What is left of allocatable after the scheduled pods' requests, for a resource nearly used up (under a fifth left): where a new pod no longer fits. */
+  /** What is left of allocatable after the scheduled pods' requests, for a resource more than half requested: where a new pod fits or not. */
   tight?: Record<string, string>;
   podCount?: number;
   healthy: boolean;
@@ -151,10 +151,10 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
   };
 }
 
-/** A fifth of allocatable or less left: the node is nearly full for that resource. */
-const TIGHT_SHARE = 0.2;
+/** Half of allocatable or less left: the node is filling for that resource, and what it has free decides where a pod fits. */
+const TIGHT_SHARE = 0.5;
 
-/** The free amount of each cpu or memory resource the pods' requests leave under a fifth of allocatable. */
+/** The free amount of each cpu or memory resource the pods' requests leave at half of allocatable or less. */
 function tightResources(allocatable: Record<string, string>, requests: Record<string, number>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(allocatable)

@@ -19,6 +19,8 @@ export interface PersistentVolumeClaimData {
   storageClassName?: string;
   /** For a claim not Bound: false when the named StorageClass does not exist; undefined when unknown or Bound. */
   storageClassExists?: boolean;
+  /** When the named StorageClass does not exist: the classes that do, the nearest spelling first. */
+  existingStorageClasses?: string[];
   /** No class named and no default class in the cluster. */
   noDefaultStorageClass?: boolean;
   requested?: string;
@@ -93,6 +95,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             ...(className ? { storageClassName: className } : {}),
             // A Bound claim's class no longer matters; snapshots often leave StorageClasses out.
             ...(className && classNames && claim.status?.phase !== 'Bound' ? { storageClassExists: classNames.has(className) } : {}),
+            ...(className && classNames && claim.status?.phase !== 'Bound' && !classNames.has(className) ? { existingStorageClasses: nearestFirst(className, [...classNames]) } : {}),
             ...(!className && hasDefault === false ? { noDefaultStorageClass: true } : {}),
             ...(claim.spec?.resources?.requests?.storage ? { requested: String(claim.spec.resources.requests.storage) } : {}),
             ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
@@ -110,7 +113,8 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${data.claims.length} PersistentVolumeClaim(s) in ${args.namespace}: ${data.pending} not Bound.`);
     for (const claim of data.claims) {
-      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found)` : ''}` : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
+      const existing = claim.existingStorageClasses ? `; the cluster has ${claim.existingStorageClasses.join(', ') || 'none'}` : '';
+      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found${existing})` : ''}` : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
       const age = claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
       const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}${claim.volumeNodeAffinity ? ` (node affinity ${claim.volumeNodeAffinity})` : ''}` : ''}, age ${age}`;
       if (!text.add([line, ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`)].join('\n'))) break;
@@ -118,3 +122,13 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     return success(text.finish('ask for one claim by name.'), data, text.truncated);
   },
 };
+
+/** Names ordered by how much of `wanted` they share (the longest common prefix, then the fewest letters apart in length): a misspelt class's real name first. */
+function nearestFirst(wanted: string, names: readonly string[]): string[] {
+  const shared = (name: string): number => {
+    let index = 0;
+    while (index < name.length && index < wanted.length && name[index] === wanted[index]) index++;
+    return index;
+  };
+  return [...names].sort((left, right) => shared(right) - shared(left) || Math.abs(left.length - wanted.length) - Math.abs(right.length - wanted.length) || left.localeCompare(right)).slice(0, 10);
+}

@@ -54,7 +54,8 @@ function formatPodLine(pod: PodSummaryData, now: Date, withNamespace: boolean): 
   const name = withNamespace ? `${pod.namespace}/${pod.name}` : pod.name;
   const parts = [name, pod.status, `ready ${pod.ready}`, `restarts ${pod.restarts}`, `age ${pod.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - pod.ageSeconds * 1000), now) : '?'}`];
   if (pod.node) parts.push(`node ${pod.node}`);
-  if (pod.problem) parts.push(`${pod.problem.last ? 'last ' : ''}${pod.problem.container} ${formatContainerState(pod.problem.state, now, { messageLimit: 120 })}`);
+  if (pod.evicted) parts.push(`evicted: ${pod.evicted.slice(0, 160)}`);
+  else if (pod.problem) parts.push(`${pod.problem.last ? 'last ' : ''}${pod.problem.container} ${formatContainerState(pod.problem.state, now, { messageLimit: 120 })}`);
   return parts.join('  ');
 }
 

@@ -53,8 +53,14 @@ function normalize(line: string): string {
   return line.replace(/[0-9a-f]{8,}/gi, '#').replace(/\d+/g, '0');
 }
 
-function cutLine(line: string, limit: number): string {
-  return line.length > limit ? `${line.slice(0, limit)}… [${line.length - limit} more chars]` : line;
+/** What a cut line keeps of its end: an error's decisive words ("is after 2026-06-03T06:12:44Z", ": no such host") often close it. */
+const TAIL_CHARS = 60;
+
+/** A line well over `limit` keeps its first `limit` characters and its last few, the middle counted: `start… [N more chars] …end`. */
+export function cutLine(line: string, limit: number): string {
+  // A line a little over the limit is shown whole: cutting it would save less than the note costs.
+  if (line.length <= limit + TAIL_CHARS) return line;
+  return `${line.slice(0, limit)}… [${line.length - limit - TAIL_CHARS} more chars] …${line.slice(-TAIL_CHARS)}`;
 }
 
 /** Keeps the first three indented lines under each line (stack frames, dumps) and counts the rest. */

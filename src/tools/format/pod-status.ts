@@ -42,6 +42,8 @@ export interface PodSummaryData {
   lastTermination?: { container: string; state: ContainerStateData };
   /** The scheduler's message while the pod cannot be placed (PodScheduled False). */
   unschedulable?: string;
+  /** Why the kubelet evicted the pod (`status.reason` Evicted): its message, e.g. `The node was low on resource: ephemeral-storage. ...`. */
+  evicted?: string;
   node?: string;
   ageSeconds?: number;
   owner?: { kind: string; name: string };
@@ -178,6 +180,7 @@ export function summarizePod(pod: V1Pod, now: Date): PodSummaryData {
     ...(problem ? { problem } : {}),
     ...(lastTermination ? { lastTermination } : {}),
     ...(unschedulable ? { unschedulable } : {}),
+    ...(pod.status?.reason === 'Evicted' ? { evicted: (pod.status.message ?? 'evicted').slice(0, 300) } : {}),
     ...(pod.spec?.nodeName ? { node: pod.spec.nodeName } : {}),
     ...(age !== undefined ? { ageSeconds: age } : {}),
     ...(owner ? { owner: { kind: owner.kind, name: owner.name } } : {}),
