@@ -70,7 +70,7 @@ const SCENARIO_TIMEOUT_MS = 45_000;
  * Alerts whose rules read the kubelet's or node-exporter's own metrics, which the mock cluster does not serve
  * (it exports kube-state-metrics' families only): a scenario they trigger cannot fire them.
  */
-const KUBELET_ALERTS = new Set(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp', 'NodeFilesystemAlmostOutOfSpace']);
+const KUBELET_ALERTS = new Set(['KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp', 'NodeFilesystemAlmostOutOfSpace', 'NodeFilesystemSpaceFillingUp', 'CPUThrottlingHigh']);
 
 const MAX_RUNS_PER_CULPRIT = 1.2;
 const MAX_RUNS_PER_DIAGNOSED_CULPRIT = 1.2;
@@ -168,7 +168,7 @@ describe('alerts fired by Prometheus from the mock cluster, delivered by Alertma
       assert.ok(triggered.length > 0, `${describeAlert(trigger)} did not fire; fired: ${firedList}`);
       for (const alert of triggered) {
         assert.equal(alert.run.status, 'completed', `${describeRun(alert)}\n${JSON.stringify(alert.labels)}`);
-        const score = scoreDiagnosis(alert.run.diagnosis, scenarioExpect(scenario));
+        const score = scoreDiagnosis(alert.run.diagnosis, scenarioExpect(scenario), { clockShiftMs: alert.clockShiftMs });
         assert.ok(
           score.correct,
           [

@@ -23,7 +23,7 @@ async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined
   for (const scenario of scenarios) {
     const trigger = variant(scenario);
     if (!trigger) continue;
-    const { outcome } = await runOnScenario({
+    const { outcome, clockShiftMs } = await runOnScenario({
       scenario,
       trigger,
       model: createOfflineModel(),
@@ -33,7 +33,7 @@ async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined
       audit: createMemoryRunAudit(),
       runId: `variant-${scenario.name}`,
     });
-    const score = scoreDiagnosis(outcome.diagnosis, scenarioExpect(scenario));
+    const score = scoreDiagnosis(outcome.diagnosis, scenarioExpect(scenario), { clockShiftMs });
     if (!score.correct) {
       const culprit = outcome.diagnosis?.culprit;
       wrong.push(`${scenario.name}: ${outcome.diagnosis?.category ?? outcome.reason} ${culprit?.kind}/${culprit?.namespace ?? ''}/${culprit?.name}, missing ${score.missingMentions.join(', ') || '-'}`);

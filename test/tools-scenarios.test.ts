@@ -21,6 +21,7 @@ import { callThroughGate } from './helpers/gated-calls.ts';
 import type { RolloutHistoryData } from '../src/tools/rollout-history.ts';
 import type { ToolResult } from '../src/tools/tool.ts';
 import { scenarioExpect } from '../mock-cluster/loader.ts';
+import { onScenarioClock } from '../src/eval/score.ts';
 
 const SCENARIOS = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios');
 const registry = createToolRegistry();
@@ -74,8 +75,9 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       for (const host of [...hosts].slice(0, 3)) await run('resolve_host', { host, namespace });
       // What binds its service account, as `kubectl get rolebindings,clusterrolebindings -o wide` and `kubectl auth can-i --as` show it.
       if (spec?.serviceAccountName) await run('list_role_bindings', { serviceAccount: { namespace, name: spec.serviceAccountName } });
-      // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels).
+      // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels); for a pod not placed, every node it might go to.
       if (pod.node) await run('list_nodes', { name: pod.node });
+      else if (pod.phase === 'Pending') await run('list_nodes', {});
       await run('get_pod_logs', { namespace, name: pod.name });
       if (pod.restarts > 0) await run('get_pod_logs', { namespace, name: pod.name, previous: true });
       // Every other container's log too, as `kubectl logs --all-containers` shows it (a sidecar proxy the app dials).
@@ -98,6 +100,9 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       await run('list_daemon_sets', { namespace, name: culprit.name });
       // Where a DaemonSet may run is read against the nodes' taints.
       await run('list_nodes', {});
+      break;
+    case 'Job':
+      await run('list_jobs', { namespace, name: culprit.name });
       break;
     case 'CronJob':
       await run('list_cron_jobs', { namespace, name: culprit.name });
@@ -141,7 +146,9 @@ describe('the tools surface every mustMention of every public scenario', () => {
       const harness = await startScenario(name);
       try {
         assert.deepEqual(refusedNames(harness.mock.scenario), [], 'every name in the scenario is one the tools accept');
-        const evidence = (await gatherEvidence(harness)).join('\n');
+        const served = (await gatherEvidence(harness)).join('\n');
+        // The mock serves the scenario moved to now: a pattern may name a time as the scenario wrote it.
+        const evidence = `${served}\n${onScenarioClock(served, harness.mock.clockShiftMs)}`;
         for (const pattern of scenarioExpect(harness.mock.scenario).mustMention) {
           assert.match(evidence, new RegExp(pattern, 'i'), `"${pattern}" is in no tool output of ${name}`);
         }

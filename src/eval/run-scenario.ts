@@ -43,7 +43,7 @@ export async function runOnScenario(input: {
   runId: string;
   limits?: ScenarioRunLimits;
   signal?: AbortSignal;
-}): Promise<{ outcome: RunOutcome; scenario: LoadedScenario; durationMs: number }> {
+}): Promise<{ outcome: RunOutcome; scenario: LoadedScenario; durationMs: number; clockShiftMs: number }> {
   const scenario = typeof input.scenario === 'string' ? await loadScenario(input.scenario) : input.scenario;
   const mock = await startMockCluster({ scenario });
   try {
@@ -62,7 +62,8 @@ export async function runOnScenario(input: {
       limits: input.limits ?? DEFAULT_LIMITS,
       ...(input.signal ? { signal: input.signal } : {}),
     });
-    return { outcome, scenario, durationMs: performance.now() - started };
+    // The mock serves the scenario moved to the real now: what the diagnosis says of times is on that clock.
+    return { outcome, scenario, durationMs: performance.now() - started, clockShiftMs: mock.clockShiftMs };
   } finally {
     await mock.close();
   }

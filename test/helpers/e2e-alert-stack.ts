@@ -51,6 +51,8 @@ export interface AlertRun {
 export interface FiredAlert {
   labels: Record<string, string>;
   run: AlertRun;
+  /** What the mock added to the scenario's times to serve it at the real now (the diagnosis quotes times on that clock). */
+  clockShiftMs: number;
 }
 
 export interface AlertStack {
@@ -167,7 +169,7 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
           },
           { timeoutMs: remaining(), what: `kubewhy to end a run for each of ${alerts.length} alerts of ${scenario.name}`, intervalMs: 50 },
         );
-        return alerts.map((alert, index) => ({ labels: alert.labels, run: runs[index]! }));
+        return alerts.map((alert, index) => ({ labels: alert.labels, run: runs[index]!, clockShiftMs: mock.clockShiftMs }));
       } finally {
         lane.proxy.pointAt(undefined);
         await mock.close();
