@@ -136,14 +136,14 @@ async function evaluateModel(input: { model: Model; config: Config; scenarios: r
           broken.push({ scenario: `${scenario.name} (${kind})${suffix}`, error: ran.error });
           continue;
         }
-        const { outcome, durationMs } = ran;
+        const { outcome, durationMs, clockShiftMs } = ran;
         const expect = scenarioExpect(scenario);
         rows.push({
           scenario: scenario.name,
           ...(background ? { background } : {}),
           trigger: kind,
           expected: { category: expect.category, culprit: expect.culprit },
-          score: scoreDiagnosis(outcome.diagnosis, expect),
+          score: scoreDiagnosis(outcome.diagnosis, expect, { clockShiftMs }),
           outcome,
           durationMs,
         });

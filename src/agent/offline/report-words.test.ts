@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ASIDE_EXAMPLES, SITE_EXAMPLES, SYMPTOMS, sitesNamed, statesReported, complaintOf } from './report-words.ts';
+import { ASIDE_EXAMPLES, NODE_SYMPTOM, SITE_EXAMPLES, SYMPTOMS, sitesNamed, statesReported, complaintOf } from './report-words.ts';
 
 test('sites: a URL\'s host or a bare host is a site; a Service\'s cluster name or a file name is not', () => {
   assert.ok(SITE_EXAMPLES.names.length > 0 && SITE_EXAMPLES.namesNone.length > 0);
@@ -29,4 +29,10 @@ for (const symptom of SYMPTOMS) {
 test('the states a report points at gather every symptom it holds', () => {
   assert.deepEqual([...statesReported('site 502s and the api keeps restarting')].sort(), ['crashing', 'no-endpoints', 'not-ready']);
   assert.equal(statesReported('checkout is slow').size, 0);
+});
+
+test('a node symptom: evictions, a node down or under pressure; not a workload named after nodes', () => {
+  assert.ok(NODE_SYMPTOM.examples.reports.length > 0 && NODE_SYMPTOM.examples.doesNotReport.length > 0);
+  for (const text of NODE_SYMPTOM.examples.reports) assert.match(text, NODE_SYMPTOM.words, text);
+  for (const text of NODE_SYMPTOM.examples.doesNotReport) assert.doesNotMatch(text, NODE_SYMPTOM.words, text);
 });

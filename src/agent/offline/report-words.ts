@@ -39,7 +39,7 @@ const ASIDE_WORD = /(?<![\w-])(also|btw|fwiw|unrelated(ly)?|separately|side ?not
 const CLAUSE_END = /([.!?;,]+(?=\s|$)|\n)/;
 
 /** A clause that clears something ("tax-rates pods all look green", "kafka still up??"): what it names is not what the person complains of. */
-const CLEARED = /\b(looks?|seems?|are|is|all|still)( all| still)? (fine|ok|okay|good|green|healthy|up|normal)\b/i;
+const CLEARED = /\b(looks?|seems?|are|is|all|still)( all| still)? (fine|ok|okay|good|green|healthy|up|normal)\b|\b(it |they )?always (does|do) (that|this)\b|\bthat'?s (normal|expected)\b|\bignore (that|those|it|them)\b|\bas usual\b|\b(unaffected|not affected)\b/i;
 
 /** The text with its asides and clearances cut out, clause by clause: the complaint itself. */
 export function complaintOf(text: string): string {
@@ -57,6 +57,8 @@ export const ASIDE_EXAMPLES = {
     ['orders 500s since deploy. btw grafana is slow too. pls check', 'orders 500s', 'grafana'],
     ['checkout failing at the tax step since ~10, tax-rates pods all look green to me??', 'checkout failing', 'tax-rates'],
     ['zk warnings all over since the migration, kafka still up??', 'zk warnings', 'kafka'],
+    ['is the quote engine still broken? policy-sync has some restarts but it always does that', 'quote engine', 'policy-sync'],
+    ['bunch of pods got evicted overnight on one of the prod nodes?? checkout seems ok. canary unaffected', 'evicted overnight', 'canary'],
   ],
   keeps: ['checkout-api keeps restarting', 'the also-ran job failed at 03:00', 'payments are failing since the deploy, pls look', 'is the upload api down?'],
 } as const;
@@ -85,11 +87,11 @@ export const SYMPTOMS: readonly Symptom[] = [
   },
   {
     id: 'pending',
-    words: /\bpending pods?\b|\bpods? (are |is |stuck |still |all )*(in )?pending\b|\bstuck (in )?pending\b|\bnot (being |getting )?scheduled\b|\bunschedulable\b|\bwon'?t schedule\b|\bcan'?t (be )?schedul/i,
+    words: /\bpending pods?\b|\bpods? (are |is |stuck |still |all )*(in )?pending\b|\bnot (being |getting )?scheduled\b|\bunschedulable\b|\bwon'?t schedule\b|\bcan'?t (be )?schedul/i,
     shownBy: ['pending'],
     examples: {
       reports: ['settlement-api has a pending pod', 'new pods not getting scheduled', 'the gpu job is unschedulable', 'search pods stuck in Pending'],
-      doesNotReport: ['payments pending in the UI are fine', 'checkout keeps restarting'],
+      doesNotReport: ['payments pending in the UI are fine', 'checkout keeps restarting', 'refunds stuck in pending since like 2pm'],
     },
   },
   {
@@ -116,3 +118,12 @@ export const SYMPTOMS: readonly Symptom[] = [
 export function statesReported(text: string): Set<FailingState> {
   return new Set(SYMPTOMS.filter((symptom) => symptom.words.test(text)).flatMap((symptom) => symptom.shownBy));
 }
+
+/** A report about a node rather than a workload: pods evicted, a node gone or under pressure. With no node named, the one node in trouble is what it means. */
+export const NODE_SYMPTOM = {
+  words: /\bevict(ed|ions?|ing)\b|\bnodes?\b(?!-)[^.?!]*\b(not ?ready|went down|is down|unreachable|under (disk |memory )?pressure|disk pressure|memory pressure|died|lost|rebooted)\b/i,
+  examples: {
+    reports: ['bunch of pods got evicted overnight on one of the prod nodes??', 'a node went down in eu-west-1b and pods are pending', 'one of the nodes is under disk pressure'],
+    doesNotReport: ['checkout keeps restarting', 'node-exporter is down', 'the api node pool was upgraded last week'],
+  },
+};

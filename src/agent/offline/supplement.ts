@@ -22,7 +22,8 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
         .filter((claim) => claim.phase !== 'Bound' && (wanted.size === 0 || wanted.has(claim.name)))
         .slice(0, 3)
         .map((claim) => {
-          const storageClass = claim.storageClassName ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ' (does not exist)' : ''}` : claim.noDefaultStorageClass ? 'no storageClass and no default class' : 'default storageClass';
+          const existing = claim.existingStorageClasses?.length ? `; the cluster has ${claim.existingStorageClasses.slice(0, 4).join(', ')}` : '';
+          const storageClass = claim.storageClassName ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ` (does not exist${existing})` : ''}` : claim.noDefaultStorageClass ? 'no storageClass and no default class' : 'default storageClass';
           return `PersistentVolumeClaim ${namespace}/${claim.name} is ${claim.phase}, ${storageClass}${claim.warnings.length ? `: ${claim.warnings[0]}` : ''}`;
         });
     }
@@ -58,9 +59,28 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
       query.barrier();
       return [...(pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : []), ...nodeRoomEvidence(gathered, finding, nodes)];
     }
+    case 'missing-configmap':
+    case 'missing-secret':
+      return presentKeys(finding, namespace, query);
     default:
       return [];
   }
+}
+
+/** The cause missing-reference.ts writes for a key that is not there: `the key "K" of ConfigMap "N" ...`. */
+const MISSING_KEY = /^the key "([^"]+)" of (ConfigMap|Secret) "([^"]+)"/;
+
+/** A key the pod wants that its ConfigMap or Secret lacks: the keys it has, the likeliest rename first. */
+function presentKeys(finding: Finding, namespace: string, query: Query): string[] {
+  const match = MISSING_KEY.exec(finding.cause);
+  if (!match) return [];
+  const [, key, kind, name] = match as unknown as [string, string, 'ConfigMap' | 'Secret', string];
+  const keys = kind === 'ConfigMap' ? query.data('list_config_maps', { namespace, name })?.configMaps[0]?.keys : query.data('list_secrets', { namespace, name })?.secrets[0]?.keys;
+  query.barrier();
+  if (!keys) return [];
+  const shared = (candidate: string): number => candidate.split(/[_.-]/).filter((part) => key.split(/[_.-]/).includes(part)).length;
+  const ordered = [...keys].sort((left, right) => shared(right) - shared(left) || left.localeCompare(right)).slice(0, 12);
+  return [`${kind} ${namespace}/${name} has no key "${key}"; its keys are: ${ordered.join(', ') || '(none)'}`];
 }
 
 /**
@@ -74,6 +94,8 @@ export function surroundingEvidence(gathered: Case): string[] {
   const failed = job?.conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
   if (job && failed) {
     lines.push(`Job ${job.namespace}/${job.name} failed for good: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''} (${job.failed} failed pod(s), ${job.succeeded} succeeded)`);
+    // Out of time: the deadline it had, what it used, and how long each unit of its work took (its log's elapsed times).
+    if (failed.reason === 'DeadlineExceeded') lines.push(...deadlineEvidence(job, gathered));
   }
   const autoscaler = gathered.autoscaler;
   if (autoscaler) {
@@ -115,4 +137,22 @@ export function findInjectionAttempts(investigation: Investigation): string[] {
     for (const line of findInjectionLines(observation.result.content)) found.add(line);
   }
   return [...found].slice(0, 2);
+}
+
+/** A log's own measure of how long one step took: `elapsed=28.91s`, `took 30012ms`, `duration: 2.5 s`. */
+const STEP_TIME = /\b(elapsed|took|duration|latency|in)[=: ]+(\d+(?:\.\d+)?) ?(ms|s)\b/i;
+
+/** A Job past its activeDeadlineSeconds: the deadline, how long it ran, and the slowest step its log timed. */
+function deadlineEvidence(job: NonNullable<Case['job']>['jobs'][number], gathered: Case): string[] {
+  const lines: string[] = [];
+  if (job.activeDeadlineSeconds !== undefined) {
+    lines.push(`Job ${job.namespace}/${job.name} may run ${job.activeDeadlineSeconds} s in all (activeDeadlineSeconds ${job.activeDeadlineSeconds})${job.durationSeconds !== undefined ? `; it ran ${job.durationSeconds} s` : ''}`);
+  }
+  const timed = (gathered.logs?.lines ?? [])
+    .map((line) => ({ line, match: STEP_TIME.exec(line) }))
+    .filter((entry): entry is { line: string; match: RegExpExecArray } => entry.match !== null)
+    .map((entry) => ({ line: entry.line, seconds: Number(entry.match[2]) / (entry.match[3]?.toLowerCase() === 'ms' ? 1000 : 1) }));
+  const slowest = timed.sort((left, right) => right.seconds - left.seconds)[0];
+  if (slowest) lines.push(`its log times each step at up to ${Math.round(slowest.seconds * 10) / 10} s (${timed.length} timed line(s)): ${slowest.line.trim().slice(0, 200)}`);
+  return lines;
 }

@@ -63,6 +63,8 @@ const NOT_NAMES = new Set([
   'down', 'up', 'stuck', 'pending', 'ready', 'notready', 'unready', 'unhealthy', 'healthy', 'broken', 'dead', 'gone', 'full', 'slow', 'flaky', 'missing', 'unavailable', 'unreachable', 'unschedulable', 'evicted', 'oomkilled', 'crashloopbackoff', 'error', 'errors', 'ok', 'okay', 'fine', 'hung', 'late', 'empty', 'idle', 'busy', 'offline', 'online', 'alive',
   'issue', 'issues', 'problem', 'problems', 'pressure', 'upgrade', 'upgrades', 'drain', 'maintenance', 'rollout', 'rollouts', 'restart', 'release', 'group', 'pool', 'name', 'status', 'logs', 'log', 'events', 'event', 'alert', 'alerts', 'again', 'count', 'limit', 'limits', 'quota', 'disk', 'memory', 'cpu', 'metrics', 'outage', 'failure', 'failures', 'change', 'config', 'version',
   'rollover', 'reboot', 'reboots', 'swap', 'cordon', 'update', 'updates', 'migration', 'scale', 'scaling', 'incident', 'crash', 'crashes', 'recycle', 'replacement', 'rotation', 'side', 'level', 'health', 'check', 'checks', 'test',
+  // Indefinite words ("did someone deploy somethin?"): they name nothing in particular.
+  'something', 'somethin', 'smth', 'sth', 'anything', 'anythin', 'everything', 'nothing', 'stuff', 'whatever', 'someone', 'anyone', 'somebody',
 ]);
 
 /** A verb typed without its final g ("pod crashloopin", "job failin", "node dyin"): a state, not a name. */

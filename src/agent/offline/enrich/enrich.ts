@@ -7,10 +7,13 @@
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
 import { addressNameEvidence } from './address-names.ts';
+import { certificateEvidence } from './certificate-evidence.ts';
+import { configDirectiveEvidence } from './config-directive.ts';
 import { mismatchEvidence } from './mismatch-evidence.ts';
 import { refusalEvidence } from './refusal-evidence.ts';
 import { sidecarEvidence } from './sidecar-evidence.ts';
 import { valueSourceEvidence } from './value-evidence.ts';
+import { filledClaimEvidence } from './volume-evidence.ts';
 
 export interface Enricher {
   id: string;
@@ -25,6 +28,9 @@ export const ENRICHERS: readonly Enricher[] = [
   { id: 'address-names', tells: 'the Service or pod behind an IP address a failing line names', lines: addressNameEvidence },
   { id: 'mismatch', tells: 'both sides of two objects that must agree and do not (explainers/)', lines: mismatchEvidence },
   { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },
+  { id: 'config-directive', tells: 'the line of the process\'s own configuration its failure blames, as its ConfigMap writes it', lines: configDirectiveEvidence },
+  { id: 'certificate', tells: 'whose TLS certificate a client refused for its dates, and when it expired', lines: certificateEvidence },
+  { id: 'filled-claim', tells: 'how big the full claim is, and whether its class lets it grow', lines: filledClaimEvidence },
 ];
 
 export function enrichEvidence(finding: Finding, gathered: Case, query: Query): string[] {

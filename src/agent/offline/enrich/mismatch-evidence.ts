@@ -31,6 +31,8 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
   query.barrier();
   const mounted = new Set(pod.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
   const claim = claims?.find((candidate) => mounted.has(candidate.name) && candidate.volumeName && candidate.volumeNodeRequirements);
+  // A probe aimed at a port the container does not declare is common and harmless: it is a mismatch only where probes fail.
+  const probesFail = finding.category === 'probe-failure' || pod.events.some((event) => event.reason === 'Unhealthy');
   const change = latestChange(historyOf(gathered));
   const image = change?.changes.find((entry) => entry.field === 'image' && (entry.container === undefined || entry.container === status?.name));
   const facts: MismatchFacts = {
@@ -51,7 +53,7 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
           ...(container.args ? { args: container.args } : {}),
           ports: container.ports,
           ...(container.resources.requests ? { requests: container.resources.requests } : {}),
-          probes: container.probes.flatMap((probe) => (probe.handler === 'none' ? [] : [{ kind: probe.kind, handler: probe.handler, ...(probe.port !== undefined ? { port: probe.port } : {}), ...(probe.path ? { path: probe.path } : {}) }])),
+          probes: container.probes.flatMap((probe) => (probe.handler === 'none' || !probesFail ? [] : [{ kind: probe.kind, handler: probe.handler, ...(probe.port !== undefined ? { port: probe.port } : {}), ...(probe.path ? { path: probe.path } : {}) }])),
         })),
       ...(pod.owners[0] ? { owner: { kind: pod.owners[0].kind, name: pod.owners[0].name } } : {}),
     },

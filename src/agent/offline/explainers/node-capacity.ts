@@ -59,8 +59,12 @@ function explain({ pod, nodes, schedulingMessage }: MismatchFacts): Mismatch | u
   if (asks.size === 0) return undefined;
   const candidates = candidateNodes(pod, nodes);
   if (candidates.length === 0) return undefined;
-  const short = candidates.map((node) => ({ node, shortfalls: shortfallsOn(node, asks) }));
-  if (short.some(({ shortfalls }) => shortfalls.length === 0)) return undefined;
+  const all = candidates.map((node) => ({ node, shortfalls: shortfallsOn(node, asks) }));
+  const roomy = all.filter(({ shortfalls }) => shortfalls.length === 0).map(({ node }) => node.name);
+  // Room on a node the scheduler's last word did not count ("0/4 nodes are available: 4 Insufficient cpu" with more
+  // nodes now): those nodes came, or freed room, after its last attempt; the ones it counted are still short.
+  if (roomy.length > 0 && !(schedulerCountsEveryNodeShort(schedulingMessage) && roomy.length < all.length)) return undefined;
+  const short = all.filter(({ shortfalls }) => shortfalls.length > 0);
   const pin = pinnedNode(pod);
   const evidence: string[] = [];
   if (pin) {
@@ -69,7 +73,11 @@ function explain({ pod, nodes, schedulingMessage }: MismatchFacts): Mismatch | u
     const others = nodes.filter((other) => other.name !== node.name);
     if (others.length > 0) evidence.push(`Room on the other ${others.length} ${others.length === 1 ? 'node' : 'nodes'} (${listNames(others.map((other) => other.name), 2)}) does not help: ${pod.owner?.kind === 'DaemonSet' ? 'a DaemonSet pod runs only on the node it was created for' : 'the pod may run on no other node'}, so "didn't match Pod's node affinity/selector" for them is expected.`);
   } else {
-    evidence.push(`No node that ${describePod(pod).replace(/^Pod /, 'pod ')} may use has room for its requests.`);
+    evidence.push(
+      roomy.length === 0
+        ? `No node that ${describePod(pod).replace(/^Pod /, 'pod ')} may use has room for its requests.`
+        : `The scheduler's last attempt found no room for ${describePod(pod).replace(/^Pod /, 'pod ')}; ${listNames(roomy, 3)} ${roomy.length === 1 ? 'has' : 'have'} room now (added or freed since), the nodes below do not.`,
+    );
     for (const { node, shortfalls } of short.slice(0, 5)) evidence.push(`Node ${node.name}: ${shortfalls.map(describeShortfall).join('; ')}.`);
     if (short.length > 5) evidence.push(`${short.length - 5} more candidate nodes are short as well.`);
   }
@@ -88,6 +96,12 @@ function explain({ pod, nodes, schedulingMessage }: MismatchFacts): Mismatch | u
       actual: `${closest.shortfalls.map((shortfall) => `${shortfall.resource} ${formatAmount(shortfall.resource, shortfall.free)}`).join(', ')} free on ${closest.node.name}`,
     },
   };
+}
+
+/** The scheduler's message says every node it counted lacks a resource: `0/4 nodes are available: 4 Insufficient cpu`. */
+function schedulerCountsEveryNodeShort(message: string | undefined): boolean {
+  const match = /\b0\/(\d+) nodes are available: (\d+) Insufficient [\w./-]+/.exec(message ?? '');
+  return match !== null && match[1] === match[2];
 }
 
 const busy = (name: string, zone: string, requested: Record<string, string>) => exampleNode(name, { zone, requested: { pods: '31', ...requested } });
@@ -126,9 +140,15 @@ export const NODE_CAPACITY: Explainer = {
         says: [/pinned to node ip-10-0-3-142\.eu-west-1\.compute\.internal \(required node affinity metadata\.name in \[ip-10-0-3-142\.eu-west-1\.compute\.internal\]\)/, /cpu: the pod requests 300m, 110m free .* short by 190m/, /other 2 nodes .* does not help: a DaemonSet pod runs only on the node it was created for/, /system-node-critical/],
       },
       { facts: { pod: trainer, nodes: emptyNodes }, says: [/nvidia\.com\/gpu: the pod requests 1, 0 free \(0 allocatable/] },
+      // The scheduler counted three nodes, all short; a fourth has room now: the three are still named, the fourth said to have come since.
+      {
+        facts: { pod: search, nodes: [...fullNodes, ...emptyNodes.slice(0, 1).map((node) => ({ ...node, name: 'ip-10-0-9-9.eu-west-1.compute.internal' }))], schedulingMessage: '0/3 nodes are available: 3 Insufficient cpu.' },
+        says: [/ip-10-0-9-9\.eu-west-1\.compute\.internal has room now/, /Node ip-10-0-1-23\.eu-west-1\.compute\.internal: cpu: the pod requests 500m, 310m free/],
+      },
       { facts: { pod: search, nodes: [exampleNode('ip-10-0-1-23.eu-west-1.compute.internal', { requested: { cpu: '1', memory: '2Gi', pods: '58' } })] }, says: [/pods: 58 of 58 pod slots in use/, /at their pod limit/] },
     ],
     noMatch: [
+      // A roomy node, and no scheduler's word that every node is short: the pod fits somewhere.
       { pod: search, nodes: [...fullNodes, ...emptyNodes.slice(0, 1)] },
       { pod: search, nodes: emptyNodes },
       // The DaemonSet's own node has room, whatever the others look like.

@@ -15,7 +15,7 @@ import { rolesReported } from '../roles.ts';
 import { namesAKind, unknownName } from '../unknown-names.ts';
 import type { PodSummaryData } from '../../../tools/format/pod-status.ts';
 import { failingStateOf, workloadOfPod } from '../pods.ts';
-import { sitesNamed, complaintOf, type FailingState } from '../report-words.ts';
+import { NODE_SYMPTOM, sitesNamed, complaintOf, type FailingState } from '../report-words.ts';
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
@@ -116,6 +116,11 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   // "No logs in Grafana", "queue has no consumers": the words name where the trouble shows; the component whose job failed is the lead.
   const player = rolePlayer(candidates, complaint, named, trigger.spoken);
   if (player) return player.focus;
+  // "Pods got evicted on one of the nodes": with nothing failing named, the one node in trouble is the lead.
+  if (trigger.spoken && !named?.unhealthy && NODE_SYMPTOM.words.test(complaint)) {
+    const troubled = candidates.filter((candidate) => candidate.focus.kind === 'node' && candidate.unhealthy);
+    if (troubled.length === 1 && troubled[0]) return troubled[0].focus;
+  }
   if (named) return named.focus;
   const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
   const namespace = trigger.namespace ?? mentioned;

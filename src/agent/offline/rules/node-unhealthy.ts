@@ -27,7 +27,9 @@ export function nodeFinding(gathered: Case): Finding {
     evidence: [
       `node ${node.name} is ${state}${condition ? `: Ready=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}${condition.message ? `: ${condition.message}` : ''}` : ''}`,
       ...(node.taints.length ? [`node ${node.name} taints: ${node.taints.join(', ')}`] : []),
-      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.status}`).join(', ')}`] : []),
+      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.evicted ? 'Evicted' : pod.status}`).join(', ')}`] : []),
+      // What the kubelet evicted them for: the resource the node ran short of.
+      ...[...new Set(affected.flatMap((pod) => (pod.evicted ? [pod.evicted.split('. ')[0] ?? pod.evicted] : [])))].slice(0, 2).map((why) => `the kubelet evicted pods from ${node.name}: ${why}`),
     ],
     confidence: 'high',
   };

@@ -49,7 +49,8 @@ function placementEvidence(view: CaseView, verdict: SchedulingVerdict): string[]
     const selector = Object.entries(spec.nodeSelector ?? {}).map(([key, value]) => `${key}=${value}`);
     return [
       ...(selector.length ? [`pod nodeSelector: ${selector.join(', ')}`] : []),
-      ...(spec.affinity?.length ? [`pod affinity: ${spec.affinity.join('; ')}`] : []),
+      // The required rules themselves (`podAntiAffinity required app=web per kubernetes.io/hostname`), else the kinds it has.
+      ...(spec.affinityRules?.length ? [`pod affinity: ${spec.affinityRules.join('; ')}`] : spec.affinity?.length ? [`pod affinity: ${spec.affinity.join('; ')}`] : []),
       ...(spec.tolerations.length ? [`pod tolerations: ${spec.tolerations.join(', ')}`] : []),
     ];
   }
