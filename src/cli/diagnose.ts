@@ -12,17 +12,15 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config.ts';
-import { createModel } from '../agent/create-model.ts';
+import { connect, createCommandModel } from '../app/runtime.ts';
 import { runFinishedOf } from '../runs/lifecycle.ts';
 import { runAgent, type RunOutcome } from '../agent/loop.ts';
-import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
 import { asAsync } from '../store/sqlite-stores.ts';
 import type { Cluster } from '../cluster/cluster.ts';
-import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
-import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
+import { describeCluster } from '../cluster/kubeconfig.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
 import { openDatabase } from '../store/database.ts';
@@ -31,7 +29,7 @@ import type { LoadedScenario } from '../../mock-cluster/index.ts';
 import { DEMO_SCENARIO_DIR } from '../package-paths.ts';
 import { formatRun } from './format-run.ts';
 import { commandForm } from './invocation.ts';
-import { chooseClusterTarget, type ClusterTarget } from './cluster-target.ts';
+import { chooseClusterTarget } from './cluster-target.ts';
 import { createProgress } from './progress.ts';
 
 /** The model's timeout per call at the terminal, unless KUBEWHY_MODEL_TIMEOUT_SECONDS is set. */
@@ -116,7 +114,7 @@ export async function run(argv: string[]): Promise<number> {
   const rungLine = `Rung: ${rung}${namespace ? ` (in ${namespace}: ${cap})` : ''}; ACT allowed: ${allowed}. Writes ${rung === 'ACT' ? 'wait for your approval where ACT is allowed, and are only proposed elsewhere' : 'are only proposed'}.`;
   const progress = createProgress({ output: process.stderr, quiet: values.json || values.quiet });
 
-  const connection = await connect(target, scenario, config.cluster.timeoutMs);
+  const connection = await connect(target, { requestTimeoutMs: config.cluster.timeoutMs, ...(scenario ? { scenario } : {}) });
   try {
     const clusterLine = `Cluster: ${describeCluster(connection.identity)}`;
     progress.say(`Reading ${describeCluster(connection.identity)}`);
@@ -125,7 +123,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`kubewhy diagnose: cannot read the cluster (${describeCluster(connection.identity)}): ${reachable.message}\n`);
       return 1;
     }
-    const model = progress.watchModel(await createModelFor(config));
+    const model = progress.watchModel(await createCommandModel(config));
     progress.say(`Diagnosing with ${model.name === 'offline' ? 'the offline engine' : model.name}…`);
 
     const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
@@ -164,26 +162,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-interface Connection {
-  cluster: Cluster;
-  identity: ClusterIdentity;
-  close(): Promise<void>;
-}
 
-/** The cluster client and its identity; a scenario gets its mock cluster started here (and stopped by `close`). */
-async function connect(target: Exclude<ClusterTarget, { refusal: string }>, scenario: LoadedScenario | undefined, requestTimeoutMs: number): Promise<Connection> {
-  if (target.kind === 'cluster') {
-    const identity = identifyCluster(kubeconfigSource(target.options));
-    return { cluster: createKubeCluster(target.options), identity, close: async () => undefined };
-  }
-  const { startMockCluster } = await import('../../mock-cluster/index.ts');
-  const mock = await startMockCluster({ scenario: scenario ?? target.directory });
-  return {
-    cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs }),
-    identity: { source: 'mock', server: mock.url, scenario: mock.scenario.name },
-    close: () => mock.close(),
-  };
-}
 
 /**
  * One read before the run: an API server that cannot be reached is said at once, with its
@@ -236,12 +215,3 @@ async function loadScenarioFrom(target: { directory: string; from: string }, bac
   });
 }
 
-/**
- * stdout holds the diagnosis: the SDK's warnings go to stderr, as JSON log lines. The
- * offline engine logs nothing, so it is created without loading a logger.
- */
-async function createModelFor(config: Config): Promise<Model> {
-  if (config.model.provider === 'offline') return createModel(config.model);
-  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../logger.ts')]);
-  return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
-}

@@ -14,23 +14,20 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import packageJson from '../../package.json' with { type: 'json' };
-import { createModel } from '../agent/create-model.ts';
+import { connect, createCommandModel } from '../app/runtime.ts';
 import { runAgent } from '../agent/loop.ts';
-import type { Model } from '../agent/model.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 import { createAuditStore } from '../audit/audit-store.ts';
 import { asAsync } from '../store/sqlite-stores.ts';
-import type { Cluster } from '../cluster/cluster.ts';
-import { createKubeCluster, kubeconfigSource } from '../cluster/kube-adapter.ts';
-import { describeCluster, identifyCluster, type ClusterIdentity } from '../cluster/kubeconfig.ts';
-import { loadConfig, type Config } from '../config.ts';
+import { describeCluster } from '../cluster/kubeconfig.ts';
+import { loadConfig } from '../config.ts';
 import type { LadderPolicy } from '../gate/rung.ts';
 import { createMcpServer, DIAGNOSE_WAIT_MS, type DiagnoseAnswer } from '../mcp/server.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import { openDatabase } from '../store/database.ts';
 import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
-import { chooseClusterTarget, type ClusterTarget } from './cluster-target.ts';
+import { chooseClusterTarget } from './cluster-target.ts';
 import { commandForm } from './invocation.ts';
 
 const USAGE = `usage: kubewhy mcp [--kubeconfig FILE] [--context NAME] | [--scenario DIR]
@@ -63,11 +60,11 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`kubewhy mcp: ${target.refusal}\n`);
     return 2;
   }
-  const connection = await connect(target, config.cluster.timeoutMs);
+  const connection = await connect(target, { requestTimeoutMs: config.cluster.timeoutMs });
   const database = openDatabase(join(config.dataDir, 'kubewhy.db'));
   try {
     const audit = asAsync(createAuditStore(database));
-    const model = await createModelFor(config);
+    const model = await createCommandModel(config);
     const policy: LadderPolicy = { actNamespaces: [], ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}) };
     const registry = createToolRegistry(target.kind === 'scenario' ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
     const session = createMcpSession({ runId: `mcp-stdio-${randomUUID()}`, audit, registry, cluster: connection.cluster, policy, toolOutputBytes: config.limits.toolOutputBytes, transport: 'stdio' });
@@ -117,29 +114,5 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-interface Connection {
-  cluster: Cluster;
-  identity: ClusterIdentity;
-  close(): Promise<void>;
-}
 
-/** As `kubewhy diagnose` connects: a kubeconfig's cluster, or a scenario on a mock cluster started here. */
-async function connect(target: Exclude<ClusterTarget, { refusal: string }>, requestTimeoutMs: number): Promise<Connection> {
-  if (target.kind === 'cluster') {
-    return { cluster: createKubeCluster(target.options), identity: identifyCluster(kubeconfigSource(target.options)), close: async () => undefined };
-  }
-  const { startMockCluster } = await import('../../mock-cluster/index.ts');
-  const mock = await startMockCluster({ scenario: target.directory });
-  return {
-    cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs }),
-    identity: { source: 'mock', server: mock.url, scenario: mock.scenario.name },
-    close: () => mock.close(),
-  };
-}
 
-/** stdout is the MCP channel: the model's logger (Claude's) writes to stderr. */
-async function createModelFor(config: Config): Promise<Model> {
-  if (config.model.provider === 'offline') return createModel(config.model);
-  const [{ pino }, { createLogger }] = await Promise.all([import('pino'), import('../logger.ts')]);
-  return createModel(config.model, { logger: createLogger({ level: config.logLevel, destination: pino.destination(2) }) });
-}
