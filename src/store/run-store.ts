@@ -12,6 +12,7 @@ import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
 export type { RunStore } from './stores.ts';
+import { planDecision } from './action-decision.ts';
 import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from './run-rows.ts';
 import type { Rung } from '../gate/rung.ts';
 
@@ -282,17 +283,12 @@ export function createRunStore(database: DatabaseSync): SyncRunStore {
     },
     decideAction({ runId, actionId, decision, by, reason, now = new Date() }) {
       const run = get(runId);
-      const action = run?.actions.find((candidate) => candidate.id === actionId);
-      if (!run || !action) return { outcome: 'not-found' };
-      if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked) return { outcome: 'not-pending', status: action.status };
-      // `reason` stays why the action was asked for; the decider's own reason is kept beside it.
-      const decided: Action = { ...action, status: decision, decidedAt: now.toISOString(), ...(by ? { decidedBy: by } : {}), ...(reason ? { decisionReason: reason } : {}) };
-      const actions = run.actions.map((candidate) => (candidate.id === actionId ? decided : candidate));
-      const resumable = !actions.some((candidate) => candidate.status === 'awaiting_approval');
+      const planned = planDecision(run, { actionId, decision, ...(by ? { by } : {}), ...(reason ? { reason } : {}), now });
+      if (planned.outcome !== 'decided' || !run) return planned.outcome === 'decided' ? { outcome: 'not-found' } : planned;
       // Guarded by the actions as read: a decision made meanwhile makes this one a no-op, reported as not pending.
-      const changed = statements.decide.run(JSON.stringify(actions), resumable ? 'queued' : 'awaiting_approval', runId, JSON.stringify(run.actions)).changes === 1;
+      const changed = statements.decide.run(JSON.stringify(planned.actions), planned.status, runId, JSON.stringify(run.actions)).changes === 1;
       if (!changed) return { outcome: 'not-pending', status: get(runId)?.actions.find((candidate) => candidate.id === actionId)?.status ?? 'unknown' };
-      return { outcome: 'decided', run: { ...run, actions, status: resumable ? 'queued' : 'awaiting_approval' }, action: decided, resumable };
+      return { outcome: 'decided', run: { ...run, actions: planned.actions, status: planned.status }, action: planned.action, resumable: planned.resumable };
     },
     listParked() {
       return (statements.parked.all() as unknown as RunRow[]).map(toRecord);

@@ -12,8 +12,9 @@
  */
 import type { Action } from '../../agent/diagnosis.ts';
 import { triggerNamespace } from '../../agent/trigger.ts';
+import { planDecision } from '../action-decision.ts';
 import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from '../run-rows.ts';
-import type { RunAlert, RunListFilters, RunRecord, RunStatus } from '../run-store.ts';
+import type { RunAlert, RunListFilters, RunRecord } from '../run-store.ts';
 import type { RunStore } from '../stores.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
@@ -225,25 +226,19 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
         const { rows } = await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [runId]);
         const row = rows[0];
         const [run] = row ? await withAlerts(client, [toRecord(row)], ALERTS_SHOWN_BY_GET) : [];
-        const action = run?.actions.find((candidate) => candidate.id === actionId);
-        if (!row || !run || !action) return { outcome: 'not-found' as const };
-        if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked) return { outcome: 'not-pending' as const, status: action.status };
-        // `reason` stays why the action was asked for; the decider's own reason is kept beside it.
-        const decided: Action = { ...action, status: decision, decidedAt: now.toISOString(), ...(by ? { decidedBy: by } : {}), ...(reason ? { decisionReason: reason } : {}) };
-        const actions = run.actions.map((candidate) => (candidate.id === actionId ? decided : candidate));
-        const resumable = !actions.some((candidate) => candidate.status === 'awaiting_approval');
-        const status = resumable ? 'queued' : 'awaiting_approval';
+        const planned = planDecision(run, { actionId, decision, ...(by ? { by } : {}), ...(reason ? { reason } : {}), now });
+        if (planned.outcome !== 'decided' || !row || !run) return planned.outcome === 'decided' ? { outcome: 'not-found' as const } : planned;
         // Guarded by the actions as read too, as in SQLite: a decision made meanwhile makes this one a no-op, reported as not pending.
         const result = await client.query(
           "UPDATE runs SET actions = $1, status = $2 WHERE id = $3 AND status = 'awaiting_approval' AND checkpoint IS NOT NULL AND actions = $4",
-          [JSON.stringify(actions), status, runId, row.actions],
+          [JSON.stringify(planned.actions), planned.status, runId, row.actions],
         );
         if (result.rowCount !== 1) {
           const latest = (await client.query<{ actions: string }>('SELECT actions FROM runs WHERE id = $1', [runId])).rows[0];
           const current = latest ? (JSON.parse(latest.actions) as Action[]).find((candidate) => candidate.id === actionId)?.status : undefined;
           return { outcome: 'not-pending' as const, status: current ?? 'unknown' };
         }
-        return { outcome: 'decided' as const, run: { ...run, actions, status: status as RunStatus }, action: decided, resumable };
+        return { outcome: 'decided' as const, run: { ...run, actions: planned.actions, status: planned.status }, action: planned.action, resumable: planned.resumable };
       });
     },
     async listParked() {
