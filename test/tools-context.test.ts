@@ -15,13 +15,17 @@ describe('log request lines', () => {
     assert.equal(shortenAccessLogLine(request('/admin', 401)), '10.244.3.26 - - [29/Nov/2026:09:59:01 +0000] "GET /admin HTTP/1.1" 401 26 "Mozilla/5.0"');
     assert.equal(shortenAccessLogLine('ERROR connect refused'), 'ERROR connect refused');
   });
-  it('fold a run past its first lines into counts by status, keeping every server error and every other line', () => {
-    const lines = ['starting', request('/a', 401), request('/b', 401), request('/c', 401), request('/d', 200), request('/e', 503), request('/f', 401), 'TypeError: boom'];
+  it('fold a run past its first lines into counts by request and status, keeping every server error and every other line', () => {
+    const lines = ['starting', request('/a', 401), request('/b', 401), request('/c', 401), request('/d', 200), request('/e', 503), request('/c', 401), 'TypeError: boom'];
     const folded = foldRequestLines(lines);
     assert.equal(folded[0], 'starting');
     assert.match(folded[3] ?? '', /"GET \/e HTTP\/1.1" 503/);
-    assert.equal(folded[4], '[3 more request line(s): 401 x2, 200 x1]');
+    assert.equal(folded[4], '[3 more request line(s): GET /c 401 x2, GET /d 200 x1]');
     assert.equal(folded.at(-1), 'TypeError: boom');
+  });
+  it('name the most frequent requests of a long run and count the rest', () => {
+    const lines = [...['/healthz', '/healthz'].map((path) => request(path, 404)), ...Array.from({ length: 30 }, () => request('/healthz', 404)), ...['/a', '/b', '/c', '/d', '/e'].map((path) => request(path, 200)), request('/health/ready', 200)];
+    assert.equal(foldRequestLines(lines).at(-1), '[36 more request line(s): GET /healthz 404 x30, GET /a 200 x1, GET /b 200 x1, GET /c 200 x1, 3 other(s)]');
   });
 });
 

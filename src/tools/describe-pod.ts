@@ -135,8 +135,10 @@ export const describePodTool: ReadTool<typeof input, PodDetailsData, 'describe_p
     text.addIfRoom(`owners: ${owners.length ? formatOwnerChain(owners) : 'none (bare pod)'}`);
     // What a Service's selector is matched against; the controllers' hash labels explain nothing.
     const labels = selectableLabels(pod.metadata?.labels);
-    const servicesLine = services ? formatPodServices(services, labels) : `labels: ${labels.join(',') || 'none'}`;
-    if (servicesLine) text.addIfRoom(servicesLine);
+    // Its labels always, as kubectl describe pod shows them: what any selector (a Service's, a policy's) is read against.
+    const servicesLine = services ? formatPodServices(services, labels) : '';
+    text.addIfRoom(`labels: ${labels.join(',') || 'none'}${servicesLine && !servicesLine.startsWith('no Service') ? `; ${servicesLine}` : ''}`);
+    if (servicesLine.startsWith('no Service')) text.addIfRoom(servicesLine);
     // Ready/ContainersReady=False because of ContainersNotReady repeats the container states below.
     const badConditions = data.conditions.filter((condition) => condition.status !== 'True' && condition.reason !== 'ContainersNotReady' && condition.reason !== 'PodCompleted');
     if (badConditions.length) {

@@ -45,16 +45,46 @@ export function shortenAccessLogLine(line: string): string {
   return `${request}${referer && referer !== '-' ? ` "${referer}"` : ''} "${agent?.split(' ')[0] ?? ''}"${rest ?? ''}`;
 }
 
-/** Request lines written in full at the start of a run of them; the rest of the run is counted by status, server errors excepted. */
+/** Request lines written in full at the start of a run of them; the rest of the run is counted by request and status, server errors excepted. */
 const REQUEST_LINES_SHOWN = 2;
 
+/** Kinds of folded request lines named one by one; the others are counted together. */
+const FOLDED_KINDS_SHOWN = 4;
+
 /** Runs of access-log lines: the first few and every 5xx in full, the others counted by status. */
+/** An access-log line's request and answer, `GET /healthz 404` (the query left out); undefined for any other line. */
+export function requestKind(line: string): string | undefined {
+  const match = COMBINED_LOG_LINE.exec(line);
+  const request = match ? /"([A-Z]+) ([^ ?"]+)[^"]*" (\d{3}) /.exec(match[1] ?? '') : null;
+  return request ? `${request[1]} ${request[2]} ${request[3]}` : undefined;
+}
+
+/** `N request line(s): GET /healthz 404 x30, GET /a 200 x1, 2 other(s)`: the most frequent kinds named, the rest counted. */
+function describeRequestKinds(counts: ReadonlyMap<string, number>): string {
+  const kinds = [...counts].sort((left, right) => right[1] - left[1]);
+  const shown = kinds.slice(0, FOLDED_KINDS_SHOWN).map(([kind, count]) => `${kind} x${count}`);
+  const rest = kinds.slice(FOLDED_KINDS_SHOWN).reduce((sum, [, count]) => sum + count, 0);
+  return `${kinds.reduce((sum, [, count]) => sum + count, 0)} request line(s): ${shown.join(', ')}${rest ? `, ${rest} other(s)` : ''}`;
+}
+
+/** The requests a log answered before its last `tailLines` lines, by kind; undefined when it has none. */
+export function earlierRequests(text: string, tailLines: number): string | undefined {
+  const lines = text.split(/\r?\n/);
+  const counts = new Map<string, number>();
+  for (const line of lines.slice(0, Math.max(0, lines.length - tailLines))) {
+    const kind = requestKind(line);
+    if (kind) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return counts.size ? describeRequestKinds(counts) : undefined;
+}
+
 export function foldRequestLines(lines: readonly string[]): string[] {
   const out: string[] = [];
   let folded = new Map<string, number>();
   let inRun = 0;
   const flush = (): void => {
-    if (folded.size > 0) out.push(`[${[...folded.values()].reduce((sum, count) => sum + count, 0)} more request line(s): ${[...folded].map(([status, count]) => `${status} x${count}`).join(', ')}]`);
+    // By request and status ("GET /healthz 404"): which paths answer what is often the finding.
+    if (folded.size > 0) out.push(`[${describeRequestKinds(folded)}]`.replace(/^\[(\d+) /, '[$1 more '));
     folded = new Map();
   };
   for (const line of lines) {
@@ -68,7 +98,10 @@ export function foldRequestLines(lines: readonly string[]): string[] {
     }
     inRun += 1;
     if (inRun <= REQUEST_LINES_SHOWN || status.startsWith('5')) out.push(shortenAccessLogLine(line));
-    else folded.set(status, (folded.get(status) ?? 0) + 1);
+    else {
+      const kind = requestKind(line) ?? status;
+      folded.set(kind, (folded.get(kind) ?? 0) + 1);
+    }
   }
   flush();
   return out;
@@ -177,6 +210,14 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
       text.add(args.grep ? 'No line matches.' : 'The log is empty.');
       return success(text.finish(''), data);
     }
+    // How the run began (its version, config, routes, the port it listens on), when the tail starts later.
+    if (digest.head.length) {
+      text.add('the run began:');
+      for (const line of digest.head) text.addIfRoom(line);
+    }
+    // What the app answered before the last lines (its paths and their statuses): a probe's path that 404s beside one that answers.
+    const requests = args.grep ? undefined : earlierRequests(log.value, args.tailLines);
+    if (requests) text.add(`before the last lines, ${requests}`);
     if (digest.notable.length) {
       text.add(`errors and warnings before the last lines (each once, [xN] = repeated; ${digest.omittedLines} other line(s) not shown):`);
       for (const line of digest.notable) text.addIfRoom(shortenAccessLogLine(line));

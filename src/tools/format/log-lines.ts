@@ -17,7 +17,12 @@ export interface LogDigest {
   omittedLines: number;
   /** Every distinct error line of the fetched log, oldest first (for structured data). */
   errorLines: string[];
+  /** The first lines, when they come before the tail: what the run said as it started (its version, config, routes, the port it listens on). */
+  head: string[];
 }
+
+/** The run's first lines shown when they precede the tail. */
+const HEAD_LINES = 3;
 
 const ERROR_PATTERN =
   /\b(?:error|err|fatal|panic|exception|traceback|failed|failure|refused|denied|unauthorized|forbidden|oom|out of memory|killed|timeout|timed out|deadline exceeded|no such host|unreachable|cannot|unable to|invalid|missing|not found|crash|expired)\b|\b(?:ERROR|FATAL|SEVERE|CRITICAL|E\d{4})\b/i;
@@ -170,5 +175,7 @@ export function digestLog(input: { text: string; tailLines: number; grep?: RegEx
     notable: notable.lines,
     omittedLines: before.length - notable.shownBlocks,
     errorLines: [...errors.values()].slice(-50),
+    // Not for a grep: its first matches are not how the run began.
+    head: input.grep ? [] : folded.slice(0, Math.min(HEAD_LINES, tailStart)),
   };
 }
