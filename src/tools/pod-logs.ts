@@ -188,7 +188,8 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
     }
     const now = context.cluster.now();
     // Redacted whole, before it is cut into lines: a private key spans several.
-    const digest = digestLog({ text: redactText(log.value), tailLines: args.tailLines, ...(args.grep ? { grep: compileGrep(args.grep) } : {}) });
+    const redacted = redactText(log.value);
+    const digest = digestLog({ text: redacted, tailLines: args.tailLines, ...(args.grep ? { grep: compileGrep(args.grep) } : {}) });
     const data: PodLogsData = {
       namespace: args.namespace,
       pod: args.name,
@@ -216,7 +217,7 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
       for (const line of digest.head) text.addIfRoom(line);
     }
     // What the app answered before the last lines (its paths and their statuses): a probe's path that 404s beside one that answers.
-    const requests = args.grep ? undefined : earlierRequests(log.value, args.tailLines);
+    const requests = args.grep ? undefined : earlierRequests(redacted, args.tailLines);
     if (requests) text.add(`before the last lines, ${requests}`);
     if (digest.notable.length) {
       text.add(`errors and warnings before the last lines (each once, [xN] = repeated; ${digest.omittedLines} other line(s) not shown):`);
