@@ -8,6 +8,8 @@ import { formatQuantity, parseQuantity } from '../../tools/format/quantity.ts';
 import type { Case, Finding } from './case.ts';
 import type { Investigation } from './investigation.ts';
 import type { Query } from './query.ts';
+import { missingObjectOf } from './rules/missing-reference.ts';
+import { viewCase } from './rules/view.ts';
 import { findInjectionLines } from './signals/injection.ts';
 
 export function supplementEvidence(finding: Finding, gathered: Case, query: Query): string[] {
@@ -61,20 +63,18 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
     }
     case 'missing-configmap':
     case 'missing-secret':
-      return presentKeys(finding, namespace, query);
+      return presentKeys(gathered, namespace, query);
     default:
       return [];
   }
 }
 
-/** The cause missing-reference.ts writes for a key that is not there: `the key "K" of ConfigMap "N" ...`. */
-const MISSING_KEY = /^the key "([^"]+)" of (ConfigMap|Secret) "([^"]+)"/;
-
 /** A key the pod wants that its ConfigMap or Secret lacks: the keys it has, the likeliest rename first. */
-function presentKeys(finding: Finding, namespace: string, query: Query): string[] {
-  const match = MISSING_KEY.exec(finding.cause);
-  if (!match) return [];
-  const [, key, kind, name] = match as unknown as [string, string, 'ConfigMap' | 'Secret', string];
+function presentKeys(gathered: Case, namespace: string, query: Query): string[] {
+  const missing = missingObjectOf(viewCase(gathered));
+  const key = missing?.key;
+  if (!missing || !key) return [];
+  const { object: kind, name } = missing;
   const keys = kind === 'ConfigMap' ? query.data('list_config_maps', { namespace, name })?.configMaps[0]?.keys : query.data('list_secrets', { namespace, name })?.secrets[0]?.keys;
   query.barrier();
   if (!keys) return [];

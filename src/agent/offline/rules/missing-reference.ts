@@ -26,10 +26,18 @@ export function missingReferenceOf(view: CaseView): MissingReference | undefined
   return readMissingReference(message) ?? findMissingInEvents(view.pod?.events ?? []);
 }
 
-export function missingReferenceFinding(view: CaseView): Finding {
-  const missing = { ...missingReferenceOf(view)! };
-  const object = missing.verdict === 'missing-secret' ? 'Secret' : 'ConfigMap';
+/** The object (and key) the pod references and cannot find, a volume's reference named by the object it mounts. */
+export function missingObjectOf(view: CaseView): (MissingReference & { object: 'Secret' | 'ConfigMap' }) | undefined {
+  const found = missingReferenceOf(view);
+  if (!found) return undefined;
+  const missing = { ...found, object: found.verdict === 'missing-secret' ? ('Secret' as const) : ('ConfigMap' as const) };
   if (missing.volume) missing.name = view.pod?.spec.volumes.find((volume) => volume.name === missing.volume)?.sourceName ?? missing.name;
+  return missing;
+}
+
+export function missingReferenceFinding(view: CaseView): Finding {
+  const missing = missingObjectOf(view)!;
+  const object = missing.object;
   const what = missing.key ? `the key "${missing.key}" of ${object} "${missing.name}"` : `${object} "${missing.name}"`;
   return {
     category: missing.verdict,
