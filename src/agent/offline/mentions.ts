@@ -32,7 +32,7 @@ export function mentionScore(name: string, text: string): number {
   const lower = text.toLowerCase();
   // "zk" names zookeeper: a short form counts as the words it stands for.
   const words = new Set([...lower.split(/[^a-z0-9]+/).filter((word) => word.length > 0), ...expandAbbreviations(lower)]);
-  const escaped = name.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escaped = escapeRegExp(name.toLowerCase());
   if (new RegExp(`(^|[^a-z0-9-])${escaped}([^a-z0-9-]|$)`).test(lower)) return 100 + name.length;
   const spaced = escaped.replace(/-/g, '[ _-]');
   if (new RegExp(`(^|[^a-z0-9])${spaced}([^a-z0-9]|$)`).test(lower)) return 90 + name.length;

@@ -44,6 +44,11 @@ export const DIRECTIVE_ROWS: readonly DirectiveRow[] = [
   },
 ];
 
+/** The lines of a configuration text that the row's failure blames, commented-out ones left out. */
+export function directiveLines(row: DirectiveRow, text: string): string[] {
+  return [...text.matchAll(row.directive)].map((match) => match[0].trim()).filter((line) => !line.startsWith('#'));
+}
+
 /** Up to this many directive lines are quoted. */
 const QUOTED = 3;
 
@@ -58,7 +63,7 @@ export function configDirectiveEvidence(finding: Finding, gathered: Case, query:
   query.barrier();
   for (const configMap of configMaps) {
     for (const [key, value] of Object.entries(configMap?.values ?? {})) {
-      const found = [...value.matchAll(row.directive)].map((match) => match[0].trim()).filter((line) => !line.startsWith('#'));
+      const found = directiveLines(row, value);
       if (found.length) return [`ConfigMap ${pod.namespace}/${configMap?.name ?? ''} key ${key} says: ${found.slice(0, QUOTED).map((line) => `"${line}"`).join(', ')}; ${row.means}`];
     }
   }

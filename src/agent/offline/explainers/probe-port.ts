@@ -6,6 +6,7 @@
 import type { ContainerFacts, MismatchFacts, ProbeFacts } from './facts.ts';
 import type { Explainer, Mismatch } from './types.ts';
 import { exampleContainer, examplePod } from './example-objects.ts';
+import { escapeRegExp } from '../mentions.ts';
 import { describePorts, logContainerOf } from './log-container.ts';
 
 const ID = 'probe-port-or-path-not-served';
@@ -16,9 +17,6 @@ interface ProbeMiss {
   readonly actual: string;
 }
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
 
 /** A log line (an access log) that answered the probe's path with 404. */
 function notFoundLine(path: string, lines: readonly string[]): string | undefined {

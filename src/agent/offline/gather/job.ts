@@ -28,7 +28,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     if (intent && !recent.some((job) => job.state === 'Failed')) return { ...base, intent };
     if (!pick) return { ...base, notFound: `a Job of CronJob ${namespace}/${name}` };
     // Suspended with a failed run and none running: the failure is history, read for the evidence; the suspension is the answer.
-    if (intent && !recent.some((job) => job.state === 'Running')) base = { ...base, intent };
+    const settled = cronJob ? settledIntent(cronJob) : undefined;
+    if (settled) base = { ...base, intent: settled };
     jobName = pick.name;
   }
   const job = query.data('list_jobs', { namespace, name: jobName });
@@ -45,8 +46,8 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
     const superseded = cronJob ? supersessionOf(cronJob, jobName) : undefined;
     if (superseded) return { ...known, superseded };
     // Its CronJob suspended since, with nothing running: the suspension is the answer, this run's failure its evidence.
-    const intent = cronJob ? intentOfCronJob(cronJob) : undefined;
-    if (intent && !cronJob?.recentJobs.some((recent) => recent.state === 'Running')) known = { ...known, intent };
+    const settled = cronJob ? settledIntent(cronJob) : undefined;
+    if (settled) known = { ...known, intent: settled };
   }
   // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
   if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
@@ -66,4 +67,10 @@ function supersessionOf(cronJob: CronJobSummaryData, failed: string): Gathered['
   const newest = cronJob.recentJobs[0];
   if (index <= 0 || newest?.state !== 'Complete') return undefined;
   return { cronJob: cronJob.name, failed, by: newest.name, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) };
+}
+
+/** A CronJob's recorded intent (suspended on purpose) once nothing of it runs: its failed runs are then history. */
+function settledIntent(cronJob: CronJobSummaryData): Gathered['intent'] {
+  const intent = intentOfCronJob(cronJob);
+  return intent && !cronJob.recentJobs.some((job) => job.state === 'Running') ? intent : undefined;
 }
