@@ -6,10 +6,11 @@
  *
  * - `finished`: the run's own outcome. The chain says it ended before the store does, so a
  *   process killed in between leaves a run a start ends as its chain says (recover-runs.ts).
- * - `merged`: joined to its node's run. The store decides first (the merge is conditional:
- *   the run may have changed; the service makes it in its write batch); only a merged run's
- *   chain says so.
+ * - `merged`: joined to its node's run. The store decides first, in the service's write
+ *   batch (the merge is conditional: the run may have changed); only a merged run's chain
+ *   says so.
  * - `cancelled`: its alert resolved before it started; the intake ended it in the store.
+ *   For these two the caller's batch made the transition and it committed.
  * - `recovered`: a start (or a takeover) found it interrupted, or ended in its chain only.
  *
  * `recordRunFinished` is the event itself, for runs outside the service (`kubewhy
@@ -60,8 +61,6 @@ export interface EndRunInput {
   mergedInto?: { runId: string; node?: string };
   /** `recovered`: the chain ends with `run-finished` already (only the store missed it). */
   endedInChain?: boolean;
-  /** `merged`: the caller's write batch made the store's transition, and it committed (a cancelled run's always is: the intake's). */
-  storedByBatch?: boolean;
   /** How long the attempt ran, for the log line. */
   durationSeconds?: number;
   /** The run's own logger (with its run id); default the lifecycle's. */
@@ -89,13 +88,12 @@ export function createRunLifecycle(dependencies: RunLifecycleDependencies): RunL
   const anchors = dependencies.anchors ?? unsignedAnchors;
 
   /** The store's transition for the cause; false when the store refused it. */
-  const transition = async (input: EndRunInput, now: Date): Promise<boolean> => {
+  const transition = async (input: EndRunInput): Promise<boolean> => {
     const { run } = input;
     switch (input.cause) {
       case 'merged':
-        return input.storedByBatch === true || store.mergeInto({ id: run.id, into: input.mergedInto?.runId ?? '', reason: input.reason ?? '', now });
       case 'cancelled':
-        // The intake ended it in the same transaction that took the resolution.
+        // The service's write batch merged it, or the intake ended it with the resolution: committed already.
         return true;
       case 'finished':
       case 'recovered':
@@ -126,9 +124,9 @@ export function createRunLifecycle(dependencies: RunLifecycleDependencies): RunL
       const chainFirst = input.cause === 'finished' || input.cause === 'recovered';
       if (chainFirst) {
         if (!input.endedInChain) await recordRunFinished(audit, run.id, payloadOf(input));
-        if (!(await transition(input, new Date()))) return undefined;
+        if (!(await transition(input))) return undefined;
       } else {
-        if (!(await transition(input, new Date()))) return undefined;
+        if (!(await transition(input))) return undefined;
         await ensureRunCreated(audit, run);
         await recordRunFinished(audit, run.id, payloadOf(input));
       }

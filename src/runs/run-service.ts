@@ -202,7 +202,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     const reason = mergedReason(incident);
     const merged = await writes.run(async (tx) => ({ result: await tx.runs.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
     if (!merged) return false;
-    await lifecycle.endRun({ run, cause: 'merged', status: 'completed', reason, steps: 0, mergedInto: { runId: incident.runId, node: incident.node }, storedByBatch: true });
+    await lifecycle.endRun({ run, cause: 'merged', status: 'completed', reason, steps: 0, mergedInto: { runId: incident.runId, node: incident.node } });
     logger.info({ runId: incident.runId, merged: run.id, node: incident.node }, "a run about the node's pods joined this run's incident");
     return true;
   };
