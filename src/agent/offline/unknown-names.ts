@@ -151,7 +151,7 @@ export const NAME_FORMS: readonly NameForm[] = [
       { text: 'deployment cart is crashing', name: 'cart', kind: 'Deployment' },
       { text: 'why is namespace nope empty', name: 'nope', kind: 'Namespace' },
     ],
-    counterexamples: ['the nightly job did not run', 'a worker node is down since the node upgrade', 'the cart service keeps restarting', 'node NotReady since 9:00', 'the deployment cart is crashing', 'job failed again', "crashing since this morning's node rollover", 'stock-service keeps restarting', 'deployment checkout keeps restarting'],
+    counterexamples: ['the nightly job did not run', 'a worker node is down since the node upgrade', 'the cart service keeps restarting', 'node NotReady since 9:00', 'the deployment cart is crashing', 'job failed again', "crashing since this morning's node rollover", 'stock-service keeps restarting', 'deployment checkout keeps restarting', 'did someone deploy somethin?'],
   },
   {
     id: 'name-then-kind',
