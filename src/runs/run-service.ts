@@ -26,19 +26,21 @@ import type { AuditStore } from '../audit/audit-store.ts';
 import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
 import { newRunId } from '../store/run-ids.ts';
-import { isFinished, type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
+import { type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
 import type { SharedQueue, TxStores } from '../store/stores.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
 import { diagnosedCulpritKeys } from './correlate.ts';
 import { executeRun, type AgentDependencies } from './execute-run.ts';
 import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD_MS } from './node-incident.ts';
-import { recoverInterrupted, recoverRuns, type RecoveryReport } from './recover-runs.ts';
-import { createSharedDispatch } from './shared-dispatch.ts';
-import { createRunQueue } from './run-queue.ts';
+import type { RecoveryReport } from './recover-runs.ts';
+import type { Claim, Dispatcher, Place } from './dispatch/dispatcher.ts';
+import { createLocalDispatcher } from './dispatch/local.ts';
+import { createSharedDispatcher } from './dispatch/shared.ts';
 import { createServiceApprovals, type DecisionResult } from './service-approvals.ts';
 import { createRunLifecycle } from './lifecycle.ts';
 import { createRunEvents, type RunEvents } from './run-events.ts';
+import { createRunWaiters } from './run-waiters.ts';
 
 export interface RunSettings {
   concurrency: number;
@@ -108,76 +110,12 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   const now = dependencies.now ?? (() => new Date());
   const anchors = dependencies.anchors ?? unsignedAnchors;
   const shutdown = new AbortController();
-  const waiters = new Map<string, Set<(run: RunRecord | undefined) => void>>();
-  let closing = false;
-  // Places promised to runs stored in a transaction not yet committed, or held before they are queued.
-  let reserved = 0;
-  const holdMs = settings.nodeIncidentHoldMs ?? NODE_INCIDENT_HOLD_MS;
   const logFailure = (what: string) => (error: unknown) => logger.error({ err: error }, what);
   const events = dependencies.events ?? createRunEvents(logger);
   const lifecycle = createRunLifecycle({ store, audit, metrics, logger, events, anchors });
 
-  const notifyFinished = (run: RunRecord): void => {
-    const set = waiters.get(run.id);
-    if (!set) return;
-    waiters.delete(run.id);
-    for (const resolve of set) resolve(run);
-  };
-  /** A run ended or parked here: callers waiting for it on this replica answer now, those on others when they hear of it. */
-  const ended = (run: RunRecord): void => {
-    notifyFinished(run);
-    if (shared) void shared.notifyEnded(run.id).catch(logFailure('telling the other replicas that a run ended failed'));
-  };
-  /** Another replica ended or parked a run: callers waiting for it here answer with it as stored. */
-  const endedElsewhere = (runId: string): void => {
-    if (!waiters.has(runId)) return;
-    void store
-      .get(runId)
-      .then((run) => {
-        if (run && (isFinished(run.status) || run.parked)) notifyFinished(run);
-      })
-      .catch(logFailure('reading a run another replica ended failed'));
-  };
+  const waiters = createRunWaiters(store, logger);
 
-  const delayedStarts = new Set<NodeJS.Timeout>();
-  /** Queues a stored queued run now, or when its `notBefore` comes. */
-  const offerWhenDue = (id: string, notBefore?: string): void => {
-    const delay = notBefore ? Date.parse(notBefore) - now().getTime() : 0;
-    offerAfter(id, delay);
-  };
-  /** Runs `work` after `delayMs`, at once when it is not positive; `stop` cancels what is still pending. */
-  const later = (delayMs: number, work: () => void): void => {
-    if (!(delayMs > 0)) {
-      work();
-      return;
-    }
-    const timer = setTimeout(() => {
-      delayedStarts.delete(timer);
-      work();
-    }, Math.min(delayMs, 2 ** 31 - 1));
-    // A pending start must not keep a stopping process alive.
-    timer.unref();
-    delayedStarts.add(timer);
-  };
-  /** Queues a stored run after `delayMs` (at once when it is not positive); `before` runs just before it is offered. */
-  const offerAfter = (id: string, delayMs: number, before?: () => void): void => {
-    later(delayMs, () => {
-      before?.();
-      if (dispatch) dispatch.wake();
-      else queue.offer(id, { force: true });
-    });
-  };
-  /** Runs were queued in the shared database: every replica is woken, and this one claims (after `delayMs`, a hold, when given). */
-  const announceQueued = (delayMs = 0): void => {
-    void shared?.notifyQueued().catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
-    dispatch?.wake();
-    if (delayMs > 0) later(delayMs, () => dispatch?.wake());
-  };
-  /** A run queued (or queued again) is offered: here, or to every replica. */
-  const offerQueued = (run: RunRecord): void => {
-    if (dispatch) announceQueued();
-    else queue.offer(run.id, { force: true });
-  };
   /** A run that found its culprit answers for it: the culprit's own alerts, arriving later, join it (correlate.ts). */
   const registerDiagnosedCulprit = async (run: RunRecord): Promise<void> => {
     // A diagnosis without a culprit (nothing found) answers for nothing.
@@ -207,29 +145,18 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     return true;
   };
 
-  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: offerQueued, onError: logFailure('expiring held actions failed') });
-
-  // Whoever waits for a run hears of its end here, and the other replicas' waiters through the database; a parked run's
-  // caller hears of it too (it waits for a person, not for the service). A run that found its culprit answers for it.
-  events.on('ended', ({ run, cause }) => {
-    if (cause === 'finished') void registerDiagnosedCulprit(run);
-    ended(run);
-  });
-  events.on('parked', ({ run }) => ended(run));
-
-  const execute = async (id: string, claimed?: RunRecord): Promise<void> => {
-    const leaseLost = claimed ? dispatch?.leaseSignal(claimed.id) : undefined;
+  const execute = async (id: string, claim?: Claim): Promise<void> => {
     try {
       const result = await executeRun({
         id,
-        ...(claimed ? { claimed } : {}),
+        ...(claim ? { claimed: claim.run } : {}),
         store,
         audit,
         metrics,
         logger,
         agent: dependencies.agent,
         // A run whose lease this replica lost stops as at a shutdown: its new holder goes on with it.
-        shutdown: leaseLost ? AbortSignal.any([shutdown.signal, leaseLost]) : shutdown.signal,
+        shutdown: claim ? AbortSignal.any([shutdown.signal, claim.leaseLost]) : shutdown.signal,
         lifecycle,
         joinIncident,
         anchors,
@@ -238,47 +165,49 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         void approvals.expireDue().catch(logFailure('expiring held actions failed'));
         events.emit('parked', { run: result.run });
       }
-      if (result.kind === 'retry') offerWhenDue(result.run.id, result.run.notBefore);
+      if (result.kind === 'retry') dispatcher.offer(result.run);
     } catch (error) {
       logger.error({ err: error, runId: id }, 'run could not be executed');
     }
   };
 
-  const queue = createRunQueue({ concurrency: settings.concurrency, queueSize: settings.queueSize, start: (id) => execute(id) });
-  queue.pause();
-  const dispatch = shared
-    ? createSharedDispatch({
-        queue: shared,
-        concurrency: settings.concurrency,
-        ...(dependencies.agent.clusterIdentity ? { cluster: dependencies.agent.clusterIdentity } : {}),
-        logger,
-        run: (run) => execute(run.id, run),
-        recover: async (run) => {
-          const outcome = await recoverInterrupted(run, { store, audit, maxAttempts: settings.maxAttempts, cause: 'lease', lifecycle });
-          if (outcome.failed || outcome.requeued || outcome.ended) metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
-          if (outcome.requeued) offerQueued(run);
-        },
-        ended: endedElsewhere,
-        now,
-      })
-    : undefined;
-  // A free worker takes a new run at once, so it counts as room too.
-  const room = (): number =>
-    dispatch
-      ? settings.queueSize - dispatch.depth() + Math.max(0, settings.concurrency - dispatch.active()) - reserved
-      : queue.room() + Math.max(0, settings.concurrency - queue.active()) - reserved;
+  const dispatcherInput = {
+    concurrency: settings.concurrency,
+    queueSize: settings.queueSize,
+    holdMs: settings.nodeIncidentHoldMs ?? NODE_INCIDENT_HOLD_MS,
+    recovery: { store, audit, maxAttempts: settings.maxAttempts, lifecycle },
+    metrics,
+    logger,
+    now,
+    run: execute,
+    endedElsewhere: waiters.endedElsewhere,
+  };
+  const dispatcher: Dispatcher = shared
+    ? createSharedDispatcher({ ...dispatcherInput, queue: shared, ...(dependencies.agent.clusterIdentity ? { cluster: dependencies.agent.clusterIdentity } : {}) })
+    : createLocalDispatcher(dispatcherInput);
+  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: (run) => dispatcher.offer(run), onError: logFailure('expiring held actions failed') });
 
-  /** Inside a batch: stores a run and reserves its place in the queue. */
+  // Whoever waits for a run hears of its end here, and the other replicas' waiters through the dispatcher; a parked run's
+  // caller hears of it too (it waits for a person, not for the service). A run that found its culprit answers for it.
+  const ended = (run: RunRecord): void => {
+    waiters.ended(run);
+    dispatcher.ended(run.id);
+  };
+  events.on('ended', ({ run, cause }) => {
+    if (cause === 'finished') void registerDiagnosedCulprit(run);
+    ended(run);
+  });
+  events.on('parked', ({ run }) => ended(run));
+
+  /** Inside a batch: stores a run in the place the dispatcher promised it; the place is given back if storing fails. */
   const createRun = async (
     runs: TxStores['runs'],
     input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number },
-  ): Promise<RunRecord> => {
+  ): Promise<{ run: RunRecord; place: Place }> => {
     const createdAt = now();
-    // With a shared queue the hold is in the database: no replica claims the run before its node's alert may arrive.
-    const held = shared !== undefined && isHeld(input);
-    reserved++;
+    const place = dispatcher.reserve({ held: isHeld(input), at: createdAt });
     try {
-      return await runs.create({
+      const run = await runs.create({
         id: newRunId(createdAt),
         trigger: input.trigger,
         source: input.source,
@@ -286,58 +215,36 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
         ...(input.alert ? { alert: input.alert } : {}),
         ...(input.culpritKeys ? { culpritKeys: input.culpritKeys } : {}),
         earlierFailures: input.earlierFailures ?? 0,
-        ...(held ? { notBefore: new Date(createdAt.getTime() + holdMs) } : {}),
+        ...(place.notBefore ? { notBefore: place.notBefore } : {}),
         now: createdAt,
       });
+      return { run, place };
     } catch (error) {
-      reserved--;
+      place.rollback();
       throw error;
     }
   };
 
-  /** After the batch commits: queue the runs it stored; an alert's run about a workload or a pod after the hold (it keeps its place in `reserved` meanwhile). */
-  const enqueue = (runs: readonly RunRecord[]): void => {
-    if (dispatch) {
-      reserved -= runs.length;
-      // Held runs are due after the hold: the poll finds them, this replica a little sooner.
-      if (runs.length > 0) announceQueued(runs.some(isHeld) ? holdMs : 0);
-      return;
-    }
-    for (const run of runs) offerAfter(run.id, isHeld(run) ? holdMs : 0, () => void reserved--);
-  };
-
   /** A run the intake cancelled (its alert resolved before it started): ended in the store by the intake's batch, its chain and count here. */
   const finishCancelled = async (id: string): Promise<void> => {
-    queue.remove(id);
+    dispatcher.withdraw(id);
     const run = await store.get(id);
     if (run) await lifecycle.endRun({ run, cause: 'cancelled', status: 'failed', reason: CANCELLED_REASON, steps: 0 });
   };
 
   return {
     async start() {
-      if (dispatch) {
-        // The other replicas' runs are theirs while their leases last: only expired ones are recovered (by the dispatch).
-        await dispatch.start();
-        await approvals.expireDue();
-        return { queue: [], resumed: [], failed: [], ended: [] };
-      }
-      const report = await recoverRuns({ store, audit, maxAttempts: settings.maxAttempts, lifecycle });
-      // Recovered runs were accepted before: they are queued even beyond the queue's size.
-      for (const id of report.queue) offerWhenDue(id, (await store.get(id))?.notBefore);
-      queue.resume();
+      const report = await dispatcher.start();
       // Parked runs stay parked; actions that expired while the service was down expire now.
       await approvals.expireDue();
-      if (report.queue.length + report.failed.length + report.ended.length > 0) {
-        logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length, ended: report.ended.length }, 'recovered unfinished runs');
-      }
       return report;
     },
     submit({ trigger, rung, source }) {
       type Submitted = Awaited<ReturnType<RunService['submit']>>;
       return writes.run<Submitted>(async (tx) => {
-        if (room() <= 0) return { result: { ok: false, error: 'queue-full' } };
-        const run = await createRun(tx.runs, { trigger, rung, source });
-        return { result: { ok: true, run }, afterCommit: () => enqueue([run]), afterRollback: () => void (reserved -= 1) };
+        if (dispatcher.room() <= 0) return { result: { ok: false, error: 'queue-full' } };
+        const { run, place } = await createRun(tx.runs, { trigger, rung, source });
+        return { result: { ok: true, run }, afterCommit: () => place.commit(run), afterRollback: () => place.rollback() };
       });
     },
     ingestAlerts(alerts) {
@@ -348,7 +255,10 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       };
       return writes
         .run(async (tx) => {
-          let reservedHere = 0;
+          const placed: { run: RunRecord; place: Place }[] = [];
+          const rollback = (): void => {
+            for (const { place } of placed) place.rollback();
+          };
           let report: IntakeReport;
           try {
             report = await takeNotification(alerts, {
@@ -356,15 +266,15 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
               now: now(),
               settings: intakeSettings,
               // Taken whole: with any room at all, every run the notification needs is taken, even past the queue's size.
-              hasRoom: room() > 0,
+              hasRoom: dispatcher.room() > 0,
               createRun: async (input) => {
-                const run = await createRun(tx.runs, { ...input, rung: 'OBSERVE', source: 'alertmanager' });
-                reservedHere++;
-                return run;
+                const created = await createRun(tx.runs, { ...input, rung: 'OBSERVE', source: 'alertmanager' });
+                placed.push(created);
+                return created.run;
               },
             });
           } catch (error) {
-            reserved -= reservedHere;
+            rollback();
             throw error;
           }
           return {
@@ -374,7 +284,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
               for (const decision of report.decisions) metrics.alertOutcomes.inc({ outcome: decision });
               const deduplicated = report.decisions.filter((decision) => decision === 'duplicate' || decision === 'backoff').length;
               if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
-              enqueue(report.created);
+              for (const { run, place } of placed) place.commit(run);
               for (const id of report.cancelled) void finishCancelled(id).catch(logFailure('ending a cancelled run failed'));
               for (const id of report.resolved) {
                 void store
@@ -383,7 +293,7 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
                   .catch(logFailure('reading a resolved run failed'));
               }
             },
-            afterRollback: () => void (reserved -= report.created.length),
+            afterRollback: rollback,
           };
         })
         .catch((error: unknown): AlertResult[] => {
@@ -392,49 +302,16 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
           return refusedResults(alerts);
         });
     },
-    async waitForEnd(id, timeoutMs) {
-      const current = await store.get(id);
-      if (!current || isFinished(current.status) || timeoutMs <= 0 || closing) return current;
-      return new Promise((resolve) => {
-        const set = waiters.get(id) ?? new Set();
-        waiters.set(id, set);
-        const timer = setTimeout(() => {
-          set.delete(settle);
-          if (set.size === 0) waiters.delete(id);
-          void store.get(id).then(resolve, () => resolve(undefined));
-        }, timeoutMs);
-        const settle = (run: RunRecord | undefined): void => {
-          clearTimeout(timer);
-          if (run) resolve(run);
-          else void store.get(id).then(resolve, () => resolve(undefined));
-        };
-        set.add(settle);
-      });
-    },
-    releaseWaiters() {
-      closing = true;
-      for (const [id, set] of [...waiters]) {
-        waiters.delete(id);
-        void store.get(id).then(
-          (run) => {
-            for (const resolve of set) resolve(run);
-          },
-          () => {
-            for (const resolve of set) resolve(undefined);
-          },
-        );
-      }
-    },
+    waitForEnd: (id, timeoutMs) => waiters.waitForEnd(id, timeoutMs),
+    releaseWaiters: () => waiters.release(),
     decideAction(input) {
       return approvals.decide(input);
     },
     expireDue: () => approvals.expireDue(),
     async stop() {
-      queue.pause();
-      dispatch?.pause();
+      dispatcher.pause();
       approvals.close();
-      for (const timer of delayedStarts) clearTimeout(timer);
-      const idle = dispatch ? dispatch.idle() : queue.idle();
+      const idle = dispatcher.idle();
       let timer: NodeJS.Timeout | undefined;
       const graceOver = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), settings.shutdownGraceMs);
@@ -442,18 +319,17 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       const result = await Promise.race([idle.then(() => 'idle' as const), graceOver]);
       clearTimeout(timer);
       if (result === 'timeout') {
-        logger.warn({ running: dispatch ? dispatch.active() : queue.active() }, 'shutdown grace period over: stopping running runs; they resume at the next start');
+        logger.warn({ running: dispatcher.active() }, 'shutdown grace period over: stopping running runs; they resume at the next start');
         shutdown.abort();
         await idle;
       }
-      await dispatch?.close();
+      await dispatcher.close();
     },
-    queueDepth: () => (dispatch ? dispatch.depth() : queue.depth()),
-    inProgress: () => (dispatch ? dispatch.active() : queue.active()),
+    queueDepth: () => dispatcher.depth(),
+    inProgress: () => dispatcher.active(),
     retryAfterSeconds() {
       // Roughly the time for the workers to take one queue's worth of room, bounded for Alertmanager's backoff.
-      const depth = dispatch ? dispatch.depth() : queue.depth();
-      return Math.min(300, Math.max(5, Math.ceil((depth / Math.max(1, settings.concurrency)) * 2)));
+      return Math.min(300, Math.max(5, Math.ceil((dispatcher.depth() / Math.max(1, settings.concurrency)) * 2)));
     },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Runs taken from a queue that several replicas share (PostgreSQL, stores.ts
- * `SharedQueue`): the database is the queue. A free worker claims the oldest due run
+ * The claims of the shared dispatcher (shared.ts): runs taken from a queue that several
+ * replicas share (PostgreSQL, stores.ts `SharedQueue`): the database is the queue. A free worker claims the oldest due run
  * (FOR UPDATE SKIP LOCKED, so two replicas never take the same one), and the claim leases
  * it to this replica. While the run goes on, heartbeats renew its lease; a run whose
  * lease this replica lost (it stalled, and another took the run over) is stopped here.
@@ -13,11 +13,11 @@
  * the listener reconnected.
  */
 import type { Logger } from 'pino';
-import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
-import type { RunRecord } from '../store/run-store.ts';
-import type { SharedQueue } from '../store/stores.ts';
+import type { ClusterIdentity } from '../../cluster/kubeconfig.ts';
+import type { RunRecord } from '../../store/run-store.ts';
+import type { SharedQueue } from '../../store/stores.ts';
 
-export interface SharedDispatch {
+export interface LeaseClaims {
   /** Starts claiming, listening, renewing leases and taking over expired ones. */
   start(): Promise<void>;
   /** Claims due runs now, as workers are free. */
@@ -32,17 +32,15 @@ export interface SharedDispatch {
   active(): number;
   /** Resolves when no run is left running here. */
   idle(): Promise<void>;
-  /** Aborts when this replica no longer holds the run's lease. */
-  leaseSignal(runId: string): AbortSignal | undefined;
 }
 
-export interface SharedDispatchInput {
+export interface LeaseClaimsInput {
   queue: SharedQueue;
   concurrency: number;
   cluster?: ClusterIdentity;
   logger: Logger;
-  /** Runs a claimed run to its end (or park, or retry); the worker is free when it settles. */
-  run(run: RunRecord): Promise<void>;
+  /** Runs a claimed run to its end (or park, or retry); the worker is free when it settles. `leaseLost` aborts when this replica no longer holds the run's lease. */
+  run(run: RunRecord, leaseLost: AbortSignal): Promise<void>;
   /** A run whose lease ran out elsewhere, now leased to this replica: recover it (fail it, or queue it again). */
   recover(run: RunRecord): Promise<void>;
   /** Another replica ended or parked a run. */
@@ -53,7 +51,7 @@ export interface SharedDispatchInput {
 
 const DEFAULT_POLL_MS = 1000;
 
-export function createSharedDispatch(input: SharedDispatchInput): SharedDispatch {
+export function createLeaseClaims(input: LeaseClaimsInput): LeaseClaims {
   const { queue, logger } = input;
   const now = input.now ?? (() => new Date());
   const running = new Map<string, AbortController>();
@@ -79,11 +77,12 @@ export function createSharedDispatch(input: SharedDispatchInput): SharedDispatch
     while (!paused && running.size < input.concurrency) {
       const run = await queue.claimNext({ now: now(), ...(input.cluster ? { cluster: input.cluster } : {}) });
       if (!run) return;
-      running.set(run.id, new AbortController());
+      const lease = new AbortController();
+      running.set(run.id, lease);
       depth = Math.max(0, depth - 1);
       // `run` reports its own failures; a rejection must not stop the claiming.
       void input
-        .run(run)
+        .run(run, lease.signal)
         .catch((error: unknown) => logger.error({ err: error, runId: run.id }, 'run could not be executed'))
         .finally(() => settle(run.id));
     }
@@ -174,6 +173,5 @@ export function createSharedDispatch(input: SharedDispatchInput): SharedDispatch
     idle() {
       return running.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
     },
-    leaseSignal: (runId) => running.get(runId)?.signal,
   };
 }
