@@ -21,7 +21,7 @@ import { createAuditStore } from '../src/audit/audit-store.ts';
 import { hashEvent, type AuditEvent } from '../src/audit/events.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import { startupNotices } from '../src/cli/serve.ts';
-import { buildApp } from '../src/server/app.ts';
+import { buildServiceApp } from '../src/app/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createRetention } from '../src/store/retention.ts';
@@ -62,7 +62,7 @@ before(async () => {
   });
   const mock = await startMockCluster({ scenario: DEMO });
   const database = openDatabase(join(dataDir, 'kubewhy.db'));
-  const app = await buildApp({
+  const app = await buildServiceApp({
     database,
     agent: {
       model: createOfflineModel(),

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { createHash, createHmac } from 'node:crypto';
-import { buildApp } from '../src/server/app.ts';
+import { buildServiceApp } from '../src/app/service.ts';
 import { createAuthenticator } from '../src/server/auth.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
@@ -218,7 +218,7 @@ test('a read token sees the held action and its diff but no buttons; an approve 
 test('a token rotated away stops working on the next page', async (t) => {
   const database = openDatabase(':memory:');
   const authenticator = createAuthenticator({ mode: 'tokens', tokens: { read: [TOKENS.read] } });
-  const app = await buildApp({
+  const app = await buildServiceApp({
     database,
     agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
     runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 1000, maxAttempts: 1, shutdownGraceMs: 1000 },

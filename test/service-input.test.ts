@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { buildApp } from '../src/server/app.ts';
+import { buildServiceApp } from '../src/app/service.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
@@ -146,7 +146,7 @@ test('fuzz: secrets of every shape in incidents and alerts never reach API answe
     },
   });
   const database = openDatabase(':memory:');
-  const app = await buildApp({
+  const app = await buildServiceApp({
     database,
     agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
     runs: { concurrency: 2, queueSize: 1000, dedupWindowMs: 1, maxAttempts: 3, shutdownGraceMs: 1000 },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import { buildApp } from '../src/server/app.ts';
+import { buildServiceApp } from '../src/app/service.ts';
 import type { AuthSettings } from '../src/server/auth.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
@@ -23,7 +23,7 @@ function captureLogs(): { lines: () => Record<string, unknown>[]; text: () => st
 /** The app with test doubles behind it, logging into `logs`; closed when the test ends. */
 async function buildLoggingApp(t: TestContext, options: { logs: ReturnType<typeof captureLogs>; level: 'info' | 'trace'; auth: AuthSettings }) {
   const database = openDatabase(':memory:');
-  const app = await buildApp({
+  const app = await buildServiceApp({
     database,
     agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
     runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 60_000, maxAttempts: 3, shutdownGraceMs: 1000 },

@@ -28,7 +28,7 @@ import { createAgentWorkers, type AgentWorkers, type AgentWorkerSetup } from '..
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createAuthenticator, type Authenticator, type AuthSettings, type Scope } from '../server/auth.ts';
 import { decideAuth } from '../server/listen-policy.ts';
-import { buildApp } from '../server/app.ts';
+import { buildServiceApp } from '../app/service.ts';
 import { loadNotifications, NotificationsConfigError, type NotificationSettings } from '../notify/notify-config.ts';
 import { createLogger } from '../logger.ts';
 import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
@@ -128,7 +128,7 @@ export async function run(argv: string[]): Promise<number> {
         modelHealth,
       });
     }
-    const app = await buildApp({
+    const app = await buildServiceApp({
       stores,
       agent: {
         model,

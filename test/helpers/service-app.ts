@@ -10,7 +10,8 @@ import type { TestContext } from 'node:test';
 import type { Model, ModelRequest, ModelTurn, ToolCall } from '../../src/agent/model.ts';
 import type { RunAgentInput, RunOutcome } from '../../src/agent/loop.ts';
 import type { Config } from '../../src/config.ts';
-import { buildApp, type KubewhyApp } from '../../src/server/app.ts';
+import { buildServiceApp } from '../../src/app/service.ts';
+import type { KubewhyApp } from '../../src/server/app.ts';
 import type { AuthSettings } from '../../src/server/auth.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { RunSettings } from '../../src/runs/run-service.ts';
@@ -55,7 +56,7 @@ export interface TestApp {
 export async function startTestApp(t: TestContext, options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? openDatabase(':memory:');
   const recording = createRecordingTools();
-  const app = await buildApp({
+  const app = await buildServiceApp({
     database,
     agent: {
       model: options.model ?? createInvestigatingModel(),
