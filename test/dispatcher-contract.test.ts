@@ -14,7 +14,7 @@ import { openDatabase } from '../src/store/database.ts';
 import { openPostgresStores } from '../src/store/postgres/stores.ts';
 import type { RunRecord } from '../src/store/run-store.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
-import type { Stores } from '../src/store/stores.ts';
+import type { Stores } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';
 
 interface Bench {

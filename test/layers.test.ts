@@ -73,7 +73,7 @@ test('the check catches an import that breaks a layer, type-only and dynamic one
   const files = new Map([
     ['runs/workers/agent-worker.ts', "import { createLogger } from '../../server/logger.ts';\n"],
     ['notify/notifier.ts', "import type { RunView } from '../server/run-view.ts';\n"],
-    ['store/stores.ts', "export type { Outbox } from '../notify/outbox.ts';\n"],
+    ['store/ports.ts', "export type { Outbox } from '../notify/outbox.ts';\n"],
     ['tools/list-pods.ts', "const store = await import('../store/run-store.ts');\n"],
     ['agent/loop.ts', "import { createGate } from '../gate/gate.ts';\nimport type { Tool } from '../tools/tool.ts';\n"],
     ['server/app.ts', "import { createRunService } from '../runs/run-service.ts';\n"],
@@ -83,7 +83,7 @@ test('the check catches an import that breaks a layer, type-only and dynamic one
   assert.deepEqual(found.map((line) => line.split(' (')[0]), [
     'runs/workers/agent-worker.ts imports server/logger.ts',
     'notify/notifier.ts imports server/run-view.ts',
-    'store/stores.ts imports notify/outbox.ts',
+    'store/ports.ts imports notify/outbox.ts',
     'tools/list-pods.ts imports store/run-store.ts',
   ]);
 });

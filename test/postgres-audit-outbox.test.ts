@@ -8,7 +8,7 @@ import { createPgOutbox } from '../src/store/postgres/outbox.ts';
 import { pgRetireBatch } from '../src/store/postgres/retention.ts';
 import { migratePostgres } from '../src/store/postgres/schema.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
-import type { AuditStore, Outbox } from '../src/store/stores.ts';
+import type { AuditStore, Outbox } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';
 
 /** One backend's audit store and outbox, and a way around them to the table underneath. */

@@ -9,7 +9,7 @@ import { latestPostgresSchemaVersion, migratePostgres, postgresSchemaVersion } f
 import { openPostgresStores, redactDatabaseUrl } from '../src/store/postgres/stores.ts';
 import type { AlertKey } from '../src/store/run-store.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
-import type { Stores } from '../src/store/stores.ts';
+import type { Stores } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';
 
 async function openPostgres(t: TestContext, options: { owner?: string; leaseMs?: number; url?: string; onError?(error: unknown): void } = {}): Promise<Stores> {

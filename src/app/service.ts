@@ -19,7 +19,7 @@ import { createRunEvents, type RunEvents } from '../runs/run-events.ts';
 import { createRunService, type RunService, type RunSettings } from '../runs/run-service.ts';
 import { startRetention, type RetentionTimer } from '../store/retention.ts';
 import { createSqliteStores } from '../store/sqlite-stores.ts';
-import type { Stores } from '../store/stores.ts';
+import type { Stores } from '../store/ports.ts';
 import { buildApp, type HttpSettings, type KubewhyApp } from '../server/app.ts';
 
 export interface ServiceDependencies {

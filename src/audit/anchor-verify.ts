@@ -13,7 +13,7 @@
  *   that table exists: an anchor of such a run is expected to find no chain.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { AuditStore as FullAuditStore } from '../store/stores.ts';
+import type { AuditStore as FullAuditStore } from '../store/ports.ts';
 import type { LoggedAnchor } from './anchor-log.ts';
 import { checkAnchorSignature } from './anchors.ts';
 

@@ -4,7 +4,7 @@
  * loop; the head row is updated in the same transaction as the event.
  */
 import type { DatabaseSync } from 'node:sqlite';
-export type { AuditStore } from '../store/stores.ts';
+export type { AuditStore } from '../store/ports.ts';
 import { redactValue } from '../redact/redactor.ts';
 import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type AuditEventType, type ChainProblem } from './events.ts';
 

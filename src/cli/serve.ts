@@ -33,7 +33,7 @@ import { loadNotifications, NotificationsConfigError, type NotificationSettings 
 import { createLogger } from '../logger.ts';
 import { readTokens, TokenFileError, watchTokens, type TokenSet, type TokenWatcher } from '../server/tokens.ts';
 import { createSqliteStores } from '../store/sqlite-stores.ts';
-import type { Stores } from '../store/stores.ts';
+import type { Stores } from '../store/ports.ts';
 import { openDatabase } from '../store/database.ts';
 import { acquireDataDirectoryLock, LockHeldError, type DataDirectoryLock } from '../store/lock.ts';
 import { configuredTools, createToolRegistry } from '../tools/registry.ts';

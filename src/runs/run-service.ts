@@ -27,7 +27,7 @@ import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
 import { newRunId } from '../store/run-ids.ts';
 import { type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
-import type { SharedQueue, TxStores } from '../store/stores.ts';
+import type { SharedQueue, TxStores } from '../store/ports.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
 import { diagnosedCulpritKeys } from './correlate.ts';

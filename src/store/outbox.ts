@@ -14,62 +14,13 @@
  * Times are milliseconds since the epoch.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-export type { Outbox } from './stores.ts';
+import type { Outbox, OutboxRow, OutboxStatus, Sync } from './ports.ts';
 
-export type OutboxStatus = 'pending' | 'sent' | 'failed';
+export type { NewDelivery, Outbox, OutboxRow, OutboxStatus } from './ports.ts';
 
-export interface OutboxRow {
-  id: number;
-  deliveryId: string;
-  runId: string;
-  event: string;
-  destination: string;
-  body: unknown;
-  status: OutboxStatus;
-  attempts: number;
-  nextAttemptAt: number;
-  lastError?: string;
-  createdAt: number;
-  sentAt?: number;
-}
+/** The outbox as SQLite answers: each method returns its result at once. */
+export type SyncOutbox = Sync<Outbox>;
 
-export interface NewDelivery {
-  destination: string;
-  body: unknown;
-}
-
-export interface SyncOutbox {
-  /**
-   * Records notice `key` of a run and queues one message per destination, in one
-   * transaction; false (and nothing stored) when the run had that notice already.
-   */
-  enqueue(input: { runId: string; key: string; event: string; deliveries: readonly NewDelivery[]; now: number }): boolean;
-  /** Whether the run had notice `key` already. */
-  hasNotice(runId: string, key: string): boolean;
-  /** When the first and the latest notices were recorded, if any ever was. */
-  notedSpan(): { first: number; last: number } | undefined;
-  /**
-   * Pending rows due by `now`, oldest first, each leased until `leaseUntil` (its next
-   * attempt pushed there) before it is returned. A row whose destination threads waits
-   * while an older row of the same run and destination is pending: replies follow their
-   * first message.
-   */
-  claimDue(input: { now: number; leaseUntil: number; limit: number; threaded: ReadonlySet<string> }): OutboxRow[];
-  /** Makes every leased row due now (at start: the process that leased them is gone); answers how many. */
-  releaseLeases(now: number): number;
-  markSent(id: number, input: { now: number; thread?: string }): void;
-  /** A failed attempt to be tried again at `nextAttemptAt`. */
-  markRetry(id: number, input: { nextAttemptAt: number; error: string }): void;
-  /** Given up: the receiver refused it for good, or it is past its age. */
-  markFailed(id: number, input: { error: string; now: number }): void;
-  /** The receiver's id of the first message sent for a run to a destination (Slack's ts). */
-  threadOf(runId: string, destination: string): string | undefined;
-  /** Pending rows per destination, and the creation time of the oldest. */
-  pending(): { destination: string; count: number; oldestCreatedAt: number }[];
-  /** When the next pending row is due, if any. */
-  nextDueAt(): number | undefined;
-  list(options?: { runId?: string; status?: OutboxStatus }): OutboxRow[];
-}
 
 /** A notification_outbox row; `Integer` is how the backend answers its integers (PostgreSQL's bigints may come as strings). */
 export interface OutboxDatabaseRow<Integer = number> {

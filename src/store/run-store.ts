@@ -6,88 +6,17 @@
  * changes are guarded by the status they expect, which is what keeps a run from being
  * started twice or finished twice.
  */
-import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Action, Diagnosis } from '../agent/diagnosis.ts';
-import type { TokenUsage } from '../agent/model.ts';
-import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
-export type { RunStore } from './stores.ts';
+import { triggerNamespace } from '../agent/trigger.ts';
 import { planDecision } from './action-decision.ts';
 import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from './run-rows.ts';
-import type { Rung } from '../gate/rung.ts';
+import type { RunListFilters, RunRecord, RunStatus, RunStore, Sync } from './ports.ts';
 
-export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { RUN_STATUSES } from './ports.ts';
+export type { ActionDecisionResult, AlertKey, AlertRunMatch, RunAlert, RunListFilters, RunRecord, RunSource, RunStatus, RunStore } from './ports.ts';
 
-/** Where a run came from: the Alertmanager webhook, or `POST /v1/incidents`. */
-export type RunSource = 'alertmanager' | 'api';
-
-export interface AlertKey {
-  fingerprint: string;
-  /** ISO 8601, normalised, so repeats of one firing compare equal. */
-  startsAt: string;
-}
-
-export interface RunRecord {
-  id: string;
-  /** Insertion order: the queue's order and the list's cursor. */
-  sequence: number;
-  trigger: Trigger;
-  source: RunSource;
-  status: RunStatus;
-  rung: Rung;
-  namespace?: string;
-  alert?: AlertKey & { resolvedAt?: string; repeats: number };
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  diagnosis?: Diagnosis;
-  reason?: string;
-  usage?: TokenUsage;
-  steps?: number;
-  actions: Action[];
-  /** How many times the run was started (a restart that resumes it starts it again). */
-  attempts: number;
-  /** A queued run waiting to be retried: not started before this time (ISO 8601). */
-  notBefore?: string;
-  /** A parked run: it awaits approval with a checkpoint to resume from (checkpointOf reads it). */
-  parked?: boolean;
-  /** The alerts attached to the run, oldest first (all of them from `get`, the first few from `list`). */
-  alerts?: RunAlert[];
-  /** How many alerts are attached, whether listed or not. */
-  alertCount?: number;
-  /** The cluster the run read (its context and API server), recorded when it starts. */
-  cluster?: ClusterIdentity;
-}
-
-/** One alert firing (fingerprint and startsAt) attached to a run: the one that started it, or one correlated with it. */
-export interface RunAlert {
-  fingerprint: string;
-  alertname?: string;
-  status: 'firing' | 'resolved';
-  startsAt: string;
-  endsAt?: string;
-  labels: Record<string, string>;
-  receivedAt: string;
-  repeats: number;
-}
-
-/** What `list` can narrow the runs to. */
-export interface RunListFilters {
-  status?: RunStatus;
-  /** The run's namespace (its trigger's). */
-  namespace?: string;
-  /** The diagnosis category. */
-  category?: string;
-  /** The cluster the run read: its kubeconfig context, its API server, or the mock's scenario. */
-  cluster?: string;
-}
-
-/** What deciding a held action did. */
-export type ActionDecisionResult =
-  | { outcome: 'decided'; run: RunRecord; action: Action; resumable: boolean }
-  | { outcome: 'not-found' }
-  | { outcome: 'not-pending'; status: string };
+/** The runs table as SQLite answers: each method returns its result at once. */
+export type SyncRunStore = Sync<RunStore>;
 
 /**
  * A run that ended unstarted because its alerts resolved first: failed with the run
@@ -95,77 +24,6 @@ export type ActionDecisionResult =
  */
 export function isCancelled(run: { status: string; reason?: string | null }): boolean {
   return run.status === 'failed' && (run.reason ?? '').startsWith('cancelled:');
-}
-
-export interface AlertRunMatch {
-  id: string;
-  status: RunStatus;
-  createdAt: string;
-  finishedAt?: string;
-  /** Failed runs of the same incident, one after another, just before this one. */
-  earlierFailures: number;
-  /** Ended because its alerts resolved before it started: neither a diagnosis nor a failure. */
-  cancelled: boolean;
-}
-
-export interface SyncRunStore {
-  /** A new queued run; `notBefore` holds it back until then (a shared queue's hold: one process holds its runs in memory). */
-  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; notBefore?: Date; now?: Date }): RunRecord;
-  get(id: string): RunRecord | undefined;
-  /** Newest first; `before` is a previous page's `nextCursor`; each filter given narrows the list. */
-  list(options: { limit: number; before?: number } & RunListFilters): { runs: RunRecord[]; nextCursor?: number };
-  /** The latest run started by this alert firing, if any: just what deduplication needs. */
-  findByAlert(key: AlertKey): AlertRunMatch | undefined;
-  /** The latest run that answers for any of these culprit keys (correlate.ts), if any. */
-  findByCulprit(culpritKeys: readonly string[]): AlertRunMatch | undefined;
-  /** Whether any run answers for a node (culprit keys `node:…`) that has not failed and is unfinished or ended at or after `since`. */
-  hasNodeIncidentSince(since: Date): boolean;
-  /** Attaches an alert firing to a run; attaching it twice changes nothing. */
-  attachAlert(input: { runId: string; alert: AlertKey; labels: Record<string, string>; now?: Date }): void;
-  /** The run answers for these culprit keys too (the latest run of each it did not answer for yet); one statement per key. */
-  addCulpritKeys(runId: string, keys: readonly string[]): void;
-  /**
-   * Ends a running run as part of another run's incident: completed, with `reason`, its
-   * alerts attached to `into` and its culprit keys registered on `into` (so later alerts
-   * find that run). False when the run was not running.
-   */
-  mergeInto(input: { id: string; into: string; reason: string; now?: Date }): boolean;
-  /** A run still queued gets another of its alerts as its trigger; false when it is no longer queued. */
-  retargetQueued(id: string, input: { trigger: Trigger; alert: AlertKey }): boolean;
-  /** The attached alert was sent again, unchanged. */
-  recordAlertRepeat(runId: string, alert: AlertKey): void;
-  /** The attached alert resolved; answers how many alerts of the run still fire. */
-  recordAlertResolved(runId: string, alert: AlertKey, endsAt: string): number;
-  /** queued → running, counting the attempt and recording the cluster it reads; undefined when the run is not queued (cancelled, or claimed already). */
-  /** `lease`: a shared database's lease (its holder and until when, ISO 8601); one process's database has none. */
-  claim(id: string, options?: { now?: Date; cluster?: ClusterIdentity; lease?: { owner: string; until: string } }): RunRecord | undefined;
-  /** running ⇄ awaiting_approval, with the run's current actions; no effect on a run that is not active. */
-  updateProgress(id: string, input: { status: 'running' | 'awaiting_approval'; actions: readonly Action[] }): void;
-  /** Ends an unfinished run; false when it had ended already. */
-  finish(id: string, input: { status: 'completed' | 'failed'; diagnosis?: Diagnosis; reason?: string; usage?: TokenUsage; steps?: number; actions?: readonly Action[]; now?: Date }): boolean;
-  /** Ends a queued run without starting it; false when it is no longer queued. */
-  cancelQueued(id: string, reason: string, now?: Date): boolean;
-  /** running or awaiting_approval → queued, to be started again. */
-  requeue(id: string): boolean;
-  /** running → awaiting_approval with the checkpoint to resume from, and the diagnosis a person decides on; the run holds no worker meanwhile. */
-  park(id: string, input: { checkpoint: string; actions: readonly Action[]; diagnosis?: Diagnosis }): boolean;
-  /** The stored checkpoint of a parked run. */
-  checkpointOf(id: string): string | undefined;
-  /**
-   * Records a person's decision (or an expiry) on a held action of a parked run; once no
-   * action of the run awaits a decision, the run is queued again to resume.
-   */
-  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected' | 'expired'; by?: string; reason?: string; now?: Date }): ActionDecisionResult;
-  /** Parked runs (awaiting approval with a checkpoint), oldest first. */
-  listParked(): RunRecord[];
-  /** running → queued, not to be started before `notBefore` (a retry after a failure that may pass). */
-  retryLater(id: string, notBefore: Date): boolean;
-  recordResolved(id: string, resolvedAt: string): void;
-  recordRepeat(id: string): void;
-  /** Runs not yet ended (queued, running, awaiting approval), oldest first. */
-  listUnfinished(): RunRecord[];
-  /** A cheap query that fails when the database does. */
-  ping(): void;
 }
 
 

@@ -14,7 +14,7 @@ import { createAuditStore } from '../audit/audit-store.ts';
 import { createOutbox } from './outbox.ts';
 import { createRetention, sqliteRetireBatch } from './retention.ts';
 import { createRunStore } from './run-store.ts';
-import type { Async, AuditStore, Stores } from './stores.ts';
+import type { Async, AuditStore, Stores } from './ports.ts';
 import { createWriteBatcher } from './write-batch.ts';
 
 /** Closed while a batch's transaction is open: calls wait for it to open again. */

@@ -12,9 +12,9 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { BUSY_TIMEOUT_MS } from './database.ts';
-import type { BatchedWork, TxStores, WriteBatcher } from './stores.ts';
+import type { BatchedWork, TxStores, WriteBatcher } from './ports.ts';
 
-export type { BatchedWork, WriteBatcher } from './stores.ts';
+export type { BatchedWork, WriteBatcher } from './ports.ts';
 
 /** One open batch transaction. */
 export interface BatchTransaction {

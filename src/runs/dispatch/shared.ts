@@ -7,7 +7,7 @@
  * lease is recovered here as a restart recovers it.
  */
 import type { ClusterIdentity } from '../../cluster/kubeconfig.ts';
-import type { SharedQueue } from '../../store/stores.ts';
+import type { SharedQueue } from '../../store/ports.ts';
 import { recoverInterrupted } from '../recover-runs.ts';
 import { createDelays } from './delays.ts';
 import { createPlaces, type Dispatcher, type DispatcherInput } from './dispatcher.ts';

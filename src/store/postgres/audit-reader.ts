@@ -4,7 +4,7 @@
  * so what is examined is what was there. A database newer than this build is refused.
  */
 import type { AuditTables, RetiredHead } from '../../audit/anchor-verify.ts';
-import type { AuditStore } from '../stores.ts';
+import type { AuditStore } from '../ports.ts';
 import { createPgAuditStore } from './audit-store.ts';
 import { createPool } from './queryable.ts';
 import { latestPostgresSchemaVersion, postgresSchemaVersion, SchemaError } from './schema.ts';

@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type ChainProblem } from '../../audit/events.ts';
 import { toEvent, type EventRow } from '../../audit/audit-store.ts';
 import { redactValue } from '../../redact/redactor.ts';
-import type { AuditStore } from '../stores.ts';
+import type { AuditStore } from '../ports.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
 

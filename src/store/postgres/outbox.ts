@@ -8,7 +8,7 @@
  */
 import type pg from 'pg';
 import { toRow, type OutboxDatabaseRow } from '../outbox.ts';
-import type { Outbox } from '../stores.ts';
+import type { Outbox } from '../ports.ts';
 import { atomically } from './queryable.ts';
 
 /** bigint columns may come back as strings. */

@@ -1,5 +1,5 @@
 /**
- * The runs table on PostgreSQL: SyncRunStore's methods (run-store.ts) with the same
+ * The runs table on PostgreSQL: RunStore's methods (ports.ts), as SQLite's (run-store.ts), with the same
  * semantics (status guards, return values, ordering, alert lists), answering promises.
  * A write that must be whole is one statement (data-modifying CTEs where SQLite uses
  * several: create with its culprit keys, mergeInto), atomic on the pool as in a batch's
@@ -15,7 +15,7 @@ import { triggerNamespace } from '../../agent/trigger.ts';
 import { planDecision } from '../action-decision.ts';
 import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from '../run-rows.ts';
 import type { RunAlert, RunListFilters, RunRecord } from '../run-store.ts';
-import type { RunStore } from '../stores.ts';
+import type { RunStore } from '../ports.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
 export { toRecord, type RunRow } from '../run-rows.ts';

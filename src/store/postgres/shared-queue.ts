@@ -14,7 +14,7 @@
  * the pool, and reconnects after an error.
  */
 import pg from 'pg';
-import type { SharedQueue } from '../stores.ts';
+import type { SharedQueue } from '../ports.ts';
 import type { Queryable } from './queryable.ts';
 import { ALERTS_SHOWN_BY_GET, RUN_COLUMNS, toRecord, withAlerts, type RunRow } from './run-store.ts';
 

@@ -11,7 +11,7 @@
  */
 import type pg from 'pg';
 import { createRetention } from '../retention.ts';
-import type { Stores } from '../stores.ts';
+import type { Stores } from '../ports.ts';
 import { createBatcher, type BatchTransaction } from '../write-batch.ts';
 import { createPgAuditStore } from './audit-store.ts';
 import { createPgOutbox } from './outbox.ts';
