@@ -23,6 +23,9 @@ import { registerSystemRoutes } from './routes/system.ts';
 import { registerConsole } from '../console/plugin.ts';
 import { registerMcpRoutes } from '../mcp/http.ts';
 
+type ClusterAnswer = { ok: boolean; message?: string };
+type ClusterCheck = (signal: AbortSignal) => Promise<ClusterAnswer>;
+
 /** What the HTTP side needs besides the service. */
 export interface HttpSettings {
   auth: AuthSettings;
@@ -31,7 +34,7 @@ export interface HttpSettings {
   webhookBodyLimitBytes?: number;
   logger: Logger;
   /** Whether the cluster answers; default: a get of namespace `default` (any API answer, even 403, counts). */
-  checkCluster?: (signal: AbortSignal) => Promise<{ ok: boolean; message?: string }>;
+  checkCluster?: ClusterCheck;
   /** Checks the tokens instead of one built from `auth`: serve passes one whose tokens it reloads when the files change. */
   authenticator?: Authenticator;
 }
@@ -149,8 +152,6 @@ function outcomeOf(status: number): string {
   return 'error';
 }
 
-type ClusterCheck = (signal: AbortSignal) => Promise<{ ok: boolean; message?: string }>;
-
 /** A get of namespace `default`: any answer of the API, even a 403 or a 404, says the cluster answers. */
 function defaultClusterCheck(cluster: Service['agent']['cluster']): ClusterCheck {
   return async (signal) => {
@@ -160,8 +161,8 @@ function defaultClusterCheck(cluster: Service['agent']['cluster']): ClusterCheck
   };
 }
 
-function cachedClusterCheck(check: ClusterCheck): () => Promise<{ ok: boolean; message?: string }> {
-  let cached: { at: number; result: { ok: boolean; message?: string } } | undefined;
+function cachedClusterCheck(check: ClusterCheck): () => Promise<ClusterAnswer> {
+  let cached: { at: number; result: ClusterAnswer } | undefined;
   return async () => {
     if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return cached.result;
     const result = await check(AbortSignal.timeout(3000)).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
