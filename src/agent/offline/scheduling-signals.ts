@@ -16,11 +16,14 @@ export interface SchedulingReading {
 }
 
 /**
- * `pinnedToOneNode`: a DaemonSet's pod, which its controller pins to one node by node
- * affinity; every other node "didn't match Pod's node affinity/selector" by design, so
- * only the other reasons say why its own node refuses it.
+ * The nodes a pod's own node selector or affinity leaves out ("5 node(s) didn't match Pod's
+ * node affinity/selector") are nodes it never asked for: a GPU job selecting the GPU pool, a
+ * DaemonSet's pod pinned to one node by its controller. When the scheduler counted other
+ * nodes for other reasons, those nodes are the ones the pod chose, and their reasons say why
+ * it lands nowhere ("2 Insufficient nvidia.com/gpu" is a full pool, not a placement rule).
+ * Only when the selector leaves out every node is it the placement that fails.
  */
-export function readSchedulingMessage(message: string, options: { pinnedToOneNode?: boolean } = {}): SchedulingReading {
+export function readSchedulingMessage(message: string): SchedulingReading {
   // Only the first sentence speaks of the nodes; "preemption: ..." repeats it for victims.
   const [availability = message] = message.split(/\bpreemption:/i);
   const afterColon = availability.includes(':') ? availability.slice(availability.indexOf(':') + 1) : availability;
@@ -32,7 +35,7 @@ export function readSchedulingMessage(message: string, options: { pinnedToOneNod
     const count = /^(\d+)\s/.exec(part);
     reasons.push({ verdict: reason.verdict, nodes: count ? Number(count[1]) : 1, text: part.replace(/\.$/, '') });
   }
-  if (options.pinnedToOneNode && reasons.some((reason) => !PINNING.test(reason.text))) {
+  if (reasons.some((reason) => !PINNING.test(reason.text))) {
     for (let index = reasons.length - 1; index >= 0; index--) if (PINNING.test(reasons[index]!.text)) reasons.splice(index, 1);
   }
   if (reasons.length === 0) {

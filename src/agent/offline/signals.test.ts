@@ -78,10 +78,12 @@ test("Ruby's error line (message first, class in parentheses) is a crash and its
   assert.match(reading.evidence.join('\n'), /PendingMigrationError/);
 });
 
-test("a DaemonSet's pod is pinned to one node: the nodes its affinity excludes by design do not decide", () => {
-  const message = "0/6 nodes are available: 1 Insufficient memory, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 1 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.";
-  assert.equal(readSchedulingMessage(message).verdict, 'unschedulable-placement');
-  assert.equal(readSchedulingMessage(message, { pinnedToOneNode: true }).verdict, 'unschedulable-resources');
-  // A pinned pod whose only reason is its pinning is still a placement problem.
-  assert.equal(readSchedulingMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", { pinnedToOneNode: true }).verdict, 'unschedulable-placement');
+test("the nodes a pod's own selector leaves out do not decide while other nodes were counted for other reasons", () => {
+  // A DaemonSet's pod pinned to one node, a GPU job selecting the GPU pool: the chosen nodes are full.
+  const pinned = "0/6 nodes are available: 1 Insufficient memory, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 1 No preemption victims found for incoming pod, 5 Preemption is not helpful for scheduling.";
+  assert.equal(readSchedulingMessage(pinned).verdict, 'unschedulable-resources');
+  assert.equal(readSchedulingMessage("0/5 nodes are available: 2 Insufficient nvidia.com/gpu, 3 node(s) didn't match Pod's node affinity/selector.").verdict, 'unschedulable-resources');
+  // Counter-examples: the selector leaves out every node, or the chosen nodes refuse it by taint.
+  assert.equal(readSchedulingMessage("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.").verdict, 'unschedulable-placement');
+  assert.equal(readSchedulingMessage("0/6 nodes are available: 3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {dedicated: training}.").verdict, 'unschedulable-placement');
 });

@@ -13,9 +13,8 @@ export function schedulingOf(view: CaseView): { verdict: SchedulingVerdict; mess
   const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False');
   // The condition holds the latest word; when it names no reason (a PreBind timeout), an event may.
   const messages = [scheduling?.message, ...pod.events.filter((event) => event.reason === 'FailedScheduling').map((event) => event.message)].filter((message): message is string => Boolean(message));
-  const pinnedToOneNode = pod.owners.some((owner) => owner.kind === 'DaemonSet');
   for (const message of messages) {
-    const verdict = readSchedulingMessage(message, { pinnedToOneNode }).verdict;
+    const verdict = readSchedulingMessage(message).verdict;
     if (verdict) return { verdict, message };
   }
   return undefined;
