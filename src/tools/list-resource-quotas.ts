@@ -21,7 +21,7 @@ export interface QuotaResourceData {
 export interface ResourceQuotasData {
   namespace: string;
   quotas: Array<{ name: string; resources: QuotaResourceData[] }>;
-  limitRanges: Array<{ name: string; limits: Array<{ type: string; min?: Record<string, string>; max?: Record<string, string>; default?: Record<string, string>; defaultRequest?: Record<string, string> }> }>;
+  limitRanges: Array<{ name: string; limits: Array<{ type: string; min?: Record<string, string>; max?: Record<string, string>; default?: Record<string, string>; defaultRequest?: Record<string, string>; maxLimitRequestRatio?: Record<string, string> }> }>;
 }
 
 const input = z.object({ namespace: namespaceName().describe('Namespace') });
@@ -63,7 +63,8 @@ export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 
               const max = stringify(limit.max);
               const defaults = stringify(limit._default);
               const defaultRequest = stringify(limit.defaultRequest);
-              return { type: limit.type, ...(min ? { min } : {}), ...(max ? { max } : {}), ...(defaults ? { default: defaults } : {}), ...(defaultRequest ? { defaultRequest } : {}) };
+              const maxLimitRequestRatio = stringify(limit.maxLimitRequestRatio);
+              return { type: limit.type, ...(min ? { min } : {}), ...(max ? { max } : {}), ...(defaults ? { default: defaults } : {}), ...(defaultRequest ? { defaultRequest } : {}), ...(maxLimitRequestRatio ? { maxLimitRequestRatio } : {}) };
             }),
           }))
         : [],
@@ -76,7 +77,7 @@ export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 
     const format = (values: Record<string, string> | undefined): string => (values ? Object.entries(values).map(([key, value]) => `${key}=${value}`).join(',') : '');
     for (const range of data.limitRanges) {
       for (const limit of range.limits) {
-        const parts = [limit.min && `min ${format(limit.min)}`, limit.max && `max ${format(limit.max)}`, limit.defaultRequest && `defaultRequest ${format(limit.defaultRequest)}`, limit.default && `default limit ${format(limit.default)}`].filter(Boolean);
+        const parts = [limit.min && `min ${format(limit.min)}`, limit.max && `max ${format(limit.max)}`, limit.defaultRequest && `defaultRequest ${format(limit.defaultRequest)}`, limit.default && `default limit ${format(limit.default)}`, limit.maxLimitRequestRatio && `maxLimitRequestRatio ${format(limit.maxLimitRequestRatio)}`].filter(Boolean);
         text.add(`limitrange ${range.name} (${limit.type}): ${parts.join('; ')}`);
       }
     }

@@ -9,6 +9,7 @@ import type { Query } from '../query.ts';
 import { addressNameEvidence } from './address-names.ts';
 import { certificateEvidence } from './certificate-evidence.ts';
 import { configDirectiveEvidence } from './config-directive.ts';
+import { limitRangeEvidence } from './limit-range-evidence.ts';
 import { mismatchEvidence } from './mismatch-evidence.ts';
 import { refusalEvidence } from './refusal-evidence.ts';
 import { sidecarEvidence } from './sidecar-evidence.ts';
@@ -30,6 +31,7 @@ export const ENRICHERS: readonly Enricher[] = [
   { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },
   { id: 'config-directive', tells: 'the line of the process\'s own configuration its failure blames, as its ConfigMap writes it', lines: configDirectiveEvidence },
   { id: 'certificate', tells: 'whose TLS certificate a client refused for its dates, and when it expired', lines: certificateEvidence },
+  { id: 'limit-range', tells: 'which LimitRange sets the bound a refused pod broke, and by how much', lines: limitRangeEvidence },
   { id: 'filled-claim', tells: 'how big the full claim is, and whether its class lets it grow', lines: filledClaimEvidence },
 ];
 
