@@ -12,6 +12,8 @@ export type ValueKind = 'host' | 'port' | 'url' | 'path' | 'user' | 'bucket' | '
 export interface FailingValue {
   kind: ValueKind;
   value: string;
+  /** For a file: the line of it the failure points at (`yaml: line 14`, `config.json:12`). */
+  line?: number;
 }
 
 export interface ValueForm {
@@ -95,6 +97,25 @@ export const VALUE_FORMS: readonly ValueForm[] = [
         { line: "FileNotFoundError: [Errno 2] No such file or directory: '/data/models/ranker.onnx'", values: [{ kind: 'path', value: '/data/models/ranker.onnx' }] },
       ],
       noMatch: ['GET /v1/orders 404 not found'],
+    },
+  },
+  {
+    id: 'config-file',
+    means: 'a configuration or script file the process read and failed on (a parse error), with the line it points at when it says one',
+    pattern: /^(?=.*(?:error|fail|invalid|unexpected|cannot|could not|unable|pars(?:e|ing)|syntax|emerg|exception|unknown|not allowed|expected))(?:.*?[\s"'=(:])?(\/[\w.@\-/]*[\w-]\.(?:ya?ml|json|toml|conf|cfg|ini|properties|xml|hcl|alloy|rules|tmpl|tpl|lua|py|rb|js|sh))\b["']?(.{0,120})/i,
+    read: (match) => {
+      const at = /^(?::(\d+)\b|.*?\bline:? (\d+)\b)/i.exec(match[2] ?? '');
+      const line = at ? Number(at[1] ?? at[2]) : undefined;
+      return [{ kind: 'path', value: match[1]!, ...(line ? { line } : {}) }];
+    },
+    examples: {
+      match: [
+        { line: 'level=error msg="failed to load rules" file=/etc/rules/rules.yaml err="yaml: line 14: mapping values are not allowed in this context"', values: [{ kind: 'path', value: '/etc/rules/rules.yaml', line: 14 }] },
+        { line: 'nginx: [emerg] unknown directive "proxy_passs" in /etc/nginx/conf.d/default.conf:23', values: [{ kind: 'path', value: '/etc/nginx/conf.d/default.conf', line: 23 }] },
+        { line: 'yaml.scanner.ScannerError: while scanning a simple key in "/etc/worker/settings.yml", line 7, column 1', values: [{ kind: 'path', value: '/etc/worker/settings.yml', line: 7 }] },
+        { line: 'SyntaxError: /app/config/app.json: Unexpected token } in JSON at position 214', values: [{ kind: 'path', value: '/app/config/app.json' }] },
+      ],
+      noMatch: ['GET /api/v1/config.json 200 12ms', 'loaded 42 rules'],
     },
   },
   {

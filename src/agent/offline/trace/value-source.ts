@@ -89,6 +89,37 @@ function lineHolding(text: string, value: string): string | undefined {
 
 export const SOURCE_ROWS: readonly SourceRow[] = [
   {
+    id: 'configmap-mounted-path',
+    means: 'the failing file itself lies under a ConfigMap mount: it is a key of that ConfigMap (its failing line quoted), or a key the ConfigMap does not have',
+    find(value, spec) {
+      if (value.kind !== 'path') return undefined;
+      const mount = [...spec.container.volumeMounts].sort((left, right) => right.mountPath.length - left.mountPath.length).find((candidate) => value.value === candidate.mountPath || value.value.startsWith(`${candidate.mountPath.replace(/\/$/, '')}/`));
+      const volume = mount && spec.volumes.find((candidate) => candidate.name === mount.name);
+      if (!mount || volume?.kind !== 'configMap' || !volume.sourceName) return undefined;
+      const key = mount.subPath ?? value.value.slice(mount.mountPath.replace(/\/$/, '').length + 1);
+      const where = `ConfigMap ${volume.sourceName} key ${key} (volume ${mount.name} at ${mount.mountPath})`;
+      const values = configMapValues(spec, volume.sourceName);
+      if (!values) return { place: where, field: `volume ${mount.name}` };
+      const held = values[key];
+      if (held === undefined) {
+        const keys = Object.keys(values);
+        return { place: `${where}, which the ConfigMap does not have (its keys: ${keys.slice(0, 8).join(', ') || 'none'})`, field: `volume ${mount.name}` };
+      }
+      const quoted = value.line ? held.split('\n')[value.line - 1] : undefined;
+      return { place: `${where}${quoted !== undefined ? `, whose line ${value.line} reads: ${quoted.trim().slice(0, 160) || '(blank)'}` : ''}`, field: `volume ${mount.name}` };
+    },
+    examples: {
+      match: [
+        { value: { kind: 'path', value: '/etc/rules/rules.yaml', line: 2 }, spec: spec({ volumeMounts: [{ name: 'rules', mountPath: '/etc/rules' }] }, { 'alert-rules': { 'rules.yaml': 'groups:\n  - name: api: latency\n' } }, [{ name: 'rules', kind: 'configMap', sourceName: 'alert-rules' }]), place: /ConfigMap alert-rules key rules\.yaml \(volume rules at \/etc\/rules\), whose line 2 reads: - name: api: latency/ },
+        { value: { kind: 'path', value: '/etc/app/config.yaml' }, spec: spec({ volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }, { 'app-config': { 'settings.yaml': 'a: 1' } }, [{ name: 'config', kind: 'configMap', sourceName: 'app-config' }]), place: /key config\.yaml .*which the ConfigMap does not have \(its keys: settings\.yaml\)/ },
+      ],
+      noMatch: [
+        { value: { kind: 'path', value: '/data/models/ranker.onnx' }, spec: spec({ volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }, { 'app-config': { 'config.yaml': 'a: 1' } }, [{ name: 'config', kind: 'configMap', sourceName: 'app-config' }]) },
+        { value: { kind: 'path', value: '/etc/app/config.yaml' }, spec: spec({ volumeMounts: [{ name: 'config', mountPath: '/etc/app' }] }, {}, [{ name: 'config', kind: 'emptyDir' }]) },
+      ],
+    },
+  },
+  {
     id: 'env-configmap-key',
     means: 'an env var read from a ConfigMap key (configMapKeyRef) holds the value',
     find(value, spec) {
