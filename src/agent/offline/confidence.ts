@@ -7,6 +7,7 @@
  * read. Each row only lowers, and each has examples of where it applies and where not.
  */
 import type { Category } from '../diagnosis.ts';
+import { readFailingValues } from './trace/failing-values.ts';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -87,7 +88,59 @@ export const CALIBRATION: readonly CalibrationRow[] = [
       ],
     },
   },
+  {
+    id: 'decisive-object-unnamed',
+    means: 'the category is one whose fix is an edit to one object (the quota or LimitRange, the missing ConfigMap or Secret, the claim, the image, the selector), and no evidence line names that object: the person is not told what to change',
+    applies: (claim) => {
+      const names = DECISIVE_OBJECT[claim.category];
+      return names !== undefined && !claim.evidence.some((line) => names.test(line));
+    },
+    atMost: 'medium',
+    examples: {
+      applies: [
+        { category: 'quota-exceeded', confidence: 'high', rule: 'quota-refuses-pods', evidence: ['event Warning FailedCreate on ReplicaSet web-7d9f: Error creating: pods "web-7d9f-" is forbidden: maximum memory usage per Container is 2Gi, but limit is 4Gi'] },
+        { category: 'pvc-unbound', confidence: 'high', rule: 'pod-unschedulable', evidence: ['pod db-0 is Pending: 0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims'] },
+      ],
+      doesNotApply: [
+        { category: 'quota-exceeded', confidence: 'high', rule: 'quota-refuses-pods', evidence: ['event Warning FailedCreate on ReplicaSet web-7d9f: Error creating: pods "web-7d9f-" is forbidden: maximum memory usage per Container is 2Gi, but limit is 4Gi', "LimitRange shop/mem-guardrails sets the maximum memory per Container to 2Gi; the pod's limit is 4Gi (2Gi over)"] },
+        { category: 'quota-exceeded', confidence: 'high', rule: 'quota-refuses-pods', evidence: ['Error creating: pods "web-1" is forbidden: exceeded quota: compute-quota, requested: requests.cpu=500m'] },
+        { category: 'oom-killed', confidence: 'high', rule: 'oom', evidence: ['container app was OOMKilled'] },
+      ],
+    },
+  },
+  {
+    id: 'failing-file-or-flag-untraced',
+    means: 'a process that exits on a configuration file or a flag its failing line names, where the engine found no place in the pod spec that sets it: the verdict is right in kind, but the edit that fixes it is unknown',
+    applies: (claim) =>
+      (claim.category === 'app-crash' || claim.category === 'init-failure') &&
+      !claim.evidence.some((line) => TRACED_VALUE.test(line)) &&
+      claim.evidence.some((line) => line.startsWith('log: ') && readFailingValues(line.slice(5)).some((value) => (value.kind === 'path' && CONFIG_FILE.test(value.value)) || value.kind === 'flag')),
+    atMost: 'medium',
+    examples: {
+      applies: [{ category: 'app-crash', confidence: 'high', rule: 'failing-process', evidence: ['log: level=error msg="failed to load rules" file=/etc/rules/rules.yaml err="yaml: line 14: mapping values are not allowed in this context"'] }],
+      doesNotApply: [
+        { category: 'app-crash', confidence: 'high', rule: 'failing-process', evidence: ['log: level=error msg="failed to load rules" file=/etc/rules/rules.yaml err="yaml: line 14: mapping values are not allowed"', 'container app: the failing path /etc/rules/rules.yaml comes from ConfigMap alert-rules key rules.yaml (volume rules at /etc/rules)'] },
+        { category: 'app-crash', confidence: 'high', rule: 'failing-process', evidence: ['log: panic: runtime error: invalid memory address or nil pointer dereference'] },
+        { category: 'app-crash', confidence: 'high', rule: 'failing-process', evidence: ["log: /app/lib/settlement/sftp_uploader.rb:14:in `fetch': key not found: \"SFTP_PASSWORD\" (KeyError)"] },
+      ],
+    },
+  },
 ];
+
+/** Files a process reads as its configuration (a stack trace's source files are not). */
+const CONFIG_FILE = /\.(ya?ml|json|toml|conf|cfg|ini|properties|xml|hcl|alloy|rules)$/i;
+
+/** For each category whose fix is an edit to one object, how evidence names that object. */
+const DECISIVE_OBJECT: Partial<Record<Category, RegExp>> = {
+  'quota-exceeded': /\b(ResourceQuota|LimitRange) \S+|exceeded quota: [\w.-]+|failed quota: [\w.-]+/i,
+  'missing-configmap': /\bconfigmaps? "?[\w.-]+"?|ConfigMap [\w./-]+/i,
+  'missing-secret': /\bsecrets? "?[\w.-]+"?|Secret [\w./-]+/i,
+  'pvc-unbound': /\b(PersistentVolumeClaim|persistentvolumeclaim|claim) "?[\w./-]+"? (is|has|stays|requests|asks|wants|names|selector)|\bStorageClass \S+|storageClassName/i,
+  'image-pull': /\bimage:? "?[\w.-]+(\/[\w.-]+)*[:@][\w.:-]+|pull(ing)? image "?[\w.-]+/i,
+};
+
+/** An evidence line that says where a failing value is set (trace/value-source.ts). */
+const TRACED_VALUE = /\bthe failing \w+ .*\b(comes? from|are presumably set by|is presumably set by)\b/;
 
 /** Categories a process's own log decides. */
 const LOG_CATEGORIES = new Set<Category>(['app-crash', 'dependency-unreachable', 'bad-credentials']);
