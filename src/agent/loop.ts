@@ -14,6 +14,7 @@
  * checkpoint, and `resume` finishes the run from it once every held action is decided (or
  * expired). The time spent parked does not count toward the deadline.
  */
+import type { RunLimits } from './run-limits.ts';
 import { z } from 'zod';
 import type { ApprovalBroker } from '../gate/approvals.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
@@ -46,8 +47,7 @@ export interface RunAgentInput {
   /** Waits for a person's decision on a held action (the CLI); absent, held actions park the run once it is diagnosed (the service). */
   approvals?: ApprovalBroker;
   audit: RunAudit;
-  /** maxHeldActions: how many actions one run may hold for approval (default 3). */
-  limits: { maxSteps: number; tokenBudget: number; timeoutMs: number; approvalTtlMs: number; toolOutputBytes: number; maxHeldActions?: number };
+  limits: RunLimits;
   /** Go on from a parked turn: its checkpoint, and the run's actions with their decisions. */
   resume?: { checkpoint: RunCheckpoint; actions: Action[] };
   signal?: AbortSignal;

@@ -8,6 +8,7 @@
  * scenario, the YAML reader for --alert, a logger for Claude): each start loads only
  * the code of the run it makes.
  */
+import { runLimitsOf } from '../agent/run-limits.ts';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +25,7 @@ import { describeCluster } from '../cluster/kubeconfig.ts';
 import { effectiveRung, RUNGS, type LadderPolicy, type Rung } from '../gate/rung.ts';
 import { createTerminalApprovalBroker } from '../gate/terminal-approvals.ts';
 import { openDatabase } from '../store/database.ts';
-import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { toolRegistryFor } from '../tools/registry.ts';
 import type { LoadedScenario } from '../../mock-cluster/index.ts';
 import { DEMO_SCENARIO_DIR } from '../package-paths.ts';
 import { formatRun } from './format-run.ts';
@@ -132,8 +133,8 @@ export async function run(argv: string[]): Promise<number> {
     const audit = auditFor(asAsync(auditStore), runId);
     audit.record('run-created', { trigger, rung, source: 'cli', cluster: connection.identity, ...(scenario ? { scenario: scenario.name } : {}) });
     const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
-    const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
-    const registry = createToolRegistry(scenario ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
+    const limits = runLimitsOf(config.limits);
+    const registry = toolRegistryFor({ scenario: scenario !== undefined, secretKeys: config.policy.secretKeys });
 
     let auditHead: { seq: number; hash: string } | undefined;
     let outcome: RunOutcome;

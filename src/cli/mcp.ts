@@ -9,6 +9,7 @@
  * person to approve anything and no API to do it through: write tools are only proposed,
  * never held or run. `diagnose` runs the agent in this process, at OBSERVE.
  */
+import { runLimitsOf } from '../agent/run-limits.ts';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,7 +27,7 @@ import type { LadderPolicy } from '../gate/rung.ts';
 import { createMcpServer, DIAGNOSE_WAIT_MS, type DiagnoseAnswer } from '../mcp/server.ts';
 import { createMcpSession } from '../mcp/session.ts';
 import { openDatabase } from '../store/database.ts';
-import { configuredTools, createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { toolRegistryFor } from '../tools/registry.ts';
 import { chooseClusterTarget } from './cluster-target.ts';
 import { commandForm } from './invocation.ts';
 
@@ -66,9 +67,9 @@ export async function run(argv: string[]): Promise<number> {
     const audit = asAsync(createAuditStore(database));
     const model = await createCommandModel(config);
     const policy: LadderPolicy = { actNamespaces: [], ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}) };
-    const registry = createToolRegistry(target.kind === 'scenario' ? defaultTools() : configuredTools({ secretKeys: config.policy.secretKeys }));
+    const registry = toolRegistryFor({ scenario: target.kind === 'scenario', secretKeys: config.policy.secretKeys });
     const session = createMcpSession({ runId: `mcp-stdio-${randomUUID()}`, audit, registry, cluster: connection.cluster, policy, toolOutputBytes: config.limits.toolOutputBytes, transport: 'stdio' });
-    const limits = { maxSteps: config.limits.maxSteps, tokenBudget: config.limits.tokenBudget, timeoutMs: config.limits.runTimeoutMs, approvalTtlMs: config.limits.approvalTtlMs, toolOutputBytes: config.limits.toolOutputBytes };
+    const limits = runLimitsOf(config.limits);
 
     const running = new Set<Promise<DiagnoseAnswer>>();
     const diagnose = async (input: { text: string; namespace?: string }): Promise<DiagnoseAnswer> => {

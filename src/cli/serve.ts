@@ -36,7 +36,7 @@ import { createSqliteStores } from '../store/sqlite-stores.ts';
 import type { Stores } from '../store/ports.ts';
 import { openDatabase } from '../store/database.ts';
 import { acquireDataDirectoryLock, LockHeldError, type DataDirectoryLock } from '../store/lock.ts';
-import { configuredTools, createToolRegistry } from '../tools/registry.ts';
+import { toolRegistryFor } from '../tools/registry.ts';
 import { parseFaultSpec, ScenarioError, startMockCluster, type MockCluster } from '../../mock-cluster/index.ts';
 
 const USAGE = `usage: kubewhy serve [--demo]
@@ -133,7 +133,7 @@ export async function run(argv: string[]): Promise<number> {
       agent: {
         model,
         ...createFallback(config.model),
-        registry: createToolRegistry(configuredTools({ secretKeys: config.policy.secretKeys })),
+        registry: toolRegistryFor({ scenario: false, secretKeys: config.policy.secretKeys }),
         cluster,
         clusterIdentity,
         policy: config.policy,

@@ -3,9 +3,10 @@
  * cluster client, the default tools, and the given model. Used by `kubewhy diagnose
  * --scenario` and `kubewhy eval`.
  */
+import type { RunLimits } from '../agent/run-limits.ts';
 import { loadScenario, startMockCluster, type LoadedScenario } from '../../mock-cluster/index.ts';
 import { createKubeCluster } from '../cluster/kube-adapter.ts';
-import { createToolRegistry, defaultTools } from '../tools/registry.ts';
+import { toolRegistryFor } from '../tools/registry.ts';
 import type { ApprovalBroker } from '../gate/approvals.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
 import { runAgent, type RunOutcome } from '../agent/loop.ts';
@@ -13,13 +14,7 @@ import type { Model } from '../agent/model.ts';
 import type { RunAudit } from '../agent/run-audit.ts';
 import type { Trigger } from '../agent/trigger.ts';
 
-export interface ScenarioRunLimits {
-  maxSteps: number;
-  tokenBudget: number;
-  timeoutMs: number;
-  approvalTtlMs: number;
-  toolOutputBytes: number;
-}
+export type ScenarioRunLimits = RunLimits;
 
 export const DEFAULT_LIMITS: ScenarioRunLimits = { maxSteps: 12, tokenBudget: 400_000, timeoutMs: 120_000, approvalTtlMs: 60_000, toolOutputBytes: 16_384 };
 
@@ -54,7 +49,7 @@ export async function runOnScenario(input: {
       trigger: input.trigger,
       rung: input.rung,
       model: input.model,
-      registry: createToolRegistry(defaultTools()),
+      registry: toolRegistryFor({ scenario: true, secretKeys: false }),
       cluster,
       policy: input.policy,
       approvals: input.approvals,

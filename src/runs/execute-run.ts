@@ -6,6 +6,7 @@
  * for a retry. A run stopped by the service shutting down is left as it is: the next start
  * resumes or fails it (see recover-runs.ts).
  */
+import { runLimitsOf } from '../agent/run-limits.ts';
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Logger } from 'pino';
 import { runAgent, type RunAgentInput, type RunOutcome } from '../agent/loop.ts';
@@ -142,14 +143,7 @@ export async function executeRun(input: ExecuteRunInput): Promise<ExecuteResult>
         policy: agent.policy,
         audit: runAudit,
         ...(resume ? { resume } : {}),
-        limits: {
-          maxSteps: agent.limits.maxSteps,
-          tokenBudget: agent.limits.tokenBudget,
-          timeoutMs: agent.limits.runTimeoutMs,
-          approvalTtlMs: agent.limits.approvalTtlMs,
-          toolOutputBytes: agent.limits.toolOutputBytes,
-          ...(agent.limits.maxHeldActions !== undefined ? { maxHeldActions: agent.limits.maxHeldActions } : {}),
-        },
+        limits: runLimitsOf(agent.limits),
         signal: controller.signal,
         observer,
       }),

@@ -238,3 +238,12 @@ export function runApprovedWrite(request: RunApprovedWriteRequest): Promise<Tool
 export function dryRunWrite(request: DryRunWriteRequest): Promise<ToolResult> {
   return execute({ lookup: findWriteTool(request.registry, request.name), name: request.name, context: request.context, invoke: (tool) => tool.dryRun(request.input, request.context) });
 }
+
+/**
+ * The registry one run offers, for every way a run starts: a real cluster's offers
+ * list_secrets only when KUBEWHY_SECRET_KEYS allows it; a scenario's mock cluster holds no
+ * Secret value (its Secrets are metadata), so it offers every tool.
+ */
+export function toolRegistryFor(source: { scenario: boolean; secretKeys: boolean }): ToolRegistry {
+  return createToolRegistry(source.scenario ? defaultTools() : configuredTools({ secretKeys: source.secretKeys }));
+}

@@ -19,7 +19,7 @@ import { createKubeCluster } from '../../cluster/kube-adapter.ts';
 import { createLogger } from '../../logger.ts';
 import { openDatabase } from '../../store/database.ts';
 import { asAsync } from '../../store/sqlite-stores.ts';
-import { configuredTools, createToolRegistry } from '../../tools/registry.ts';
+import { toolRegistryFor } from '../../tools/registry.ts';
 import type { AgentWorkerSetup, ObserverEvent, WorkerReply, WorkerRequest, WorkerRunRequest } from './pool.ts';
 
 /** The nice value of an agent worker thread: below the HTTP thread's (0). */
@@ -35,7 +35,7 @@ const logger = createLogger({ level: setup.logLevel }).child({ worker: 'agent' }
 yieldToIngest();
 const audit = await openAudit(setup.database);
 const cluster = createKubeCluster(setup.cluster);
-const registry = createToolRegistry(configuredTools({ secretKeys: setup.secretKeys }));
+const registry = toolRegistryFor({ scenario: false, secretKeys: setup.secretKeys });
 const primary = reportHealth(await createModel(setup.model, { logger }));
 const fallback = createFallback(setup.model).fallbackModel;
 const running = new Map<string, AbortController>();
