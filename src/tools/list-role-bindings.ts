@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { V1ClusterRoleBinding, V1PolicyRule, V1RoleBinding } from '@kubernetes/client-node';
 import type { ClusterError } from '../cluster/cluster.ts';
 import { BudgetedText } from './format/budget.ts';
+import { editDistance } from './format/host-names.ts';
 import { formatRule, formatSubjects, ruleAllows, serviceAccountUser, subjectNaming, type AccessRequest, type ServiceAccountRef } from './format/rbac.ts';
 import { namespaceName, objectName } from './names.ts';
 import { failureFrom, success } from './tool-results.ts';
@@ -44,6 +45,8 @@ export interface RoleBindingsData {
   access?: AccessDecisionData;
   /** With serviceAccount: bindings that name a service account of the same name in another namespace (a subject written with the wrong namespace), without their rules. */
   sameNameElsewhere?: BindingData[];
+  /** With serviceAccount: bindings that name a service account of its namespace whose name is one or two letters off (a misspelt subject), without their rules. */
+  similarName?: Array<BindingData & { subject: string }>;
 }
 
 const BINDING_LIMIT = 40;
@@ -99,6 +102,11 @@ async function readRules(context: ReadToolContext, binding: Listed['binding']): 
     : await context.cluster.get('ClusterRole', { name }, { signal: context.signal });
   if (!fetched.ok) return { error: fetched.error.kind === 'not-found' ? `${kind} "${name}" does not exist: the binding grants nothing` : `${fetched.error.kind}: ${fetched.error.message}` };
   return { rules: fetched.value.rules ?? [] };
+}
+
+/** A subject name one or two letters off the account's: a typo, not another account (short names are too easily near). */
+function isMisspelling(subject: string, account: string): boolean {
+  return subject !== account && Math.min(subject.length, account.length) >= 5 && editDistance(subject, account) <= 2;
 }
 
 function bindingLabel(binding: BindingData): string {
@@ -173,6 +181,27 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
           }))
       : [];
 
+    // The other near miss: a subject in the account's namespace spelt a letter or two differently ("pipline-runner").
+    const candidates = account
+      ? listed
+          .flatMap(({ kind, binding }) => {
+            const near = (binding.subjects ?? []).find((subject) => subject.kind === 'ServiceAccount' && (subject.namespace ?? binding.metadata?.namespace) === account.namespace && isMisspelling(subject.name, account.name));
+            if (!near || subjectNaming(binding.subjects, binding.metadata?.namespace, account)) return [];
+            return [{
+              kind,
+              ...(kind === 'RoleBinding' && binding.metadata?.namespace ? { namespace: binding.metadata.namespace } : {}),
+              name: binding.metadata?.name ?? '',
+              role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
+              subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
+              subject: `ServiceAccount ${account.namespace}/${near.name}`,
+            }];
+          })
+      : [];
+    // A near name that is another account of the namespace (api-v1 beside api-v2) is no typo.
+    const accounts = candidates.length ? await context.cluster.list('ServiceAccount', { namespace: account!.namespace, maxItems: 500, signal: context.signal }) : undefined;
+    const existing = new Set(accounts?.ok ? accounts.value.items.map((item) => item.metadata?.name ?? '') : []);
+    const similarName = candidates.filter((binding) => !existing.has(binding.subject.slice(binding.subject.indexOf('/') + 1))).slice(0, NEAR_MISS_LIMIT);
+
     let access: AccessDecisionData | undefined;
     if (account && args.check) {
       const request: AccessDecisionData['request'] = { verb: args.check.verb, resource: args.check.resource, apiGroup: args.check.apiGroup ?? '', ...(args.check.name ? { name: args.check.name } : {}), ...(args.check.namespace ? { namespace: args.check.namespace } : {}) };
@@ -196,6 +225,7 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
       total: relevant.length,
       ...(access ? { access } : {}),
       ...(sameNameElsewhere.length ? { sameNameElsewhere } : {}),
+      ...(similarName.length ? { similarName } : {}),
     };
     const text = new BudgetedText(context.outputBudgetBytes);
     const subject = account ? `naming ${serviceAccountUser(account)} (directly or by its groups)` : `in namespace ${args.namespace ?? ''} (and ClusterRoleBindings of its service accounts)`;
@@ -217,6 +247,9 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
     if (bindings.length === 0) text.add(account ? `No binding names ${serviceAccountUser(account)}: RBAC grants it nothing beyond what every authenticated user has.` : 'No bindings.');
     for (const binding of sameNameElsewhere) {
       text.add(`near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name}; subjects ${binding.subjects}: it names a service account "${account?.name ?? ''}" of another namespace, not ${account?.namespace ?? ''}`);
+    }
+    for (const binding of similarName) {
+      text.add(`near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name} binds ${binding.subject}, a name ${editDistance(binding.subject.slice(binding.subject.indexOf('/') + 1), account?.name ?? '')} letter(s) off "${account?.name ?? ''}" (a misspelt subject?)`);
     }
     return success(text.finish('ask for one serviceAccount, or check one request.'), data, text.truncated);
   },

@@ -118,7 +118,8 @@ export function parseHost(raw: string, clientNamespace: string): ParsedHost {
   return readNames(host, labels, clientNamespace, port);
 }
 
-function editDistance(left: string, right: string): number {
+/** Levenshtein distance: letters to insert, delete or change to turn one name into the other. */
+export function editDistance(left: string, right: string): number {
   let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
   for (let row = 1; row <= left.length; row += 1) {
     const current = [row];

@@ -3,7 +3,7 @@
  * refusal a failing line carries (trace/access-refusal.ts) is checked with
  * list_role_bindings (like `kubectl auth can-i --as`), and a binding in the refused
  * namespace that names an account of the same name elsewhere (the near miss: a subject
- * written with the wrong namespace) is named beside it.
+ * written with the wrong namespace, or its name misspelt) is named beside it.
  */
 import type { Case, Finding } from '../case.ts';
 import type { Query } from '../query.ts';
@@ -30,6 +30,11 @@ export function refusalEvidence(finding: Finding, gathered: Case, query: Query):
     const namesAnother = binding.subjects.split(', ').find((subject) => subject.startsWith('ServiceAccount ') && subject.endsWith(`/${account.name}`) && subject !== own);
     const where = binding.kind === 'RoleBinding' ? `RoleBinding ${binding.namespace}/${binding.name} in namespace ${binding.namespace}` : `ClusterRoleBinding ${binding.name} (${binding.role.kind} ${binding.role.name})`;
     if (namesAnother) evidence.push(`${where} binds ${namesAnother}, not ${own}: its subject names the wrong namespace`);
+  }
+  // Bindings whose subject is the account's name misspelt, an account that does not exist.
+  for (const binding of bound?.similarName ?? []) {
+    const where = binding.kind === 'RoleBinding' ? `RoleBinding ${binding.namespace}/${binding.name}` : `ClusterRoleBinding ${binding.name}`;
+    evidence.push(`${where} (${binding.role.kind} ${binding.role.name}) binds ${binding.subject}, which does not exist, not ${own}: its subject's name is misspelt`);
   }
   return evidence;
 }
