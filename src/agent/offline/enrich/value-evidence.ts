@@ -43,8 +43,18 @@ export function valueSourceEvidence(finding: Finding, gathered: Case, query: Que
 /** The values named by the lines the finding quotes, then by the rest of the log's errors and the container's own message. */
 function failingValues(finding: Finding, gathered: Case, message: string | undefined): FailingValue[] {
   const quoted = finding.evidence.filter((line) => line.startsWith('log: ')).map((line) => line.slice(5));
-  const lines = [...quoted, ...(message ? [message] : []), ...(gathered.logs?.errorLines ?? []).slice(-20)];
+  const lines = [...quoted, ...continuations(quoted, gathered.logs?.lines ?? []), ...(message ? [message] : []), ...(gathered.logs?.errorLines ?? []).slice(-20)];
   return readFailingValuesIn(lines).slice(0, 8);
+}
+
+/** The indented lines right after a quoted error: where many parsers say the file and line (PyYAML's `  in "/etc/app.yaml", line 25`). */
+function continuations(quoted: readonly string[], log: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const line of quoted) {
+    const at = log.findIndex((candidate) => candidate === line || candidate.endsWith(line) || line.endsWith(candidate));
+    for (let next = at + 1; at >= 0 && next < log.length && next <= at + 3 && /^\s+\S/.test(log[next]!); next++) found.push(log[next]!);
+  }
+  return found;
 }
 
 /** The ConfigMaps the container reads (env refs, envFrom, mounted volumes), with their values. */

@@ -102,7 +102,7 @@ export const VALUE_FORMS: readonly ValueForm[] = [
   {
     id: 'config-file',
     means: 'a configuration or script file the process read and failed on (a parse error), with the line it points at when it says one',
-    pattern: /^(?=.*(?:error|fail|invalid|unexpected|cannot|could not|unable|pars(?:e|ing)|syntax|emerg|exception|unknown|not allowed|expected))(?:.*?[\s"'=(:])?(\/[\w.@\-/]*[\w-]\.(?:ya?ml|json|toml|conf|cfg|ini|properties|xml|hcl|alloy|rules|tmpl|tpl|lua|py|rb|js|sh))\b["']?(.{0,120})/i,
+    pattern: /^(?:(?=.*(?:error|fail|invalid|unexpected|cannot|could not|unable|pars(?:e|ing)|syntax|emerg|exception|unknown|not allowed|expected))|\s*in (?=["']\/))(?:.*?[\s"'=(:])?(\/[\w.@\-/]*[\w-]\.(?:ya?ml|json|toml|conf|cfg|ini|properties|xml|hcl|alloy|rules|tmpl|tpl|lua|py|rb|js|sh))\b["']?(.{0,120})/i,
     read: (match) => {
       const at = /^(?::(\d+)\b|.*?\bline:? (\d+)\b)/i.exec(match[2] ?? '');
       const line = at ? Number(at[1] ?? at[2]) : undefined;
@@ -114,6 +114,8 @@ export const VALUE_FORMS: readonly ValueForm[] = [
         { line: 'nginx: [emerg] unknown directive "proxy_passs" in /etc/nginx/conf.d/default.conf:23', values: [{ kind: 'path', value: '/etc/nginx/conf.d/default.conf', line: 23 }] },
         { line: 'yaml.scanner.ScannerError: while scanning a simple key in "/etc/worker/settings.yml", line 7, column 1', values: [{ kind: 'path', value: '/etc/worker/settings.yml', line: 7 }] },
         { line: 'SyntaxError: /app/config/app.json: Unexpected token } in JSON at position 214', values: [{ kind: 'path', value: '/app/config/app.json' }] },
+        // PyYAML puts the position on the line after its error.
+        { line: '  in "/etc/dispatch/routing.yaml", line 25, column 12', values: [{ kind: 'path', value: '/etc/dispatch/routing.yaml', line: 25 }] },
       ],
       noMatch: ['GET /api/v1/config.json 200 12ms', 'loaded 42 rules'],
     },
