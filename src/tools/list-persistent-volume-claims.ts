@@ -3,12 +3,15 @@
  * requested size and bound volume (with the volume's node affinity); Pending ones first with the
  * provisioner's latest event.
  */
+import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { namespaceName, objectName } from './names.ts';
 import { formatAge } from './format/age.ts';
 import { BudgetedText } from './format/budget.ts';
 import { foldEvents, formatEvent } from './format/events.ts';
 import { formatNodeSelector, singleTermRequirements, type NodeRequirementData } from './format/placement.ts';
+import { formatLabelMap, formatLabelSelector } from './format/selectors.ts';
+import { volumeMisfits } from './format/volume-fit.ts';
 import { failureFrom, success } from './tool-results.ts';
 import type { ReadTool } from './tool.ts';
 
@@ -23,6 +26,12 @@ export interface PersistentVolumeClaimData {
   existingStorageClasses?: string[];
   /** No class named and no default class in the cluster. */
   noDefaultStorageClass?: boolean;
+  /** `storageClassName: ""`: no provisioner makes a volume; only a pre-made volume without a class binds. */
+  staticOnly?: boolean;
+  /** The claim's label selector (`pool=journal`): only volumes with these labels bind. */
+  selector?: string;
+  /** For a claim not Bound that only a pre-made volume can satisfy: the volumes nearest to fitting, each with why it does not (at most 5). */
+  nearVolumes?: Array<{ name: string; labels: string; misfits: string[] }>;
   requested?: string;
   capacity?: string;
   accessModes: string[];
@@ -68,7 +77,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     ]);
     if (!claims.ok) return failureFrom(claims.error);
     // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule.
-    const bound = claims.value.items.some((claim) => claim.spec?.volumeName && (args.name === undefined || claim.metadata?.name === args.name));
+    const bound = claims.value.items.some((claim) => (claim.spec?.volumeName || (claim.status?.phase !== 'Bound' && (claim.spec?.selector || claim.spec?.storageClassName === ''))) && (args.name === undefined || claim.metadata?.name === args.name));
     const volumes = bound ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal }) : undefined;
     // Each volume's node affinity, as text and (one term) as expressions.
     const volumeAffinity = new Map(
@@ -96,7 +105,10 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             // A Bound claim's class no longer matters; snapshots often leave StorageClasses out.
             ...(className && classNames && claim.status?.phase !== 'Bound' ? { storageClassExists: classNames.has(className) } : {}),
             ...(className && classNames && claim.status?.phase !== 'Bound' && !classNames.has(className) ? { existingStorageClasses: nearestFirst(className, [...classNames]) } : {}),
-            ...(!className && hasDefault === false ? { noDefaultStorageClass: true } : {}),
+            ...(className === undefined && hasDefault === false ? { noDefaultStorageClass: true } : {}),
+            ...(className === '' ? { staticOnly: true } : {}),
+            ...(claim.spec?.selector ? { selector: formatLabelSelector(claim.spec.selector) } : {}),
+            ...(claim.status?.phase !== 'Bound' && (claim.spec?.selector || className === '') && volumes?.ok ? { nearVolumes: nearVolumes(claim, volumes.value.items) } : {}),
             ...(claim.spec?.resources?.requests?.storage ? { requested: String(claim.spec.resources.requests.storage) } : {}),
             ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
             accessModes: claim.spec?.accessModes ?? [],
@@ -114,14 +126,25 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
     text.add(`${data.claims.length} PersistentVolumeClaim(s) in ${args.namespace}: ${data.pending} not Bound.`);
     for (const claim of data.claims) {
       const existing = claim.existingStorageClasses ? `; the cluster has ${claim.existingStorageClasses.join(', ') || 'none'}` : '';
-      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found${existing})` : ''}` : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
+      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found${existing})` : ''}` : claim.staticOnly ? 'class "" (binds only a pre-made volume without a class)' : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
+      const near = (claim.nearVolumes ?? []).map((volume) => `  volume ${volume.name} (${volume.labels || 'no labels'}) does not fit: ${volume.misfits.join('; ')}`);
+      const selector = claim.selector ? `, selector ${claim.selector}` : '';
       const age = claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
       const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}${claim.volumeNodeAffinity ? ` (node affinity ${claim.volumeNodeAffinity})` : ''}` : ''}, age ${age}`;
-      if (!text.add([line, ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`)].join('\n'))) break;
+      if (!text.add([line.replace(`, ${storageClass}`, `, ${storageClass}${selector}`), ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`), ...near].join('\n'))) break;
     }
     return success(text.finish('ask for one claim by name.'), data, text.truncated);
   },
 };
+
+/** The volumes nearest to binding the claim (fewest misfits, unclaimed first), each with what it lacks; one that fits is not listed. */
+function nearVolumes(claim: V1PersistentVolumeClaim, volumes: readonly V1PersistentVolume[]): NonNullable<PersistentVolumeClaimData['nearVolumes']> {
+  return volumes
+    .map((volume) => ({ name: volume.metadata?.name ?? '', labels: formatLabelMap(volume.metadata?.labels), misfits: volumeMisfits(claim, volume) }))
+    .filter((volume) => volume.misfits.length > 0 && !volume.misfits.some((misfit) => misfit.startsWith('claimed by ')))
+    .sort((left, right) => left.misfits.length - right.misfits.length || left.name.localeCompare(right.name))
+    .slice(0, 5);
+}
 
 /** Names ordered by how much of `wanted` they share (the longest common prefix, then the fewest letters apart in length): a misspelt class's real name first. */
 function nearestFirst(wanted: string, names: readonly string[]): string[] {

@@ -25,8 +25,10 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
         .slice(0, 3)
         .map((claim) => {
           const existing = claim.existingStorageClasses?.length ? `; the cluster has ${claim.existingStorageClasses.slice(0, 4).join(', ')}` : '';
-          const storageClass = claim.storageClassName ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ` (does not exist${existing})` : ''}` : claim.noDefaultStorageClass ? 'no storageClass and no default class' : 'default storageClass';
-          return `PersistentVolumeClaim ${namespace}/${claim.name} is ${claim.phase}, ${storageClass}${claim.warnings.length ? `: ${claim.warnings[0]}` : ''}`;
+          const storageClass = claim.storageClassName ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ` (does not exist${existing})` : ''}` : claim.staticOnly ? 'storageClassName "" (binds only a pre-made volume without a class)' : claim.noDefaultStorageClass ? 'no storageClass and no default class' : 'default storageClass';
+          const selector = claim.selector ? `, selector ${claim.selector}` : '';
+          const near = (claim.nearVolumes ?? []).slice(0, 2).map((volume) => `; PersistentVolume ${volume.name} does not fit it: ${volume.misfits.join('; ')}`);
+          return `PersistentVolumeClaim ${namespace}/${claim.name} is ${claim.phase}, ${storageClass}${selector}${claim.warnings.length ? `: ${claim.warnings[0]}` : ''}${near.join('')}`;
         });
     }
     case 'quota-exceeded': {
