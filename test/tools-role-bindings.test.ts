@@ -5,6 +5,8 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startMockCluster, type MockCluster } from '../mock-cluster/index.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
@@ -59,5 +61,47 @@ describe('list_role_bindings', () => {
     const result = await call({});
     assert.equal(result.ok, false);
     assert.match(result.content, /give namespace .* or serviceAccount/);
+  });
+});
+
+describe('list_role_bindings: a subject whose name is misspelt', () => {
+  let mock: MockCluster;
+  let call: (input: Record<string, unknown>) => Promise<ToolResult>;
+  before(async () => {
+    mock = await startMockCluster({ scenario: join(import.meta.dirname, '..', 'mock-cluster', 'scenarios', 'dataops-pipelines-stalled') });
+    const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
+    call = (input) => callThroughGate({ registry, name: 'list_role_bindings', input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } });
+  });
+  after(() => mock.close());
+
+  it('names the binding whose subject is the account a letter off, an account that does not exist', async () => {
+    const result = await call({ serviceAccount: { namespace: 'dataops', name: 'pipeline-runner' }, check: { verb: 'list', resource: 'jobs', apiGroup: 'batch', namespace: 'dataops' } });
+    assert.ok(result.ok, result.content);
+    const data = result.data as RoleBindingsData;
+    assert.equal(data.access?.allowed, false);
+    assert.deepEqual(data.similarName?.map((binding) => `${binding.namespace}/${binding.name} ${binding.subject}`), ['dataops/pipeline-runner-jobs ServiceAccount dataops/pipline-runner']);
+    assert.match(result.content, /near miss: RoleBinding dataops\/pipeline-runner-jobs -> Role \S+ binds ServiceAccount dataops\/pipline-runner, a name 1 letter\(s\) off "pipeline-runner"/);
+  });
+
+  it('counter-example: a near name that is another existing account is no typo', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'kubewhy-rbac-'));
+    writeFileSync(join(directory, 'scenario.yaml'), 'name: rbac-near-names\nnow: "2026-11-01T10:00:00Z"\ntrigger:\n  incident: "billing-v2 is refused"\n');
+    writeFileSync(join(directory, 'cluster.yaml'), [
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: billing-v1, namespace: billing}',
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: billing-v2, namespace: billing}',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: reader, namespace: billing}\nrules: [{apiGroups: [""], resources: [pods], verbs: [list]}]',
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: billing-v1-reader, namespace: billing}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}\nsubjects: [{kind: ServiceAccount, name: billing-v1, namespace: billing}]',
+    ].join('\n---\n'));
+    const near = await startMockCluster({ scenario: directory });
+    try {
+      const cluster = createKubeCluster({ kubeconfigPath: near.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
+      const result = await callThroughGate({ registry, name: 'list_role_bindings', input: { serviceAccount: { namespace: 'billing', name: 'billing-v2' } }, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } });
+      assert.ok(result.ok, result.content);
+      assert.equal((result.data as RoleBindingsData).similarName, undefined);
+      assert.doesNotMatch(result.content, /near miss/);
+    } finally {
+      await near.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
