@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { after, test } from 'node:test';
-import { createClaudeModel } from '../src/agent/anthropic-model.ts';
-import { createBedrockClient, createBedrockModel, type AwsCredentials } from '../src/agent/bedrock-model.ts';
+import { createClaudeModel } from '../src/agent/models/anthropic-model.ts';
+import { createBedrockClient, createBedrockModel, type AwsCredentials } from '../src/agent/models/bedrock-model.ts';
 import { ModelError, type ModelRequest } from '../src/agent/model.ts';
 import { startFakeBedrock, type FakePlatform, type PlatformRequest } from './helpers/fake-bedrock-vertex.ts';
 import type { ScriptedAnswer } from './helpers/fake-messages-api.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAnthropicModel } from '../src/agent/anthropic-model.ts';
-import { createModelHealth, trackModelHealth } from '../src/agent/model-health.ts';
+import { createAnthropicModel } from '../src/agent/models/anthropic-model.ts';
+import { createModelHealth, trackModelHealth } from '../src/agent/models/model-health.ts';
 import type { ModelRequest } from '../src/agent/model.ts';
 import { startFakeMessagesApi, type ScriptedAnswer } from './helpers/fake-messages-api.ts';
 import { demoDiagnosis } from './helpers/fake-tools.ts';

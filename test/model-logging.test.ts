@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { Writable } from 'node:stream';
-import { createAnthropicModel } from '../src/agent/anthropic-model.ts';
+import { createAnthropicModel } from '../src/agent/models/anthropic-model.ts';
 import { DEFAULT_ANTHROPIC_MODEL } from '../src/config.ts';
 import { createLogger } from '../src/logger.ts';
 import { startFakeMessagesApi } from './helpers/fake-messages-api.ts';
@@ -28,7 +28,7 @@ test('the SDK warning about a deprecated model goes to the JSON log, once, and n
   const api = await startFakeMessagesApi(() => ({ content: [{ type: 'text', text: 'ok' }] }));
   t.after(() => api.close());
   const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
-    env: { ...process.env, LOGGER_MODULE: source('logger.ts'), MODEL_MODULE: source('agent/anthropic-model.ts'), MODEL_NAME: 'claude-sonnet-4-5', API_URL: api.url },
+    env: { ...process.env, LOGGER_MODULE: source('logger.ts'), MODEL_MODULE: source('agent/models/anthropic-model.ts'), MODEL_NAME: 'claude-sonnet-4-5', API_URL: api.url },
   });
   assert.equal(stderr, '');
   const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; component?: string; model?: string });
@@ -44,7 +44,7 @@ test('the default model draws no deprecation warning from the SDK', async (t) =>
   const api = await startFakeMessagesApi(() => ({ content: [{ type: 'text', text: 'ok' }] }));
   t.after(() => api.close());
   const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', CHILD], {
-    env: { ...process.env, LOGGER_MODULE: source('logger.ts'), MODEL_MODULE: source('agent/anthropic-model.ts'), MODEL_NAME: DEFAULT_ANTHROPIC_MODEL, API_URL: api.url },
+    env: { ...process.env, LOGGER_MODULE: source('logger.ts'), MODEL_MODULE: source('agent/models/anthropic-model.ts'), MODEL_NAME: DEFAULT_ANTHROPIC_MODEL, API_URL: api.url },
   });
   assert.equal(stderr, '');
   assert.doesNotMatch(stdout, /deprecated/);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAnthropicModel, retryAfterOf } from '../src/agent/anthropic-model.ts';
-import { chooseModel, countModelFailures, noteFallback } from '../src/agent/model-fallback.ts';
+import { createAnthropicModel, retryAfterOf } from '../src/agent/models/anthropic-model.ts';
+import { chooseModel, countModelFailures, noteFallback } from '../src/agent/models/model-fallback.ts';
 import { ModelError, RUN_RETRY_MAX_MS, runRetryDelayMs } from '../src/agent/model.ts';
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { startFakeMessagesApi } from './helpers/fake-messages-api.ts';

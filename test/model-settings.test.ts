@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createFallback } from '../src/agent/create-model.ts';
+import { createFallback } from '../src/agent/models/create-model.ts';
 import { ConfigError, DEFAULT_ANTHROPIC_MODEL, loadConfig } from '../src/config.ts';
 
 const withKey = { ANTHROPIC_API_KEY: 'sk-ant-test-key-not-real' };

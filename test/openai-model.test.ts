@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { submitDiagnosisSpec } from '../src/agent/loop.ts';
-import { CAPABILITY_ROWS, capabilitiesOf, capabilityRowOf } from '../src/agent/model-capabilities.ts';
+import { CAPABILITY_ROWS, capabilitiesOf, capabilityRowOf } from '../src/agent/models/model-capabilities.ts';
 import { ModelError, type ModelRequest, type TranscriptEntry } from '../src/agent/model.ts';
-import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/openai-model.ts';
+import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/models/openai-model.ts';
 import { describeTrigger, type Trigger } from '../src/agent/trigger.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { startFakeChatCompletions, startScriptedServer, type FakeChatCompletions, type ScriptedCompletion } from './helpers/fake-chat-completions.ts';

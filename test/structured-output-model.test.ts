@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/openai-model.ts';
-import { JSON_REMINDER, NOT_A_STEP, parseStep } from '../src/agent/structured-output-model.ts';
+import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/models/openai-model.ts';
+import { JSON_REMINDER, NOT_A_STEP, parseStep } from '../src/agent/models/structured-output-model.ts';
 import { startScriptedServer, type FakeChatCompletions } from './helpers/fake-chat-completions.ts';
 import { runAgentWith } from './helpers/model-run.ts';
 import { demoDiagnosis } from './helpers/fake-tools.ts';

@@ -5,7 +5,7 @@
  * and the model with its logger kept off stdout, which those commands speak on.
  */
 import type { Logger } from 'pino';
-import { createModel } from '../agent/create-model.ts';
+import { createModel } from '../agent/models/create-model.ts';
 import type { Model } from '../agent/model.ts';
 import type { Cluster } from '../cluster/cluster.ts';
 import { createKubeCluster, kubeconfigSource, type KubeClusterOptions } from '../cluster/kube-adapter.ts';

@@ -10,7 +10,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Logger } from 'pino';
 import { retiredAnchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
-import { createModelHealth, trackModelHealth, type ModelHealth } from '../agent/model-health.ts';
+import { createModelHealth, trackModelHealth, type ModelHealth } from '../agent/models/model-health.ts';
 import { createMetrics, type Metrics } from '../metrics.ts';
 import { createNotifier, type Notifier } from '../notify/notifier.ts';
 import type { NotificationSettings } from '../notify/notify-config.ts';

@@ -12,7 +12,7 @@ import type { Model } from '../agent/model.ts';
 import { MODEL_PROVIDERS } from '../model-settings.ts';
 import { formatComparison, formatComparisonRows, formatCost, summarizeCost, type CostSummary } from '../eval/cost-report.ts';
 import { readPricesFile } from '../eval/prices.ts';
-import { createModel } from '../agent/create-model.ts';
+import { createModel } from '../agent/models/create-model.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
 import { createMemoryRunAudit } from '../agent/run-audit.ts';
 import { createInMemoryApprovalBroker } from '../gate/approvals.ts';

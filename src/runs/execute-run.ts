@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { runAgent, type RunAgentInput, type RunOutcome } from '../agent/loop.ts';
 import type { Action, Diagnosis } from '../agent/diagnosis.ts';
 import type { Model } from '../agent/model.ts';
-import { chooseModel, countModelFailures, noteFallback, type ModelChoice } from '../agent/model-fallback.ts';
+import { chooseModel, countModelFailures, noteFallback, type ModelChoice } from '../agent/models/model-fallback.ts';
 import { CheckpointError, parseCheckpoint, serializeCheckpoint, type RunCheckpoint } from '../agent/checkpoint.ts';
 import { auditFor } from '../agent/run-audit.ts';
 import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';

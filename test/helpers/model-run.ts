@@ -5,7 +5,7 @@
  */
 import { after } from 'node:test';
 import type { Logger } from 'pino';
-import { createAnthropicModel, type PromptCache } from '../../src/agent/anthropic-model.ts';
+import { createAnthropicModel, type PromptCache } from '../../src/agent/models/anthropic-model.ts';
 import { runAgent, type RunOutcome } from '../../src/agent/loop.ts';
 import type { Model } from '../../src/agent/model.ts';
 import { createMemoryRunAudit } from '../../src/agent/run-audit.ts';

@@ -8,10 +8,10 @@
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createFallback, createModel } from '../../agent/create-model.ts';
+import { createFallback, createModel } from '../../agent/models/create-model.ts';
 import { runAgent } from '../../agent/loop.ts';
 import type { Model } from '../../agent/model.ts';
-import { trackModelHealth } from '../../agent/model-health.ts';
+import { trackModelHealth } from '../../agent/models/model-health.ts';
 import type { AgentObserver } from '../../agent/observer.ts';
 import { auditFor } from '../../agent/run-audit.ts';
 import { createAuditStore, type AuditStore } from '../../audit/audit-store.ts';

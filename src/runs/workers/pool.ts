@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Action } from '../../agent/diagnosis.ts';
 import type { RunAgentInput, RunOutcome } from '../../agent/loop.ts';
-import type { ModelHealth } from '../../agent/model-health.ts';
+import type { ModelHealth } from '../../agent/models/model-health.ts';
 import type { AgentObserver } from '../../agent/observer.ts';
 import type { Config } from '../../config.ts';
 import type { KubeClusterOptions } from '../../cluster/kube-adapter.ts';

@@ -9,7 +9,7 @@
  * 503 would take them all out of the Service and lose the alerts that still arrive.
  */
 import { z } from 'zod';
-import type { ModelHealth } from '../../agent/model-health.ts';
+import type { ModelHealth } from '../../agent/models/model-health.ts';
 import type { RouteContext, ZodApp } from '../route-context.ts';
 
 const healthSchema = z.object({ status: z.enum(['ok', 'degraded', 'unavailable']), checks: z.record(z.string(), z.string()).optional() });

@@ -6,8 +6,8 @@
  * reason, if it fails). A run resuming from a checkpoint keeps its model: the
  * checkpoint's transcript is that model's.
  */
-import type { RunOutcome } from './loop.ts';
-import type { Model } from './model.ts';
+import type { RunOutcome } from '../loop.ts';
+import type { Model } from '../model.ts';
 
 export interface ModelChoice {
   model: Model;

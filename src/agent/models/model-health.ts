@@ -4,7 +4,7 @@
  * `degradedAfter` calls all failed, and a gauge exports the count. A call the run
  * aborted (shutdown, timeout) says nothing about the model and is not counted.
  */
-import type { Model, ModelRequest, ModelTurn } from './model.ts';
+import type { Model, ModelRequest, ModelTurn } from '../model.ts';
 
 export interface ModelHealthStatus {
   state: 'ok' | 'degraded';

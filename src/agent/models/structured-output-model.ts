@@ -13,11 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ToolResult, ToolSpec } from '../tools/tool.ts';
+import type { ToolResult, ToolSpec } from '../../tools/tool.ts';
 import type { ModelCapabilities } from './model-capabilities.ts';
-import type { Model, ModelRequest, ModelTurn, TokenUsage, ToolCall, TranscriptEntry } from './model.ts';
-import { SUBMIT_DIAGNOSIS_TOOL } from './prompt.ts';
-import { describeTrigger } from './trigger.ts';
+import type { Model, ModelRequest, ModelTurn, TokenUsage, ToolCall, TranscriptEntry } from '../model.ts';
+import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
+import { describeTrigger } from '../trigger.ts';
 
 /** Sends one Chat Completions request; failures come back as ModelError (the OpenAI adapter maps them). */
 export type RequestCompletion = (body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal) => Promise<ChatCompletion>;

@@ -11,7 +11,7 @@ import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
 import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, ContentBlockParam, ToolResultBlockParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
 import type { Logger } from 'pino';
 import { sdkLoggerFor, sdkLogLevelFor, withConsoleWarningsTo } from './anthropic-logging.ts';
-import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from './model.ts';
+import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from '../model.ts';
 
 /** `5m` and `1h`: prompt-cache lifetime of the system prompt and tools; `off`: no caching. */
 export type PromptCache = '5m' | '1h' | 'off';

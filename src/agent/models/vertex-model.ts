@@ -21,7 +21,7 @@
 import { AnthropicVertex, type ClientOptions as VertexClientOptions } from '@anthropic-ai/vertex-sdk';
 import { GoogleAuth } from 'google-auth-library';
 import { buildClientOptions, createClaudeModel, type ClaudeProviderOptions } from './anthropic-model.ts';
-import type { Model } from './model.ts';
+import type { Model } from '../model.ts';
 
 const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 

@@ -6,9 +6,9 @@
  * pays for them. Settings are plain data: worker threads build their own model from them.
  */
 import type { Logger } from 'pino';
-import type { ModelSettings } from '../model-settings.ts';
-import type { Model } from './model.ts';
-import { createOfflineModel } from './offline/offline-model.ts';
+import type { ModelSettings } from '../../model-settings.ts';
+import type { Model } from '../model.ts';
+import { createOfflineModel } from '../offline/offline-model.ts';
 
 /** `logger`: where the SDK's warnings go (the service's log); without it, the SDK's defaults. */
 export async function createModel(settings: ModelSettings, options: { logger?: Logger } = {}): Promise<Model> {

@@ -17,7 +17,7 @@
  */
 import { AnthropicBedrock } from '@anthropic-ai/bedrock-sdk';
 import { buildClientOptions, createClaudeModel, type ClaudeProviderOptions } from './anthropic-model.ts';
-import type { Model } from './model.ts';
+import type { Model } from '../model.ts';
 
 export interface AwsCredentials {
   accessKeyId: string;

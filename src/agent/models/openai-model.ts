@@ -16,13 +16,13 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
-import type { ToolResult } from '../tools/tool.ts';
+import type { ToolResult } from '../../tools/tool.ts';
 import { retryAfterOf } from './anthropic-model.ts';
 import { sdkLogLevelFor } from './anthropic-logging.ts';
 import { capabilitiesOf, type ModelCapabilities } from './model-capabilities.ts';
-import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from './model.ts';
+import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from '../model.ts';
 import { createStructuredOutputModel, DEFAULT_MAX_TOKENS, LONGER_ANSWER_FACTOR, tokenLimit, usageOf, type RequestCompletion } from './structured-output-model.ts';
-import { describeTrigger } from './trigger.ts';
+import { describeTrigger } from '../trigger.ts';
 
 export interface OpenAiModelOptions {
   /** Local servers (Ollama, vLLM) need none; a placeholder is sent then. */
