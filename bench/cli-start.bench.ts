@@ -38,16 +38,23 @@ interface Command {
   expect: string;
 }
 
-
 /** The user + system CPU seconds of one run of `argv`, whose output must hold `expect`. */
 function measureCpu(command: Command, workspace: Workspace): number {
   const output = join(workspace.directory, 'output.txt');
   const script = `TIMEFORMAT='%3U %3S'; time "$@" >"${output}" 2>&1`;
-  const result = spawnSync('bash', ['-c', script, 'bash', ...command.argv], { cwd: workspace.directory, env: workspace.env, encoding: 'utf8' });
+  const result = spawnSync('bash', ['-c', script, 'bash', ...command.argv], {
+    cwd: workspace.directory,
+    env: workspace.env,
+    encoding: 'utf8',
+  });
   const printed = readFileSync(output, 'utf8');
-  if (!printed.includes(command.expect)) throw new Error(`${command.label} (exit ${result.status}) did not print "${command.expect}":\n${printed.slice(0, 2000)}`);
+  if (!printed.includes(command.expect))
+    throw new Error(
+      `${command.label} (exit ${result.status}) did not print "${command.expect}":\n${printed.slice(0, 2000)}`,
+    );
   const [user, system] = result.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
-  if (!Number.isFinite(user) || !Number.isFinite(system)) throw new Error(`cannot read the CPU time of ${command.label} from "${result.stderr}"`);
+  if (!Number.isFinite(user) || !Number.isFinite(system))
+    throw new Error(`cannot read the CPU time of ${command.label} from "${result.stderr}"`);
   return user! + system!;
 }
 
@@ -79,10 +86,18 @@ function createWorkspace(): Workspace {
 function buildPackage(directory: string): string {
   const started = performance.now();
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(directory, 'dist')], { encoding: 'utf8' });
+  const result = spawnSync(
+    process.execPath,
+    [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(directory, 'dist')],
+    { encoding: 'utf8' },
+  );
   // Type errors do not change the JavaScript tsc emits (types are only erased): time it anyway, and say so.
-  if (!existsSync(join(directory, 'dist/src/main.js'))) throw new Error(`the build failed:\n${result.stdout}${result.stderr}`);
-  if (result.status !== 0) process.stdout.write(`the build reported type errors (npx tsc -p tsconfig.build.json lists them); timing what it emitted\n`);
+  if (!existsSync(join(directory, 'dist/src/main.js')))
+    throw new Error(`the build failed:\n${result.stdout}${result.stderr}`);
+  if (result.status !== 0)
+    process.stdout.write(
+      `the build reported type errors (npx tsc -p tsconfig.build.json lists them); timing what it emitted\n`,
+    );
   mkdirSync(join(directory, 'bin'));
   copyFileSync(join(ROOT, 'bin/kubewhy.js'), join(directory, 'bin/kubewhy.js'));
   copyFileSync(join(ROOT, 'package.json'), join(directory, 'package.json'));
@@ -102,7 +117,11 @@ function installAt(bin: string, from: string): Install {
   return {
     from,
     help: { label: `kubewhy --help (${from})`, argv: [process.execPath, bin, '--help'], expect: 'usage: kubewhy' },
-    diagnose: { label: `kubewhy diagnose (${from})`, argv: [process.execPath, bin, 'diagnose', DEMO_TEXT], expect: 'Diagnosis: bad-credentials' },
+    diagnose: {
+      label: `kubewhy diagnose (${from})`,
+      argv: [process.execPath, bin, 'diagnose', DEMO_TEXT],
+      expect: 'Diagnosis: bad-credentials',
+    },
   };
 }
 
@@ -126,12 +145,27 @@ export async function runBench(): Promise<SummaryRow[]> {
   try {
     const packageBin = buildPackage(join(workspace.directory, 'package'));
     const baseline: Command = { label: 'node -e 0', argv: [process.execPath, '-e', '0'], expect: '' };
-    const clientNode: Command = { label: 'import @kubernetes/client-node', argv: [process.execPath, '--input-type=module', '-e', `await import(${JSON.stringify(import.meta.resolve('@kubernetes/client-node'))})`], expect: '' };
+    const clientNode: Command = {
+      label: 'import @kubernetes/client-node',
+      argv: [
+        process.execPath,
+        '--input-type=module',
+        '-e',
+        `await import(${JSON.stringify(import.meta.resolve('@kubernetes/client-node'))})`,
+      ],
+      expect: '',
+    };
     const installs = [installAt(join(ROOT, 'bin/kubewhy.js'), 'source'), installAt(packageBin, 'the build')];
-    const medians = measureAll([baseline, clientNode, ...installs.flatMap((install) => [install.help, install.diagnose])], workspace);
+    const medians = measureAll(
+      [baseline, clientNode, ...installs.flatMap((install) => [install.help, install.diagnose])],
+      workspace,
+    );
     const baselineSeconds = medians.get(baseline.label)!;
     process.stdout.write(`CPU (user + system), median of ${ROUNDS} interleaved rounds:\n`);
-    for (const [label, seconds] of medians) process.stdout.write(`  ${label.padEnd(30)} ${formatSeconds(seconds).padStart(8)}  ${(seconds / baselineSeconds).toFixed(1)}× node -e 0\n`);
+    for (const [label, seconds] of medians)
+      process.stdout.write(
+        `  ${label.padEnd(30)} ${formatSeconds(seconds).padStart(8)}  ${(seconds / baselineSeconds).toFixed(1)}× node -e 0\n`,
+      );
     return installs.map((install): SummaryRow => {
       const seconds = medians.get(install.diagnose.label)!;
       const ratio = seconds / baselineSeconds;

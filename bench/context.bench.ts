@@ -11,7 +11,13 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { listScenarioDirs, loadScenario, parseCulprit, startMockCluster, type LoadedScenario } from '../mock-cluster/index.ts';
+import {
+  listScenarioDirs,
+  loadScenario,
+  parseCulprit,
+  startMockCluster,
+  type LoadedScenario,
+} from '../mock-cluster/index.ts';
 import { ensureKubectl } from '../scripts/binaries.ts';
 import { createOfflineModel } from '../src/agent/offline/offline-model.ts';
 import { createMemoryRunAudit } from '../src/agent/run-audit.ts';
@@ -49,7 +55,11 @@ interface ScenarioMeasure {
 }
 
 /** What the model read in one run: every tool result's content, as the loop handed it over. */
-async function measureRun(scenario: LoadedScenario, kind: TriggerKind, kubectlHas: string[]): Promise<RunMeasure | undefined> {
+async function measureRun(
+  scenario: LoadedScenario,
+  kind: TriggerKind,
+  kubectlHas: string[],
+): Promise<RunMeasure | undefined> {
   const offered = scenarioTriggers(scenario).find((candidate) => candidate.kind === kind);
   if (!offered) return undefined;
   const audit = createMemoryRunAudit();
@@ -63,17 +73,38 @@ async function measureRun(scenario: LoadedScenario, kind: TriggerKind, kubectlHa
     audit,
     runId: `bench-context-${scenario.name}-${kind}`,
   });
-  const tools = new Map(audit.events.filter((event) => event.type === 'tool-call').map((event) => [event.payload['callId'], String(event.payload['tool'])]));
-  const results = audit.events.filter((event) => event.type === 'tool-result').map((event) => ({ tool: tools.get(event.payload['callId']) ?? '?', content: String(event.payload['content'] ?? '') }));
+  const tools = new Map(
+    audit.events
+      .filter((event) => event.type === 'tool-call')
+      .map((event) => [event.payload['callId'], String(event.payload['tool'])]),
+  );
+  const results = audit.events
+    .filter((event) => event.type === 'tool-result')
+    .map((event) => ({
+      tool: tools.get(event.payload['callId']) ?? '?',
+      content: String(event.payload['content'] ?? ''),
+    }));
   const byTool = new Map<string, number>();
-  for (const result of results) byTool.set(result.tool, (byTool.get(result.tool) ?? 0) + Buffer.byteLength(result.content));
+  for (const result of results)
+    byTool.set(result.tool, (byTool.get(result.tool) ?? 0) + Buffer.byteLength(result.content));
   const text = results.map((result) => result.content).join('\n');
-  return { trigger: kind, bytes: Buffer.byteLength(text), calls: results.length, lost: kubectlHas.filter((pattern) => !new RegExp(pattern, 'i').test(text)), byTool };
+  return {
+    trigger: kind,
+    bytes: Buffer.byteLength(text),
+    calls: results.length,
+    lost: kubectlHas.filter((pattern) => !new RegExp(pattern, 'i').test(text)),
+    byTool,
+  };
 }
 
 interface KubeObject {
   kind?: string;
-  metadata: { name: string; namespace?: string; creationTimestamp?: string; ownerReferences?: { kind: string; name: string; controller?: boolean }[] };
+  metadata: {
+    name: string;
+    namespace?: string;
+    creationTimestamp?: string;
+    ownerReferences?: { kind: string; name: string; controller?: boolean }[];
+  };
   spec?: { initContainers?: { name: string }[]; containers?: { name: string }[]; nodeName?: string };
   status?: { phase?: string; initContainerStatuses?: ContainerStatus[]; containerStatuses?: ContainerStatus[] };
 }
@@ -99,12 +130,18 @@ function topOwner(pod: KubeObject, owners: Map<string, KubeObject>): string {
 }
 
 function restarts(pod: KubeObject): number {
-  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].reduce((sum, status) => sum + (status.restartCount ?? 0), 0);
+  return [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].reduce(
+    (sum, status) => sum + (status.restartCount ?? 0),
+    0,
+  );
 }
 
 function isTroubled(pod: KubeObject): boolean {
   const regular = pod.status?.containerStatuses ?? [];
-  return pod.status?.phase !== 'Running' || regular.some((status) => status.state?.waiting !== undefined || status.ready === false);
+  return (
+    pod.status?.phase !== 'Running' ||
+    regular.some((status) => status.state?.waiting !== undefined || status.ready === false)
+  );
 }
 
 /** The pod a person would look at: the alert's when it is the culprit's, else the most troubled, newest first. */
@@ -113,18 +150,29 @@ function pickPod(pods: KubeObject[], alertPod: string | undefined): KubeObject |
   if (named) return named;
   return [...pods].sort(
     (left, right) =>
-      Number(isTroubled(right)) - Number(isTroubled(left)) || restarts(right) - restarts(left) || (right.metadata.creationTimestamp ?? '').localeCompare(left.metadata.creationTimestamp ?? ''),
+      Number(isTroubled(right)) - Number(isTroubled(left)) ||
+      restarts(right) - restarts(left) ||
+      (right.metadata.creationTimestamp ?? '').localeCompare(left.metadata.creationTimestamp ?? ''),
   )[0];
 }
 
 /** The container kubectl logs would be asked for: a failing init container, else the one that restarted or waits. */
 function pickContainer(pod: KubeObject): ContainerStatus | undefined {
-  const init = (pod.status?.initContainerStatuses ?? []).find((status) => (status.restartCount ?? 0) > 0 || (status.state?.terminated?.exitCode ?? 0) !== 0 || (status.state?.waiting && status.state.waiting.reason !== 'PodInitializing'));
+  const init = (pod.status?.initContainerStatuses ?? []).find(
+    (status) =>
+      (status.restartCount ?? 0) > 0 ||
+      (status.state?.terminated?.exitCode ?? 0) !== 0 ||
+      (status.state?.waiting && status.state.waiting.reason !== 'PodInitializing'),
+  );
   if (init) return init;
   const regular = pod.status?.containerStatuses ?? [];
   const restarted = [...regular].sort((left, right) => (right.restartCount ?? 0) - (left.restartCount ?? 0))[0];
   if (restarted && (restarted.restartCount ?? 0) > 0) return restarted;
-  return regular.find((status) => status.state?.waiting !== undefined) ?? regular.find((status) => status.ready === false) ?? regular[0];
+  return (
+    regular.find((status) => status.state?.waiting !== undefined) ??
+    regular.find((status) => status.ready === false) ??
+    regular[0]
+  );
 }
 
 /** kubectl's reading of the culprit, as an SRE would take it, against a mock cluster serving the scenario. */
@@ -134,27 +182,58 @@ async function readWithKubectl(scenario: LoadedScenario, kubectl: string): Promi
   try {
     const kubectlOutput = async (args: string[]): Promise<{ ok: boolean; stdout: string }> => {
       try {
-        return { ok: true, stdout: (await run(kubectl, ['--kubeconfig', mock.kubeconfigPath, ...args], { maxBuffer: 64 * 1024 * 1024 })).stdout };
+        return {
+          ok: true,
+          stdout: (await run(kubectl, ['--kubeconfig', mock.kubeconfigPath, ...args], { maxBuffer: 64 * 1024 * 1024 }))
+            .stdout,
+        };
       } catch (error) {
         return { ok: false, stdout: (error as { stdout?: string }).stdout ?? '' };
       }
     };
     const kind = culprit.kind.toLowerCase();
-    const described = await kubectlOutput([...(culprit.namespace ? ['-n', culprit.namespace] : []), 'describe', kind, culprit.name]);
+    const described = await kubectlOutput([
+      ...(culprit.namespace ? ['-n', culprit.namespace] : []),
+      'describe',
+      kind,
+      culprit.name,
+    ]);
     if (!described.ok) return undefined;
-    if (!culprit.namespace) return [described.stdout, (await kubectlOutput(['get', 'events', '-A', '--field-selector', `involvedObject.name=${culprit.name}`])).stdout].join('\n');
+    if (!culprit.namespace)
+      return [
+        described.stdout,
+        (await kubectlOutput(['get', 'events', '-A', '--field-selector', `involvedObject.name=${culprit.name}`]))
+          .stdout,
+      ].join('\n');
     const base = ['-n', culprit.namespace];
     const parts: string[] = [];
     if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Pod'].includes(culprit.kind)) {
-      const listed = JSON.parse((await kubectlOutput([...base, 'get', 'pods,replicasets,jobs', '-o', 'json'])).stdout || '{"items":[]}') as { items: KubeObject[] };
-      const owners = new Map(listed.items.filter((item) => item.kind !== 'Pod').map((item) => [`${item.kind}/${item.metadata.name}`, item]));
-      const pods = listed.items.filter((item) => item.kind === 'Pod' && topOwner(item, owners) === `${culprit.kind}/${culprit.name}`);
+      const listed = JSON.parse(
+        (await kubectlOutput([...base, 'get', 'pods,replicasets,jobs', '-o', 'json'])).stdout || '{"items":[]}',
+      ) as { items: KubeObject[] };
+      const owners = new Map(
+        listed.items.filter((item) => item.kind !== 'Pod').map((item) => [`${item.kind}/${item.metadata.name}`, item]),
+      );
+      const pods = listed.items.filter(
+        (item) => item.kind === 'Pod' && topOwner(item, owners) === `${culprit.kind}/${culprit.name}`,
+      );
       const pod = pickPod(pods, scenario.meta.trigger.alert?.labels['pod']);
       if (pod) {
-        if (culprit.kind !== 'Pod') parts.push((await kubectlOutput([...base, 'describe', 'pod', pod.metadata.name])).stdout);
+        if (culprit.kind !== 'Pod')
+          parts.push((await kubectlOutput([...base, 'describe', 'pod', pod.metadata.name])).stdout);
         const container = pickContainer(pod);
         const previous = (container?.restartCount ?? 0) > 0;
-        parts.push((await kubectlOutput([...base, 'logs', pod.metadata.name, ...(container ? ['-c', container.name] : []), ...(previous ? ['--previous'] : [])])).stdout);
+        parts.push(
+          (
+            await kubectlOutput([
+              ...base,
+              'logs',
+              pod.metadata.name,
+              ...(container ? ['-c', container.name] : []),
+              ...(previous ? ['--previous'] : []),
+            ])
+          ).stdout,
+        );
       }
     }
     parts.push((await kubectlOutput([...base, 'get', 'events'])).stdout);
@@ -168,7 +247,8 @@ async function readWithKubectl(scenario: LoadedScenario, kubectl: string): Promi
 async function measureScenario(dir: string, kubectl: string): Promise<ScenarioMeasure | string> {
   const scenario = await loadScenario(dir);
   const reading = await readWithKubectl(scenario, kubectl);
-  if (reading === undefined) return `${scenario.name}: kubectl cannot describe ${scenarioExpect(scenario).culprit} (the culprit is absent)`;
+  if (reading === undefined)
+    return `${scenario.name}: kubectl cannot describe ${scenarioExpect(scenario).culprit} (the culprit is absent)`;
   const kubectlHas = scenarioExpect(scenario).mustMention.filter((pattern) => new RegExp(pattern, 'i').test(reading));
   const runs: RunMeasure[] = [];
   for (const kind of ['alert', 'incident'] as const) {
@@ -185,7 +265,6 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-
 export async function runBench(): Promise<SummaryRow[]> {
   const kubectl = await ensureKubectl();
   const measures: ScenarioMeasure[] = [];
@@ -195,7 +274,8 @@ export async function runBench(): Promise<SummaryRow[]> {
   // A few scenarios at a time: each waits mostly on kubectl and its own mock cluster.
   let next = 0;
   const worker = async (): Promise<void> => {
-    for (let index = next++; index < dirs.length; index = next++) results[index] = await measureScenario(dirs[index]!, kubectl);
+    for (let index = next++; index < dirs.length; index = next++)
+      results[index] = await measureScenario(dirs[index]!, kubectl);
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   for (const measured of results) {
@@ -206,13 +286,16 @@ export async function runBench(): Promise<SummaryRow[]> {
     const found = measure.runs.find((entry) => entry.trigger === kind);
     return found ? found.bytes / measure.kubectlBytes : undefined;
   };
-  const rows = [['scenario', 'kubectl B', 'alert B', 'ratio', 'incident B', 'ratio', 'mustMention (kubectl has)', 'lost']];
+  const rows = [
+    ['scenario', 'kubectl B', 'alert B', 'ratio', 'incident B', 'ratio', 'mustMention (kubectl has)', 'lost'],
+  ];
   const byTool = new Map<string, number>();
   for (const measure of measures) {
     const alert = measure.runs.find((entry) => entry.trigger === 'alert');
     const incident = measure.runs.find((entry) => entry.trigger === 'incident');
     const lost = measure.runs.flatMap((entry) => entry.lost.map((pattern) => `${entry.trigger}: ${pattern}`));
-    for (const entry of measure.runs) for (const [tool, bytes] of entry.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + bytes);
+    for (const entry of measure.runs)
+      for (const [tool, bytes] of entry.byTool) byTool.set(tool, (byTool.get(tool) ?? 0) + bytes);
     rows.push([
       measure.scenario,
       String(measure.kubectlBytes),
@@ -224,14 +307,19 @@ export async function runBench(): Promise<SummaryRow[]> {
       lost.join('; ') || '-',
     ]);
   }
-  process.stdout.write(`bytes of tool results the model read, against kubectl's reading of the culprit:\n${table(rows)}\n`);
+  process.stdout.write(
+    `bytes of tool results the model read, against kubectl's reading of the culprit:\n${table(rows)}\n`,
+  );
   const tools = [...byTool].sort((left, right) => right[1] - left[1]).map(([tool, bytes]) => [tool, String(bytes)]);
   process.stdout.write(`\nbytes by tool, every run:\n${table([['tool', 'bytes'], ...tools])}\n`);
   for (const line of skipped) process.stdout.write(`skipped: ${line}\n`);
 
   const alertRatios = measures.flatMap((measure) => ratioOf(measure, 'alert') ?? []);
   const incidentRatios = measures.flatMap((measure) => ratioOf(measure, 'incident') ?? []);
-  const lost = measures.reduce((sum, measure) => sum + measure.runs.reduce((count, entry) => count + entry.lost.length, 0), 0);
+  const lost = measures.reduce(
+    (sum, measure) => sum + measure.runs.reduce((count, entry) => count + entry.lost.length, 0),
+    0,
+  );
   const over = measures.filter((measure) => measure.runs.some((entry) => entry.bytes > measure.kubectlBytes)).length;
   const alertMedian = median(alertRatios);
   const incidentMedian = median(incidentRatios);
@@ -240,8 +328,22 @@ export async function runBench(): Promise<SummaryRow[]> {
       `${over} of ${measures.length} scenario(s) read more than kubectl in some run; ${lost} mustMention fact(s) lost.\n`,
   );
   return [
-    { figure: "model context from the alert (median, of kubectl's reading)", kubewhy: alertMedian.toFixed(2), baseline: '1.00', ratio: alertMedian, aim: `≤ ${ALERT_AIM}`, met: alertMedian <= ALERT_AIM },
-    { figure: "model context from incident text (median, of kubectl's reading)", kubewhy: incidentMedian.toFixed(2), baseline: '1.00', ratio: incidentMedian, aim: `≤ ${INCIDENT_AIM}`, met: incidentMedian <= INCIDENT_AIM },
+    {
+      figure: "model context from the alert (median, of kubectl's reading)",
+      kubewhy: alertMedian.toFixed(2),
+      baseline: '1.00',
+      ratio: alertMedian,
+      aim: `≤ ${ALERT_AIM}`,
+      met: alertMedian <= ALERT_AIM,
+    },
+    {
+      figure: "model context from incident text (median, of kubectl's reading)",
+      kubewhy: incidentMedian.toFixed(2),
+      baseline: '1.00',
+      ratio: incidentMedian,
+      aim: `≤ ${INCIDENT_AIM}`,
+      met: incidentMedian <= INCIDENT_AIM,
+    },
     { figure: 'mustMention facts lost', kubewhy: String(lost), baseline: '-', ratio: lost, aim: '0', met: lost === 0 },
   ];
 }

@@ -48,7 +48,11 @@ const SCENARIO = join(ROOT, 'mock-cluster', 'scenarios', 'checkout-secret-rotati
 
 const SETUPS = ['sqlite', 'pg1', 'pg3'] as const;
 type SetupName = (typeof SETUPS)[number];
-const SETUP_LABELS: Record<SetupName, string> = { sqlite: 'SQLite, 1 process', pg1: 'PostgreSQL, 1 replica', pg3: 'PostgreSQL, 3 replicas' };
+const SETUP_LABELS: Record<SetupName, string> = {
+  sqlite: 'SQLite, 1 process',
+  pg1: 'PostgreSQL, 1 replica',
+  pg3: 'PostgreSQL, 3 replicas',
+};
 
 interface AutocannonResult {
   requests: { average: number };
@@ -56,7 +60,15 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
 }
-type Autocannon = (options: { url: string; method: 'POST'; connections: number; duration: number; headers: Record<string, string>; body: string; idReplacement: boolean }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  method: 'POST';
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+  body: string;
+  idReplacement: boolean;
+}) => Promise<AutocannonResult>;
 
 // autocannon ships no type declarations: load it through require and type the one call used.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
@@ -68,9 +80,18 @@ interface Child {
 }
 
 /** Starts a node process whose output says `pattern`; what it prints goes to a file. */
-async function startChild(input: { args: string[]; env?: Record<string, string>; pattern: RegExp; logFile: string }): Promise<Child> {
+async function startChild(input: {
+  args: string[];
+  env?: Record<string, string>;
+  pattern: RegExp;
+  logFile: string;
+}): Promise<Child> {
   const log = await open(input.logFile, 'w');
-  const child = spawn(process.execPath, input.args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...input.env }, stdio: ['ignore', log.fd, log.fd] });
+  const child = spawn(process.execPath, input.args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...input.env },
+    stdio: ['ignore', log.fd, log.fd],
+  });
   const exited = once(child, 'exit');
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -156,7 +177,19 @@ const INGEST_HEADERS = { 'content-type': 'application/json', authorization: `Bea
 
 /** One autocannon per URL at once: summed req/s, the worst p99, every failed request. */
 async function measureIngest(urls: readonly string[]): Promise<IngestFigure> {
-  const results = await Promise.all(urls.map((url) => autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: INGEST_SECONDS, headers: INGEST_HEADERS, body: notification('[<id>]', 1), idReplacement: true })));
+  const results = await Promise.all(
+    urls.map((url) =>
+      autocannon({
+        url,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration: INGEST_SECONDS,
+        headers: INGEST_HEADERS,
+        body: notification('[<id>]', 1),
+        idReplacement: true,
+      }),
+    ),
+  );
   return {
     requests: results.reduce((sum, result) => sum + result.requests.average, 0),
     perReplica: results.map((result) => result.requests.average),
@@ -179,20 +212,30 @@ function medianRound(rounds: readonly IngestFigure[]): IngestFigure {
   return rounds.find((round) => round.requests === middle)!;
 }
 
-async function benchIngest(environment: BenchEnvironment, bare: Child): Promise<Record<SetupName | 'bare', IngestFigure>> {
+async function benchIngest(
+  environment: BenchEnvironment,
+  bare: Child,
+): Promise<Record<SetupName | 'bare', IngestFigure>> {
   const rounds: Record<SetupName | 'bare', IngestFigure[]> = { bare: [], sqlite: [], pg1: [], pg3: [] };
   for (let round = 0; round < INGEST_ROUNDS; round++) {
     rounds.bare.push(await measureIngest([`${bare.url}/bare`]));
     for (const setupName of SETUPS) {
       const setup = await startSetup(environment, setupName);
       try {
-        rounds[setupName].push(await measureIngest(setup.replicas.map((replica) => `${replica.url}/v1/alerts/alertmanager`)));
+        rounds[setupName].push(
+          await measureIngest(setup.replicas.map((replica) => `${replica.url}/v1/alerts/alertmanager`)),
+        );
       } finally {
         await setup.stop();
       }
     }
   }
-  return { bare: medianRound(rounds.bare), sqlite: medianRound(rounds.sqlite), pg1: medianRound(rounds.pg1), pg3: medianRound(rounds.pg3) };
+  return {
+    bare: medianRound(rounds.bare),
+    sqlite: medianRound(rounds.sqlite),
+    pg1: medianRound(rounds.pg1),
+    pg3: medianRound(rounds.pg3),
+  };
 }
 
 interface ThroughputFigure {
@@ -204,7 +247,9 @@ interface ThroughputFigure {
 }
 
 async function readRuns(url: string, status?: string): Promise<{ status: string }[]> {
-  const response = await fetch(`${url}/v1/runs?limit=200${status ? `&status=${status}` : ''}`, { headers: { authorization: `Bearer ${READ_TOKEN}` } });
+  const response = await fetch(`${url}/v1/runs?limit=200${status ? `&status=${status}` : ''}`, {
+    headers: { authorization: `Bearer ${READ_TOKEN}` },
+  });
   if (!response.ok) throw new Error(`GET /v1/runs answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { runs: { status: string }[] }).runs;
 }
@@ -216,25 +261,37 @@ async function endedRuns(url: string): Promise<number> {
 }
 
 /** A fresh setup takes `BATCH` new alerts at once; timed until no run is queued or running. */
-async function measureThroughput(environment: BenchEnvironment, setupName: SetupName, round: number): Promise<ThroughputFigure> {
+async function measureThroughput(
+  environment: BenchEnvironment,
+  setupName: SetupName,
+  round: number,
+): Promise<ThroughputFigure> {
   const setup = await startSetup(environment, setupName);
   try {
     const urls = setup.replicas.map((replica) => replica.url);
     const began = performance.now();
     const answers = await Promise.all(
       Array.from({ length: BATCH }, async (_unused, index) => {
-        const response = await fetch(`${urls[index % urls.length]}/v1/alerts/alertmanager`, { method: 'POST', headers: INGEST_HEADERS, body: notification(`batch-${round}-${index}`, 1) });
+        const response = await fetch(`${urls[index % urls.length]}/v1/alerts/alertmanager`, {
+          method: 'POST',
+          headers: INGEST_HEADERS,
+          body: notification(`batch-${round}-${index}`, 1),
+        });
         await response.arrayBuffer();
         return response.status;
       }),
     );
     const refused = answers.filter((status) => status !== 202);
-    if (refused.length > 0) throw new Error(`${setup.name}: ${refused.length} of ${BATCH} alerts refused (${[...new Set(refused)].join(', ')})`);
+    if (refused.length > 0)
+      throw new Error(
+        `${setup.name}: ${refused.length} of ${BATCH} alerts refused (${[...new Set(refused)].join(', ')})`,
+      );
     const first = urls[0]!;
     for (;;) {
       const [queued, running] = await Promise.all([readRuns(first, 'queued'), readRuns(first, 'running')]);
       if (queued.length === 0 && running.length === 0) break;
-      if (performance.now() - began > BATCH_TIMEOUT_MS) throw new Error(`${setup.name}: runs still queued or running after ${BATCH_TIMEOUT_MS / 1000} s`);
+      if (performance.now() - began > BATCH_TIMEOUT_MS)
+        throw new Error(`${setup.name}: runs still queued or running after ${BATCH_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const seconds = (performance.now() - began) / 1000;
@@ -266,7 +323,14 @@ async function benchThroughput(environment: BenchEnvironment): Promise<Record<Se
 }
 
 function notMeasured(reason: string): SummaryRow[] {
-  const row = (figure: string, aim: string): SummaryRow => ({ figure, kubewhy: `not measured (${reason})`, baseline: '-', ratio: Number.NaN, aim, met: false });
+  const row = (figure: string, aim: string): SummaryRow => ({
+    figure,
+    kubewhy: `not measured (${reason})`,
+    baseline: '-',
+    ratio: Number.NaN,
+    aim,
+    met: false,
+  });
   return [
     row('replicas: ingest, PostgreSQL 1 replica against SQLite', '≥ 0.5'),
     row('replicas: ingest, PostgreSQL 3 replicas (total) against bare Fastify', 'reported'),
@@ -276,7 +340,9 @@ function notMeasured(reason: string): SummaryRow[] {
 
 export async function runBench(): Promise<SummaryRow[]> {
   if (!isPostgresInstalled()) {
-    process.stdout.write('PostgreSQL is not installed (no initdb/pg_ctl/postgres from `pg_config --bindir` or /usr/lib/postgresql/*/bin; apt-get install postgresql): replicas not measured.\n');
+    process.stdout.write(
+      'PostgreSQL is not installed (no initdb/pg_ctl/postgres from `pg_config --bindir` or /usr/lib/postgresql/*/bin; apt-get install postgresql): replicas not measured.\n',
+    );
     return notMeasured('PostgreSQL not installed');
   }
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-bench-replicas-'));
@@ -285,8 +351,27 @@ export async function runBench(): Promise<SummaryRow[]> {
   let postgres: PostgresServer | undefined;
   try {
     postgres = await startPostgres();
-    children.push(await startChild({ args: [BIN, 'mock-cluster', '--scenario', SCENARIO, '--kubeconfig', kubeconfig, '--fault', `latency:ms=${CLUSTER_LATENCY_MS}`], pattern: /at (http:\/\/\S+)/, logFile: join(directory, 'mock.log') }));
-    const bare = await startChild({ args: [join(ROOT, 'bench', 'processes', 'bare-fastify.ts')], pattern: /listening on (http:\/\/\S+)/, logFile: join(directory, 'bare.log') });
+    children.push(
+      await startChild({
+        args: [
+          BIN,
+          'mock-cluster',
+          '--scenario',
+          SCENARIO,
+          '--kubeconfig',
+          kubeconfig,
+          '--fault',
+          `latency:ms=${CLUSTER_LATENCY_MS}`,
+        ],
+        pattern: /at (http:\/\/\S+)/,
+        logFile: join(directory, 'mock.log'),
+      }),
+    );
+    const bare = await startChild({
+      args: [join(ROOT, 'bench', 'processes', 'bare-fastify.ts')],
+      pattern: /listening on (http:\/\/\S+)/,
+      logFile: join(directory, 'bare.log'),
+    });
     children.push(bare);
     const environment: BenchEnvironment = { directory, kubeconfig, postgres };
 
@@ -307,7 +392,9 @@ export async function runBench(): Promise<SummaryRow[]> {
         ...SETUPS.map((setup) => ingestRow(`webhook, ${SETUP_LABELS[setup]}`, ingest[setup])),
       ])}\n`,
     );
-    process.stdout.write(`${CONNECTIONS} connections per autocannon (3 at once, summed, with 3 replicas), median of ${INGEST_ROUNDS} rounds of ${INGEST_SECONDS} s (the upper one of 2); each setup fresh per round\n\n`);
+    process.stdout.write(
+      `${CONNECTIONS} connections per autocannon (3 at once, summed, with 3 replicas), median of ${INGEST_ROUNDS} rounds of ${INGEST_SECONDS} s (the upper one of 2); each setup fresh per round\n\n`,
+    );
 
     const throughput = await benchThroughput(environment);
     const runsPerSecond = (setup: SetupName): number => throughput[setup].runs / throughput[setup].seconds;
@@ -324,23 +411,80 @@ export async function runBench(): Promise<SummaryRow[]> {
         ]),
       ])}\n`,
     );
-    process.stdout.write(`mock cluster answering after ${CLUSTER_LATENCY_MS} ms; timed from the first POST until no run is queued or running; median of ${THROUGHPUT_ROUNDS} rounds (of runs/s; the upper one of 2)\n`);
+    process.stdout.write(
+      `mock cluster answering after ${CLUSTER_LATENCY_MS} ms; timed from the first POST until no run is queued or running; median of ${THROUGHPUT_ROUNDS} rounds (of runs/s; the upper one of 2)\n`,
+    );
 
     const pgToSqlite = ingest.pg1.requests / ingest.sqlite.requests;
     const pg3ToBare = ingest.pg3.requests / ingest.bare.requests;
     const threeToOne = runsPerSecond('pg3') / runsPerSecond('pg1');
-    if (pgToSqlite < 0.5) process.stdout.write(`note: PostgreSQL 1 replica ingests ${pgToSqlite.toFixed(2)}× SQLite's req/s: an intake batch is one transaction of several round trips holding one advisory lock for every replica (INTAKE_LOCK_KEY, src/store/postgres/stores.ts), so ingest is serial across replicas and more replicas do not add to it.\n`);
-    if (threeToOne < 1) process.stdout.write(`note: 3 replicas ran ${threeToOne.toFixed(2)}× the runs/s of 1: on ${availableParallelism()} shared cores more replicas mostly add processes competing for the same CPU; what they add is parallel waiting on the cluster.\n`);
+    if (pgToSqlite < 0.5)
+      process.stdout.write(
+        `note: PostgreSQL 1 replica ingests ${pgToSqlite.toFixed(2)}× SQLite's req/s: an intake batch is one transaction of several round trips holding one advisory lock for every replica (INTAKE_LOCK_KEY, src/store/postgres/stores.ts), so ingest is serial across replicas and more replicas do not add to it.\n`,
+      );
+    if (threeToOne < 1)
+      process.stdout.write(
+        `note: 3 replicas ran ${threeToOne.toFixed(2)}× the runs/s of 1: on ${availableParallelism()} shared cores more replicas mostly add processes competing for the same CPU; what they add is parallel waiting on the cluster.\n`,
+      );
     const requests = (figure: IngestFigure): string => `${figure.requests.toFixed(0)} req/s`;
     const rate = (setup: SetupName): string => `${runsPerSecond(setup).toFixed(1)} runs/s`;
     return [
-      { figure: 'replicas: ingest, SQLite, against bare Fastify', kubewhy: requests(ingest.sqlite), baseline: requests(ingest.bare), ratio: ingest.sqlite.requests / ingest.bare.requests, aim: 'reported', met: true },
-      { figure: 'replicas: ingest, PostgreSQL 1 replica, against bare Fastify', kubewhy: requests(ingest.pg1), baseline: requests(ingest.bare), ratio: ingest.pg1.requests / ingest.bare.requests, aim: 'reported', met: true },
-      { figure: 'replicas: ingest, PostgreSQL 1 replica, against SQLite', kubewhy: requests(ingest.pg1), baseline: requests(ingest.sqlite), ratio: pgToSqlite, aim: '≥ 0.5', met: pgToSqlite >= 0.5 },
-      { figure: 'replicas: ingest, PostgreSQL 3 replicas (total), against bare Fastify', kubewhy: requests(ingest.pg3), baseline: requests(ingest.bare), ratio: pg3ToBare, aim: 'reported', met: true },
-      { figure: 'replicas: run throughput, PostgreSQL 1 replica, against SQLite', kubewhy: rate('pg1'), baseline: rate('sqlite'), ratio: runsPerSecond('pg1') / runsPerSecond('sqlite'), aim: 'reported', met: true },
-      { figure: 'replicas: run throughput, PostgreSQL 3 replicas, against SQLite', kubewhy: rate('pg3'), baseline: rate('sqlite'), ratio: runsPerSecond('pg3') / runsPerSecond('sqlite'), aim: 'reported', met: true },
-      { figure: 'replicas: run throughput, PostgreSQL 3 replicas, against 1 replica', kubewhy: rate('pg3'), baseline: rate('pg1'), ratio: threeToOne, aim: '≥ 1', met: threeToOne >= 1 },
+      {
+        figure: 'replicas: ingest, SQLite, against bare Fastify',
+        kubewhy: requests(ingest.sqlite),
+        baseline: requests(ingest.bare),
+        ratio: ingest.sqlite.requests / ingest.bare.requests,
+        aim: 'reported',
+        met: true,
+      },
+      {
+        figure: 'replicas: ingest, PostgreSQL 1 replica, against bare Fastify',
+        kubewhy: requests(ingest.pg1),
+        baseline: requests(ingest.bare),
+        ratio: ingest.pg1.requests / ingest.bare.requests,
+        aim: 'reported',
+        met: true,
+      },
+      {
+        figure: 'replicas: ingest, PostgreSQL 1 replica, against SQLite',
+        kubewhy: requests(ingest.pg1),
+        baseline: requests(ingest.sqlite),
+        ratio: pgToSqlite,
+        aim: '≥ 0.5',
+        met: pgToSqlite >= 0.5,
+      },
+      {
+        figure: 'replicas: ingest, PostgreSQL 3 replicas (total), against bare Fastify',
+        kubewhy: requests(ingest.pg3),
+        baseline: requests(ingest.bare),
+        ratio: pg3ToBare,
+        aim: 'reported',
+        met: true,
+      },
+      {
+        figure: 'replicas: run throughput, PostgreSQL 1 replica, against SQLite',
+        kubewhy: rate('pg1'),
+        baseline: rate('sqlite'),
+        ratio: runsPerSecond('pg1') / runsPerSecond('sqlite'),
+        aim: 'reported',
+        met: true,
+      },
+      {
+        figure: 'replicas: run throughput, PostgreSQL 3 replicas, against SQLite',
+        kubewhy: rate('pg3'),
+        baseline: rate('sqlite'),
+        ratio: runsPerSecond('pg3') / runsPerSecond('sqlite'),
+        aim: 'reported',
+        met: true,
+      },
+      {
+        figure: 'replicas: run throughput, PostgreSQL 3 replicas, against 1 replica',
+        kubewhy: rate('pg3'),
+        baseline: rate('pg1'),
+        ratio: threeToOne,
+        aim: '≥ 1',
+        met: threeToOne >= 1,
+      },
     ];
   } finally {
     for (const child of children.reverse()) await child.stop();

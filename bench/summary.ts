@@ -32,12 +32,27 @@ export function median(values: readonly number[]): number {
 /** Rows as aligned columns, two spaces apart. */
 export function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_cell, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** The summary table, one line per figure. */
 export function formatSummary(rows: readonly SummaryRow[]): string {
   const lines = [['figure', 'kubewhy', 'baseline', 'ratio', 'aim', 'met']];
-  for (const row of rows) lines.push([row.figure, row.kubewhy, row.baseline, Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-', row.aim, row.met ? 'met' : 'NOT met']);
+  for (const row of rows)
+    lines.push([
+      row.figure,
+      row.kubewhy,
+      row.baseline,
+      Number.isFinite(row.ratio) ? row.ratio.toFixed(2) : '-',
+      row.aim,
+      row.met ? 'met' : 'NOT met',
+    ]);
   return table(lines);
 }

@@ -8,7 +8,14 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { listScenarioDirs, loadScenario, parseCulprit, startMockCluster, type LoadedScenario, type MockCluster } from '../mock-cluster/index.ts';
+import {
+  listScenarioDirs,
+  loadScenario,
+  parseCulprit,
+  startMockCluster,
+  type LoadedScenario,
+  type MockCluster,
+} from '../mock-cluster/index.ts';
 import { ensureKubectl } from '../scripts/binaries.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import type { ReadCluster } from '../src/cluster/cluster.ts';
@@ -34,19 +41,33 @@ const run = promisify(execFile);
 /** A read as the agent makes it: validated by the gate, then run with a read-only cluster. */
 async function call(cluster: ReadCluster, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
   const knownTools = registry.list().map((known) => known.name);
-  const decision = decideToolCall({ tool: registry.get(tool), toolName: tool, rawInput: input, runRung: 'OBSERVE', policy: { actNamespaces: [] }, knownTools });
+  const decision = decideToolCall({
+    tool: registry.get(tool),
+    toolName: tool,
+    rawInput: input,
+    runRung: 'OBSERVE',
+    policy: { actNamespaces: [] },
+    knownTools,
+  });
   if (decision.decision === 'refuse') return { ok: false, error: decision.error, content: decision.reason };
-  if (decision.decision !== 'execute') return { ok: false, error: 'internal', content: `${tool} is not a read: the gate decided "${decision.decision}"` };
-  return runReadTool({ registry, name: tool, input: decision.input, context: { cluster, signal: AbortSignal.timeout(120_000), outputBudgetBytes: BUDGET_BYTES } });
+  if (decision.decision !== 'execute')
+    return { ok: false, error: 'internal', content: `${tool} is not a read: the gate decided "${decision.decision}"` };
+  return runReadTool({
+    registry,
+    name: tool,
+    input: decision.input,
+    context: { cluster, signal: AbortSignal.timeout(120_000), outputBudgetBytes: BUDGET_BYTES },
+  });
 }
-
-
 
 async function benchListPods(): Promise<SummaryRow> {
   const rows = [['pods', 'bytes', 'budget', 'within', 'truncated', 'median ms', 'runs']];
   let largest = 0;
   for (const count of POD_COUNTS) {
-    const mock = await startMockCluster({ scenario: join(SCENARIOS, 'checkout-secret-rotation'), generatedPods: [{ namespace: 'bulk', count }] });
+    const mock = await startMockCluster({
+      scenario: join(SCENARIOS, 'checkout-secret-rotation'),
+      generatedPods: [{ namespace: 'bulk', count }],
+    });
     try {
       const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath });
       await call(cluster, 'list_pods', { namespace: 'bulk' });
@@ -62,13 +83,28 @@ async function benchListPods(): Promise<SummaryRow> {
       largest = Math.max(largest, bytes);
       const total = (last.data as ListPodsData).total;
       if (total !== count) throw new Error(`list_pods counted ${total} pods, expected ${count}`);
-      rows.push([String(count), String(bytes), String(BUDGET_BYTES), bytes <= BUDGET_BYTES ? 'yes' : 'NO', String(last.truncated), median(timings).toFixed(0), String(timings.length)]);
+      rows.push([
+        String(count),
+        String(bytes),
+        String(BUDGET_BYTES),
+        bytes <= BUDGET_BYTES ? 'yes' : 'NO',
+        String(last.truncated),
+        median(timings).toFixed(0),
+        String(timings.length),
+      ]);
     } finally {
       await mock.close();
     }
   }
   process.stdout.write(`list_pods on one namespace (warm, median of 3):\n${table(rows)}\n\n`);
-  return { figure: `list_pods output at up to ${POD_COUNTS.at(-1)} pods`, kubewhy: `${largest} B`, baseline: `${BUDGET_BYTES} B budget`, ratio: largest / BUDGET_BYTES, aim: '≤ 1 (the budget)', met: largest <= BUDGET_BYTES };
+  return {
+    figure: `list_pods output at up to ${POD_COUNTS.at(-1)} pods`,
+    kubewhy: `${largest} B`,
+    baseline: `${BUDGET_BYTES} B budget`,
+    ratio: largest / BUDGET_BYTES,
+    aim: '≤ 1 (the budget)',
+    met: largest <= BUDGET_BYTES,
+  };
 }
 
 /** The pod a person on call would look at first for this scenario's culprit. */
@@ -77,7 +113,10 @@ function pickCulpritPod(scenario: LoadedScenario, pods: PodSummaryData[]): PodSu
   const alertPod = scenario.meta.trigger.alert?.labels['pod'];
   const named = pods.find((pod) => pod.name === alertPod);
   if (named && (culprit.kind !== 'Node' || named.node === culprit.name)) return named;
-  const candidates = culprit.kind === 'Node' ? pods.filter((pod) => pod.node === culprit.name) : pods.filter((pod) => pod.name.startsWith(`${culprit.name}-`));
+  const candidates =
+    culprit.kind === 'Node'
+      ? pods.filter((pod) => pod.node === culprit.name)
+      : pods.filter((pod) => pod.name.startsWith(`${culprit.name}-`));
   // list_pods data is ordered trouble first, newest first.
   return candidates[0];
 }
@@ -107,8 +146,16 @@ async function measureScenario(dir: string, kubectl: string): Promise<RatioRow |
     if (!details.ok) return `${scenario.name}: describe_pod failed`;
     const containers = (details.data as PodDetailsData).containers;
     const previous = containers.some((container) => container.lastState?.state === 'terminated');
-    const logs = await call(cluster, 'get_pod_logs', { namespace: pod.namespace, name: pod.name, ...(previous ? { previous: true } : {}) });
-    const events = await call(cluster, 'list_events', { namespace: pod.namespace, name: pod.name, includeRelated: false });
+    const logs = await call(cluster, 'get_pod_logs', {
+      namespace: pod.namespace,
+      name: pod.name,
+      ...(previous ? { previous: true } : {}),
+    });
+    const events = await call(cluster, 'list_events', {
+      namespace: pod.namespace,
+      name: pod.name,
+      includeRelated: false,
+    });
     const ours = [details, logs, events].map((result) => result.content).join('\n');
 
     const container = logs.ok ? (logs.data as PodLogsData).container : containers.find((item) => !item.init)?.name;
@@ -122,7 +169,12 @@ async function measureScenario(dir: string, kubectl: string): Promise<RatioRow |
     };
     const theirs = [
       await kubectlOutput(['describe', 'pod', pod.name]),
-      await kubectlOutput(['logs', pod.name, ...(container ? ['-c', container] : []), ...(previous ? ['--previous'] : [])]),
+      await kubectlOutput([
+        'logs',
+        pod.name,
+        ...(container ? ['-c', container] : []),
+        ...(previous ? ['--previous'] : []),
+      ]),
       await kubectlOutput(['get', 'events', '--field-selector', `involvedObject.name=${pod.name}`]),
     ].join('\n');
 
@@ -165,9 +217,19 @@ async function benchAgainstKubectl(): Promise<SummaryRow[]> {
     kubectlTotal += row.kubectl;
     lost += row.missing.length;
     if (ratio > RATIO_AIM) overAim += 1;
-    rows.push([row.scenario, row.pod, String(row.ours), String(row.kubectl), ratio.toFixed(2), `${row.kept.length} (${row.kubectlHas.length})`, row.missing.join(', ') || '-']);
+    rows.push([
+      row.scenario,
+      row.pod,
+      String(row.ours),
+      String(row.kubectl),
+      ratio.toFixed(2),
+      `${row.kept.length} (${row.kubectlHas.length})`,
+      row.missing.join(', ') || '-',
+    ]);
   }
-  process.stdout.write(`culprit pod, our describe_pod + get_pod_logs + list_events against kubectl describe pod + logs + get events:\n${table(rows)}\n`);
+  process.stdout.write(
+    `culprit pod, our describe_pod + get_pod_logs + list_events against kubectl describe pod + logs + get events:\n${table(rows)}\n`,
+  );
   process.stdout.write(
     `\ntotal: ours ${oursTotal} B, kubectl ${kubectlTotal} B, ratio ${(oursTotal / kubectlTotal).toFixed(2)}; median per scenario ${median(ratios).toFixed(2)} (aim <= ${RATIO_AIM}); ` +
       `${overAim} of ${ratios.length} scenario(s) over the aim; ${lost} mustMention pattern(s) kubectl's output matches and ours does not.\n`,
@@ -175,8 +237,22 @@ async function benchAgainstKubectl(): Promise<SummaryRow[]> {
   for (const line of skipped) process.stdout.write(`skipped: ${line} (its culprit is not a pod's)\n`);
   const perScenario = median(ratios);
   return [
-    { figure: "culprit pod's tool output, median of kubectl's", kubewhy: `${oursTotal} B in all`, baseline: `${kubectlTotal} B in all`, ratio: perScenario, aim: `≤ ${RATIO_AIM}`, met: perScenario <= RATIO_AIM },
-    { figure: "culprit pod's mustMention facts kubectl shows and we lose", kubewhy: String(lost), baseline: '-', ratio: lost, aim: '0', met: lost === 0 },
+    {
+      figure: "culprit pod's tool output, median of kubectl's",
+      kubewhy: `${oursTotal} B in all`,
+      baseline: `${kubectlTotal} B in all`,
+      ratio: perScenario,
+      aim: `≤ ${RATIO_AIM}`,
+      met: perScenario <= RATIO_AIM,
+    },
+    {
+      figure: "culprit pod's mustMention facts kubectl shows and we lose",
+      kubewhy: String(lost),
+      baseline: '-',
+      ratio: lost,
+      aim: '0',
+      met: lost === 0,
+    },
   ];
 }
 

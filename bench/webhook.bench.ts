@@ -43,7 +43,16 @@ interface AutocannonResult {
   non2xx: number;
   errors: number;
 }
-type Autocannon = (options: { url: string; method: 'POST'; connections: number; duration?: number; amount?: number; headers: Record<string, string>; body: string; idReplacement?: boolean }) => Promise<AutocannonResult>;
+type Autocannon = (options: {
+  url: string;
+  method: 'POST';
+  connections: number;
+  duration?: number;
+  amount?: number;
+  headers: Record<string, string>;
+  body: string;
+  idReplacement?: boolean;
+}) => Promise<AutocannonResult>;
 
 // autocannon ships no type declarations: load it through require and type the one call used.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
@@ -52,8 +61,17 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 function alert(fingerprint: string): Record<string, unknown> {
   return {
     status: 'firing',
-    labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: `checkout-${fingerprint}-7d9f8c6b5-x2k4q`, container: 'app', severity: 'warning' },
-    annotations: { summary: 'Pod is crash looping.', description: 'Pod staging/checkout-api-7d9f8c6b5-x2k4q (app) is in waiting state (reason: CrashLoopBackOff).' },
+    labels: {
+      alertname: 'KubePodCrashLooping',
+      namespace: 'staging',
+      pod: `checkout-${fingerprint}-7d9f8c6b5-x2k4q`,
+      container: 'app',
+      severity: 'warning',
+    },
+    annotations: {
+      summary: 'Pod is crash looping.',
+      description: 'Pod staging/checkout-api-7d9f8c6b5-x2k4q (app) is in waiting state (reason: CrashLoopBackOff).',
+    },
     startsAt: '2026-11-29T09:50:00.000Z',
     endsAt: '0001-01-01T00:00:00Z',
     generatorURL: 'http://prometheus.example/graph?g0.expr=kube_pod_container_status_waiting_reason',
@@ -84,14 +102,24 @@ interface Child {
 }
 
 /** Starts a node process whose stdout says `pattern`; what it prints goes to a file, so a chatty log costs the bench nothing. */
-async function startChild(input: { args: string[]; env?: Record<string, string>; pattern: RegExp; logFile: string }): Promise<Child> {
+async function startChild(input: {
+  args: string[];
+  env?: Record<string, string>;
+  pattern: RegExp;
+  logFile: string;
+}): Promise<Child> {
   const log = await open(input.logFile, 'w');
-  const child = spawn(process.execPath, input.args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...input.env }, stdio: ['ignore', log.fd, log.fd] });
+  const child = spawn(process.execPath, input.args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...input.env },
+    stdio: ['ignore', log.fd, log.fd],
+  });
   const exited = once(child, 'exit');
   const deadline = Date.now() + 60_000;
   let match: RegExpExecArray | null = null;
   while (!match) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${input.args.join(' ')} did not start:\n${await readFile(input.logFile, 'utf8')}`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`${input.args.join(' ')} did not start:\n${await readFile(input.logFile, 'utf8')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
     match = input.pattern.exec(await readFile(input.logFile, 'utf8'));
   }
@@ -127,13 +155,22 @@ async function startServe(directory: string, kubeconfig: string, label: string):
 
 async function measure(url: string, body: string, idReplacement: boolean): Promise<AutocannonResult> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
-  return autocannon({ url, method: 'POST', connections: CONNECTIONS, duration: DURATION_SECONDS, headers, body, idReplacement });
+  return autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION_SECONDS,
+    headers,
+    body,
+    idReplacement,
+  });
 }
 
 /** The process's peak and current resident set, in MiB, from /proc. */
 async function memoryOf(pid: number): Promise<{ peak: number; now: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const field = (key: string): number => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
+  const field = (key: string): number =>
+    Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) / 1024;
   return { peak: field('VmHWM'), now: field('VmRSS') };
 }
 
@@ -142,8 +179,18 @@ export async function runBench(): Promise<SummaryRow[]> {
   const kubeconfig = join(directory, 'kubeconfig');
   const children: Child[] = [];
   try {
-    children.push(await startChild({ args: [BIN, 'mock-cluster', '--scenario', SCENARIO, '--kubeconfig', kubeconfig], pattern: /at (http:\/\/\S+)/, logFile: join(directory, 'mock.log') }));
-    const bare = await startChild({ args: [join(ROOT, 'bench', 'processes', 'bare-fastify.ts')], pattern: /listening on (http:\/\/\S+)/, logFile: join(directory, 'bare.log') });
+    children.push(
+      await startChild({
+        args: [BIN, 'mock-cluster', '--scenario', SCENARIO, '--kubeconfig', kubeconfig],
+        pattern: /at (http:\/\/\S+)/,
+        logFile: join(directory, 'mock.log'),
+      }),
+    );
+    const bare = await startChild({
+      args: [join(ROOT, 'bench', 'processes', 'bare-fastify.ts')],
+      pattern: /listening on (http:\/\/\S+)/,
+      logFile: join(directory, 'bare.log'),
+    });
     children.push(bare);
     const serve = await startServe(directory, kubeconfig, 'load');
     children.push(serve);
@@ -156,11 +203,18 @@ export async function runBench(): Promise<SummaryRow[]> {
       repeat: { url: `${serve.url}/v1/alerts/alertmanager`, body: notification('bench-repeat-000', 1), ids: false },
     };
     type Case = keyof typeof cases;
-    const results = Object.fromEntries(Object.keys(cases).map((key) => [key, [] as AutocannonResult[]])) as Record<Case, AutocannonResult[]>;
+    const results = Object.fromEntries(Object.keys(cases).map((key) => [key, [] as AutocannonResult[]])) as Record<
+      Case,
+      AutocannonResult[]
+    >;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const key of Object.keys(cases) as Case[]) results[key].push(await measure(cases[key].url, cases[key].body, cases[key].ids));
+      for (const key of Object.keys(cases) as Case[])
+        results[key].push(await measure(cases[key].url, cases[key].body, cases[key].ids));
     }
-    const figures = Object.fromEntries(Object.entries(results).map(([key, rounds]) => [key, median(rounds)])) as Record<Case, AutocannonResult>;
+    const figures = Object.fromEntries(Object.entries(results).map(([key, rounds]) => [key, median(rounds)])) as Record<
+      Case,
+      AutocannonResult
+    >;
     const diagnosed = await finishedRuns(serve);
 
     const rows = [
@@ -172,18 +226,50 @@ export async function runBench(): Promise<SummaryRow[]> {
       row('webhook, 20 new alerts', figures.new20, figures.bare20),
     ];
     process.stdout.write(`${table(rows)}\n`);
-    process.stdout.write(`${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${DURATION_SECONDS} s per case; runs ended while measured: ${diagnosed}\n`);
+    process.stdout.write(
+      `${CONNECTIONS} connections, median of ${ROUNDS} rounds of ${DURATION_SECONDS} s per case; runs ended while measured: ${diagnosed}\n`,
+    );
 
     const storm = await stormMemory(directory, kubeconfig);
-    process.stdout.write(`storm of ${STORM_ALERTS} new alerts (${STORM_ALERTS / STORM_GROUP} notifications of ${STORM_GROUP}) then 10 s of diagnosis: peak RSS ${storm.peak.toFixed(0)} MiB, now ${storm.now.toFixed(0)} MiB; runs ended ${storm.ended}\n`);
+    process.stdout.write(
+      `storm of ${STORM_ALERTS} new alerts (${STORM_ALERTS / STORM_GROUP} notifications of ${STORM_GROUP}) then 10 s of diagnosis: peak RSS ${storm.peak.toFixed(0)} MiB, now ${storm.now.toFixed(0)} MiB; runs ended ${storm.ended}\n`,
+    );
 
     const ratio1 = figures.new1.requests.average / figures.bare1.requests.average;
     const ratio20 = figures.new20.requests.average / figures.bare20.requests.average;
     return [
-      { figure: 'ingest while diagnosing, 1-alert notifications', kubewhy: `${figures.new1.requests.average.toFixed(0)} req/s`, baseline: `${figures.bare1.requests.average.toFixed(0)} req/s`, ratio: ratio1, aim: '≥ 0.5', met: ratio1 >= 0.5 },
-      { figure: 'ingest while diagnosing, p99 latency', kubewhy: `${figures.new1.latency.p99.toFixed(0)} ms`, baseline: `${figures.bare1.latency.p99.toFixed(0)} ms`, ratio: figures.new1.latency.p99, aim: '≤ 50 ms', met: figures.new1.latency.p99 <= 50 },
-      { figure: 'ingest while diagnosing, 20-alert notifications', kubewhy: `${figures.new20.requests.average.toFixed(0)} req/s`, baseline: `${figures.bare20.requests.average.toFixed(0)} req/s`, ratio: ratio20, aim: '≥ 0.3', met: ratio20 >= 0.3 },
-      { figure: `serve peak RSS, ${STORM_ALERTS}-alert storm`, kubewhy: `${storm.peak.toFixed(0)} MiB`, baseline: '-', ratio: storm.peak, aim: '≤ 350 MiB', met: storm.peak <= 350 },
+      {
+        figure: 'ingest while diagnosing, 1-alert notifications',
+        kubewhy: `${figures.new1.requests.average.toFixed(0)} req/s`,
+        baseline: `${figures.bare1.requests.average.toFixed(0)} req/s`,
+        ratio: ratio1,
+        aim: '≥ 0.5',
+        met: ratio1 >= 0.5,
+      },
+      {
+        figure: 'ingest while diagnosing, p99 latency',
+        kubewhy: `${figures.new1.latency.p99.toFixed(0)} ms`,
+        baseline: `${figures.bare1.latency.p99.toFixed(0)} ms`,
+        ratio: figures.new1.latency.p99,
+        aim: '≤ 50 ms',
+        met: figures.new1.latency.p99 <= 50,
+      },
+      {
+        figure: 'ingest while diagnosing, 20-alert notifications',
+        kubewhy: `${figures.new20.requests.average.toFixed(0)} req/s`,
+        baseline: `${figures.bare20.requests.average.toFixed(0)} req/s`,
+        ratio: ratio20,
+        aim: '≥ 0.3',
+        met: ratio20 >= 0.3,
+      },
+      {
+        figure: `serve peak RSS, ${STORM_ALERTS}-alert storm`,
+        kubewhy: `${storm.peak.toFixed(0)} MiB`,
+        baseline: '-',
+        ratio: storm.peak,
+        aim: '≤ 350 MiB',
+        met: storm.peak <= 350,
+      },
     ];
   } finally {
     for (const child of children.reverse()) await child.stop();
@@ -192,12 +278,24 @@ export async function runBench(): Promise<SummaryRow[]> {
 }
 
 /** A fresh service takes the storm, diagnoses for 10 s, and its memory is read. */
-async function stormMemory(directory: string, kubeconfig: string): Promise<{ peak: number; now: number; ended: string }> {
+async function stormMemory(
+  directory: string,
+  kubeconfig: string,
+): Promise<{ peak: number; now: number; ended: string }> {
   const serve = await startServe(directory, kubeconfig, 'storm');
   try {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` };
-    const result = await autocannon({ url: `${serve.url}/v1/alerts/alertmanager`, method: 'POST', connections: CONNECTIONS, amount: STORM_ALERTS / STORM_GROUP, headers, body: notification('storm-[<id>]', STORM_GROUP), idReplacement: true });
-    if (result.non2xx + result.errors > 0) throw new Error(`the storm was not taken whole: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    const result = await autocannon({
+      url: `${serve.url}/v1/alerts/alertmanager`,
+      method: 'POST',
+      connections: CONNECTIONS,
+      amount: STORM_ALERTS / STORM_GROUP,
+      headers,
+      body: notification('storm-[<id>]', STORM_GROUP),
+      idReplacement: true,
+    });
+    if (result.non2xx + result.errors > 0)
+      throw new Error(`the storm was not taken whole: ${result.non2xx} non-2xx, ${result.errors} errors`);
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     return { ...(await memoryOf(serve.process.pid!)), ended: await finishedRuns(serve) };
   } finally {
@@ -208,7 +306,10 @@ async function stormMemory(directory: string, kubeconfig: string): Promise<{ pea
 /** Runs ended so far, from the service's own counter. */
 async function finishedRuns(serve: Child): Promise<string> {
   const text = await (await fetch(`${serve.url}/metrics`)).text().catch(() => '');
-  const total = [...text.matchAll(/^kubewhy_runs_total\{[^}]*\} (\d+)/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+  const total = [...text.matchAll(/^kubewhy_runs_total\{[^}]*\} (\d+)/gm)].reduce(
+    (sum, match) => sum + Number(match[1]),
+    0,
+  );
   return String(total);
 }
 
@@ -219,6 +320,12 @@ function median(rounds: AutocannonResult[]): AutocannonResult {
 }
 
 function row(label: string, result: AutocannonResult, baseline: AutocannonResult): string[] {
-  return [label, result.requests.average.toFixed(0), result.latency.p99.toFixed(1), result.latency.average.toFixed(2), String(result.non2xx + result.errors), (result.requests.average / baseline.requests.average).toFixed(2)];
+  return [
+    label,
+    result.requests.average.toFixed(0),
+    result.latency.p99.toFixed(1),
+    result.latency.average.toFixed(2),
+    String(result.non2xx + result.errors),
+    (result.requests.average / baseline.requests.average).toFixed(2),
+  ];
 }
-

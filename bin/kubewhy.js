@@ -17,8 +17,12 @@ const REQUIRED = [22, 12];
 const isCheckout = existsSync(new URL('../src/', import.meta.url));
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
 if (major < REQUIRED[0] || (major === REQUIRED[0] && minor < REQUIRED[1])) {
-  const advice = isCheckout ? 'in this checkout run `source scripts/use-node24.sh` (it puts Node 24 on PATH), or install Node 24 LTS' : 'install Node 24 LTS (or any Node >= 22.12) and run kubewhy with it';
-  process.stderr.write(`kubewhy needs Node >= ${REQUIRED.join('.')} but found ${process.version} (${process.execPath}): ${advice}.\n`);
+  const advice = isCheckout
+    ? 'in this checkout run `source scripts/use-node24.sh` (it puts Node 24 on PATH), or install Node 24 LTS'
+    : 'install Node 24 LTS (or any Node >= 22.12) and run kubewhy with it';
+  process.stderr.write(
+    `kubewhy needs Node >= ${REQUIRED.join('.')} but found ${process.version} (${process.execPath}): ${advice}.\n`,
+  );
   process.exit(1);
 }
 
@@ -33,7 +37,19 @@ if (!isCheckout) {
 } else {
   // The child does the work; signals sent to this process (a service manager's SIGTERM,
   // npm's) are passed on, so that stopping kubewhy never leaves the child running.
-  const child = spawn(process.execPath, ['--experimental-strip-types', '--disable-warning=ExperimentalWarning', ...process.execArgv, new URL(import.meta.url).pathname, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(
+    process.execPath,
+    [
+      '--experimental-strip-types',
+      '--disable-warning=ExperimentalWarning',
+      ...process.execArgv,
+      new URL(import.meta.url).pathname,
+      ...process.argv.slice(2),
+    ],
+    { stdio: 'inherit' },
+  );
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15) : 1)));
+  child.on('exit', (code, signal) =>
+    process.exit(code ?? (signal ? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15) : 1)),
+  );
 }

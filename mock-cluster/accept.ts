@@ -10,7 +10,9 @@ export interface MediaRange {
 export function parseAccept(accept: string | undefined): MediaRange[] {
   return (accept ?? '').split(',').map((part) => {
     const [mediaType = '', ...rest] = part.split(';').map((piece) => piece.trim());
-    const parameters = new Map(rest.map((parameter) => parameter.split('=').map((piece) => piece.trim()) as [string, string]));
+    const parameters = new Map(
+      rest.map((parameter) => parameter.split('=').map((piece) => piece.trim()) as [string, string]),
+    );
     return { mediaType, parameters };
   });
 }

@@ -11,7 +11,13 @@ export class ApiError extends Error {
   readonly details: JsonRecord | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(options: { code: number; reason: string; message: string; details?: JsonRecord; headers?: Record<string, string> }) {
+  constructor(options: {
+    code: number;
+    reason: string;
+    message: string;
+    details?: JsonRecord;
+    headers?: Record<string, string>;
+  }) {
     super(options.message);
     this.code = options.code;
     this.reason = options.reason;
@@ -20,7 +26,16 @@ export class ApiError extends Error {
   }
 
   toStatus(): JsonRecord {
-    return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, ...(this.reason ? { reason: this.reason } : {}), ...(this.details ? { details: this.details } : {}), code: this.code };
+    return {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: this.message,
+      ...(this.reason ? { reason: this.reason } : {}),
+      ...(this.details ? { details: this.details } : {}),
+      code: this.code,
+    };
   }
 }
 
@@ -31,11 +46,21 @@ function details(type: Resource, name?: string): JsonRecord {
 }
 
 export function notFound(type: Resource, name: string): ApiError {
-  return new ApiError({ code: 404, reason: 'NotFound', message: `${qualifiedResource(type)} "${name}" not found`, details: details(type, name) });
+  return new ApiError({
+    code: 404,
+    reason: 'NotFound',
+    message: `${qualifiedResource(type)} "${name}" not found`,
+    details: details(type, name),
+  });
 }
 
 export function alreadyExists(type: Resource, name: string): ApiError {
-  return new ApiError({ code: 409, reason: 'AlreadyExists', message: `${qualifiedResource(type)} "${name}" already exists`, details: details(type, name) });
+  return new ApiError({
+    code: 409,
+    reason: 'AlreadyExists',
+    message: `${qualifiedResource(type)} "${name}" already exists`,
+    details: details(type, name),
+  });
 }
 
 export function conflict(type: Resource, name: string): ApiError {
@@ -59,7 +84,12 @@ export function invalid(type: Pick<ResourceType, 'group' | 'kind'>, name: string
     code: 422,
     reason: 'Invalid',
     message: `${qualifiedKind} "${name}" is invalid: ${causes.length > 1 ? `[${summary}]` : summary}`,
-    details: { name, ...(type.group ? { group: type.group } : {}), kind: type.kind, causes: causes.map((cause) => ({ reason: 'FieldValueInvalid', message: cause.message, field: cause.field })) },
+    details: {
+      name,
+      ...(type.group ? { group: type.group } : {}),
+      kind: type.kind,
+      causes: causes.map((cause) => ({ reason: 'FieldValueInvalid', message: cause.message, field: cause.field })),
+    },
   });
 }
 
@@ -68,13 +98,27 @@ export function badRequest(message: string): ApiError {
 }
 
 export function notFoundPath(): ApiError {
-  return new ApiError({ code: 404, reason: 'NotFound', message: 'the server could not find the requested resource', details: {} });
+  return new ApiError({
+    code: 404,
+    reason: 'NotFound',
+    message: 'the server could not find the requested resource',
+    details: {},
+  });
 }
 
 export function methodNotAllowed(): ApiError {
-  return new ApiError({ code: 405, reason: 'MethodNotAllowed', message: 'the server does not allow this method on the requested resource', details: {} });
+  return new ApiError({
+    code: 405,
+    reason: 'MethodNotAllowed',
+    message: 'the server does not allow this method on the requested resource',
+    details: {},
+  });
 }
 
 export function unsupportedMediaType(contentType: string): ApiError {
-  return new ApiError({ code: 415, reason: 'UnsupportedMediaType', message: `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType || 'none'})` });
+  return new ApiError({
+    code: 415,
+    reason: 'UnsupportedMediaType',
+    message: `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json (got ${contentType || 'none'})`,
+  });
 }

@@ -20,7 +20,10 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
-export const ADMIN: UserInfo = { username: 'kubernetes-admin', groups: ['kubeadm:cluster-admins', 'system:masters', 'system:authenticated'] };
+export const ADMIN: UserInfo = {
+  username: 'kubernetes-admin',
+  groups: ['kubeadm:cluster-admins', 'system:masters', 'system:authenticated'],
+};
 
 /** Tokens the mock issued, per cluster state. */
 const issuedTokens = new WeakMap<ClusterState, Map<string, UserInfo>>();
@@ -32,7 +35,11 @@ function tokensOf(state: ClusterState): Map<string, UserInfo> {
 }
 
 export function serviceAccountUser(namespace: string, name: string, uid?: string): UserInfo {
-  return { username: `system:serviceaccount:${namespace}:${name}`, ...(uid ? { uid } : {}), groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'] };
+  return {
+    username: `system:serviceaccount:${namespace}:${name}`,
+    ...(uid ? { uid } : {}),
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+  };
 }
 
 function base64url(value: unknown): string {
@@ -40,14 +47,31 @@ function base64url(value: unknown): string {
 }
 
 /** Issues a token for a service account and answers the TokenRequest as the API server does. */
-export function issueServiceAccountToken(state: ClusterState, serviceAccount: { namespace: string; name: string; uid?: string }, request: unknown): JsonRecord {
+export function issueServiceAccountToken(
+  state: ClusterState,
+  serviceAccount: { namespace: string; name: string; uid?: string },
+  request: unknown,
+): JsonRecord {
   const spec = isRecord(request) && isRecord(request['spec']) ? request['spec'] : {};
   const expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
-  const audiences = Array.isArray(spec['audiences']) && spec['audiences'].length > 0 ? spec['audiences'] : ['https://kubernetes.default.svc.cluster.local'];
+  const audiences =
+    Array.isArray(spec['audiences']) && spec['audiences'].length > 0
+      ? spec['audiences']
+      : ['https://kubernetes.default.svc.cluster.local'];
   const issuedAt = Math.floor(state.now() / 1000);
   const user = serviceAccountUser(serviceAccount.namespace, serviceAccount.name, serviceAccount.uid);
   // Shaped like a projected service account JWT; only the mock's own list of issued tokens makes it valid.
-  const token = [base64url({ alg: 'RS256', kid: 'kubewhy-mock' }), base64url({ aud: audiences, exp: issuedAt + expirationSeconds, iat: issuedAt, iss: 'https://kubernetes.default.svc.cluster.local', sub: user.username }), randomBytes(32).toString('base64url')].join('.');
+  const token = [
+    base64url({ alg: 'RS256', kid: 'kubewhy-mock' }),
+    base64url({
+      aud: audiences,
+      exp: issuedAt + expirationSeconds,
+      iat: issuedAt,
+      iss: 'https://kubernetes.default.svc.cluster.local',
+      sub: user.username,
+    }),
+    randomBytes(32).toString('base64url'),
+  ].join('.');
   tokensOf(state).set(token, user);
   return {
     kind: 'TokenRequest',
@@ -72,13 +96,20 @@ export function authenticate(state: ClusterState, authorization: string | undefi
  * authenticated user may impersonate (kubectl `--as`, `--as-group`), else the user itself.
  * A service account name (`system:serviceaccount:NS:NAME`) gets that account's groups.
  */
-export function impersonated(user: UserInfo, headers: { user?: string | string[] | undefined; groups?: string | string[] | undefined }, mayImpersonate: (attributes: { resource: string; namespace?: string; name: string }) => void): UserInfo {
+export function impersonated(
+  user: UserInfo,
+  headers: { user?: string | string[] | undefined; groups?: string | string[] | undefined },
+  mayImpersonate: (attributes: { resource: string; namespace?: string; name: string }) => void,
+): UserInfo {
   const name = Array.isArray(headers.user) ? headers.user[0] : headers.user;
   if (!name) return user;
   const serviceAccount = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(name);
-  if (serviceAccount?.[1] && serviceAccount[2]) mayImpersonate({ resource: 'serviceaccounts', namespace: serviceAccount[1], name: serviceAccount[2] });
+  if (serviceAccount?.[1] && serviceAccount[2])
+    mayImpersonate({ resource: 'serviceaccounts', namespace: serviceAccount[1], name: serviceAccount[2] });
   else mayImpersonate({ resource: 'users', name });
-  const groups = (Array.isArray(headers.groups) ? headers.groups : headers.groups ? headers.groups.split(',') : []).map((group) => group.trim()).filter(Boolean);
+  const groups = (Array.isArray(headers.groups) ? headers.groups : headers.groups ? headers.groups.split(',') : [])
+    .map((group) => group.trim())
+    .filter(Boolean);
   for (const group of groups) mayImpersonate({ resource: 'groups', name: group });
   if (serviceAccount?.[1] && serviceAccount[2]) {
     const base = serviceAccountUser(serviceAccount[1], serviceAccount[2]);

@@ -14,7 +14,14 @@ import { labelSelectorFromObject, type LabelSelector } from './selectors.ts';
 import type { KubeObject } from './types.ts';
 import { isRecord, readPath } from './types.ts';
 
-const WORKLOAD_KINDS = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'ReplicationController']);
+const WORKLOAD_KINDS = new Set([
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'ReplicationController',
+]);
 
 export function identityOf(kind: string, namespace: string | undefined, name: string): string {
   return `${kind}/${namespace ?? ''}/${name}`;
@@ -28,12 +35,15 @@ function identity(object: KubeObject): string {
 function podSelector(object: KubeObject): LabelSelector | undefined {
   if (object.kind === 'Service') {
     const selector = readPath(object, 'spec.selector');
-    return isRecord(selector) && Object.keys(selector).length > 0 ? labelSelectorFromObject({ matchLabels: selector }) : undefined;
+    return isRecord(selector) && Object.keys(selector).length > 0
+      ? labelSelectorFromObject({ matchLabels: selector })
+      : undefined;
   }
   if (!WORKLOAD_KINDS.has(object.kind)) return undefined;
   const selector = readPath(object, 'spec.selector');
   if (!isRecord(selector)) return undefined;
-  if (object.kind === 'ReplicationController') return Object.keys(selector).length > 0 ? labelSelectorFromObject({ matchLabels: selector }) : undefined;
+  if (object.kind === 'ReplicationController')
+    return Object.keys(selector).length > 0 ? labelSelectorFromObject({ matchLabels: selector }) : undefined;
   return Object.keys(selector).length > 0 ? labelSelectorFromObject(selector) : undefined;
 }
 
@@ -41,29 +51,53 @@ function podSelector(object: KubeObject): LabelSelector | undefined {
 function rootOf(object: KubeObject, byIdentity: Map<string, KubeObject>): KubeObject {
   let current = object;
   for (let depth = 0; depth < 8; depth++) {
-    const owner = current.metadata.ownerReferences?.find((reference) => reference.controller) ?? current.metadata.ownerReferences?.[0];
-    const next = owner ? (byIdentity.get(identityOf(owner.kind, current.metadata.namespace, owner.name)) ?? byIdentity.get(identityOf(owner.kind, undefined, owner.name))) : undefined;
+    const owner =
+      current.metadata.ownerReferences?.find((reference) => reference.controller) ??
+      current.metadata.ownerReferences?.[0];
+    const next = owner
+      ? (byIdentity.get(identityOf(owner.kind, current.metadata.namespace, owner.name)) ??
+        byIdentity.get(identityOf(owner.kind, undefined, owner.name)))
+      : undefined;
     if (!next) return current;
     current = next;
   }
   return current;
 }
 
-function selectorConflicts(scenario: readonly KubeObject[], background: readonly KubeObject[], byIdentity: Map<string, KubeObject>): KubeObject[] {
+function selectorConflicts(
+  scenario: readonly KubeObject[],
+  background: readonly KubeObject[],
+  byIdentity: Map<string, KubeObject>,
+): KubeObject[] {
   const conflicts: KubeObject[] = [];
-  const scenarioNamespaces = new Set(scenario.filter((object) => object.kind !== 'Namespace').map((object) => object.metadata.namespace).filter((namespace) => namespace !== undefined));
-  const inShared = (object: KubeObject): boolean => object.metadata.namespace !== undefined && scenarioNamespaces.has(object.metadata.namespace);
+  const scenarioNamespaces = new Set(
+    scenario
+      .filter((object) => object.kind !== 'Namespace')
+      .map((object) => object.metadata.namespace)
+      .filter((namespace) => namespace !== undefined),
+  );
+  const inShared = (object: KubeObject): boolean =>
+    object.metadata.namespace !== undefined && scenarioNamespaces.has(object.metadata.namespace);
   const scenarioSelectors = scenario.filter(inShared).flatMap((object) => {
     const selector = podSelector(object);
     return selector ? [{ namespace: object.metadata.namespace, selector }] : [];
   });
   const scenarioPods = scenario.filter((object) => object.kind === 'Pod' && inShared(object));
   for (const object of background.filter(inShared)) {
-    if (object.kind === 'Pod' && scenarioSelectors.some(({ namespace, selector }) => namespace === object.metadata.namespace && selector(object.metadata.labels))) {
+    if (
+      object.kind === 'Pod' &&
+      scenarioSelectors.some(
+        ({ namespace, selector }) => namespace === object.metadata.namespace && selector(object.metadata.labels),
+      )
+    ) {
       conflicts.push(rootOf(object, byIdentity));
     }
     const selector = podSelector(object);
-    if (selector && scenarioPods.some((pod) => pod.metadata.namespace === object.metadata.namespace && selector(pod.metadata.labels))) conflicts.push(rootOf(object, byIdentity));
+    if (
+      selector &&
+      scenarioPods.some((pod) => pod.metadata.namespace === object.metadata.namespace && selector(pod.metadata.labels))
+    )
+      conflicts.push(rootOf(object, byIdentity));
   }
   return conflicts;
 }
@@ -76,49 +110,80 @@ function endpointPods(object: KubeObject): string[] {
     if (!isRecord(subset)) continue;
     for (const field of ['addresses', 'notReadyAddresses']) {
       const addresses = subset[field];
-      if (Array.isArray(addresses)) targets.push(...addresses.map((address: unknown) => (isRecord(address) ? address['targetRef'] : undefined)));
+      if (Array.isArray(addresses))
+        targets.push(...addresses.map((address: unknown) => (isRecord(address) ? address['targetRef'] : undefined)));
     }
   }
   const endpoints = object['endpoints'];
-  if (Array.isArray(endpoints)) targets.push(...endpoints.map((endpoint: unknown) => (isRecord(endpoint) ? endpoint['targetRef'] : undefined)));
-  return targets.flatMap((target) => (isRecord(target) && target['kind'] === 'Pod' && typeof target['name'] === 'string' ? [identityOf('Pod', object.metadata.namespace, target['name'])] : []));
+  if (Array.isArray(endpoints))
+    targets.push(...endpoints.map((endpoint: unknown) => (isRecord(endpoint) ? endpoint['targetRef'] : undefined)));
+  return targets.flatMap((target) =>
+    isRecord(target) && target['kind'] === 'Pod' && typeof target['name'] === 'string'
+      ? [identityOf('Pod', object.metadata.namespace, target['name'])]
+      : [],
+  );
 }
 
 /** The identities of the objects this one depends on: when any of them is dropped, so is it. */
 function dependencies(object: KubeObject): string[] {
   const namespace = object.metadata.namespace;
-  const found = (object.metadata.ownerReferences ?? []).flatMap((owner) => [identityOf(owner.kind, namespace, owner.name), identityOf(owner.kind, undefined, owner.name)]);
+  const found = (object.metadata.ownerReferences ?? []).flatMap((owner) => [
+    identityOf(owner.kind, namespace, owner.name),
+    identityOf(owner.kind, undefined, owner.name),
+  ]);
   const involved = object['involvedObject'] ?? object['regarding'];
   if (isRecord(involved) && typeof involved['kind'] === 'string' && typeof involved['name'] === 'string') {
-    found.push(identityOf(involved['kind'], typeof involved['namespace'] === 'string' ? involved['namespace'] : undefined, involved['name']));
+    found.push(
+      identityOf(
+        involved['kind'],
+        typeof involved['namespace'] === 'string' ? involved['namespace'] : undefined,
+        involved['name'],
+      ),
+    );
   }
   // A Service and its endpoints stand or fall together, and endpoints with the pods they list:
   // a background Service left pointing at pods that are gone would read as a broken Service.
   if (object.kind === 'Service') found.push(identityOf('Endpoints', namespace, object.metadata.name));
-  if (object.kind === 'Endpoints') found.push(identityOf('Service', namespace, object.metadata.name), ...endpointPods(object));
+  if (object.kind === 'Endpoints')
+    found.push(identityOf('Service', namespace, object.metadata.name), ...endpointPods(object));
   const serviceName = object.metadata.labels?.['kubernetes.io/service-name'];
-  if (object.kind === 'EndpointSlice' && serviceName) found.push(identityOf('Service', namespace, serviceName), ...endpointPods(object));
+  if (object.kind === 'EndpointSlice' && serviceName)
+    found.push(identityOf('Service', namespace, serviceName), ...endpointPods(object));
   const nodeName = readPath(object, 'spec.nodeName');
   if (object.kind === 'Pod' && typeof nodeName === 'string') found.push(identityOf('Node', undefined, nodeName));
   const claim = readPath(object, 'spec.claimRef');
   if (object.kind === 'PersistentVolume' && isRecord(claim) && typeof claim['name'] === 'string') {
-    found.push(identityOf('PersistentVolumeClaim', typeof claim['namespace'] === 'string' ? claim['namespace'] : undefined, claim['name']));
+    found.push(
+      identityOf(
+        'PersistentVolumeClaim',
+        typeof claim['namespace'] === 'string' ? claim['namespace'] : undefined,
+        claim['name'],
+      ),
+    );
   }
   const target = readPath(object, 'spec.scaleTargetRef');
-  if (object.kind === 'HorizontalPodAutoscaler' && isRecord(target) && typeof target['kind'] === 'string' && typeof target['name'] === 'string') {
+  if (
+    object.kind === 'HorizontalPodAutoscaler' &&
+    isRecord(target) &&
+    typeof target['kind'] === 'string' &&
+    typeof target['name'] === 'string'
+  ) {
     found.push(identityOf(target['kind'], namespace, target['name']));
   }
   return found;
 }
 
 /** The background objects to leave out of the merge, by identity (`Kind/namespace/name`). */
-export function backgroundObjectsToDrop(scenario: readonly KubeObject[], background: readonly KubeObject[]): Set<string> {
+export function backgroundObjectsToDrop(
+  scenario: readonly KubeObject[],
+  background: readonly KubeObject[],
+): Set<string> {
   const taken = new Set(scenario.map(identity));
   const byIdentity = new Map(background.map((object) => [identity(object), object]));
   const dropped = new Set(background.map(identity).filter((key) => taken.has(key)));
   for (const conflict of selectorConflicts(scenario, background, byIdentity)) dropped.add(identity(conflict));
   // Dependents of dependents: repeat until nothing more falls.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const object of background) {
       const key = identity(object);

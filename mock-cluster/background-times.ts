@@ -37,7 +37,8 @@ function shiftObjectTime(value: string, shiftMs: number): string {
 function shiftValue(value: unknown, shiftMs: number): unknown {
   if (typeof value === 'string') return shiftObjectTime(value, shiftMs);
   if (Array.isArray(value)) return value.map((item) => shiftValue(item, shiftMs));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, shiftValue(entry, shiftMs)]));
+  if (isRecord(value))
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, shiftValue(entry, shiftMs)]));
   return value;
 }
 
@@ -56,18 +57,29 @@ function shiftLogLine(line: string, shiftMs: number, referenceYear: number): str
     const header = `${level}${pad(shifted.getUTCMonth() + 1)}${pad(shifted.getUTCDate())} ${shifted.toISOString().slice(11, 19)}.${pad(shifted.getUTCMilliseconds(), 3)}${(micros ?? '000000').slice(3)}`;
     return header + line.slice(whole.length);
   }
-  return line.replace(LOG_TIME, (whole, date: string, separator: string, time: string, written: string | undefined, zone: string | undefined) => {
-    const parsed = Date.parse(`${date}T${time}${written ?? ''}${zone ? zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z'}`);
-    if (Number.isNaN(parsed)) return whole;
-    const shifted = new Date(parsed + shiftMs);
-    const text = `${shifted.toISOString().slice(0, 10)}${separator}${shifted.toISOString().slice(11, 19)}${fraction(shifted.getUTCMilliseconds(), written)}`;
-    // An offset is rewritten as UTC: the same instant, which is all a reader compares.
-    return zone ? `${text}Z` : text;
-  });
+  return line.replace(
+    LOG_TIME,
+    (whole, date: string, separator: string, time: string, written: string | undefined, zone: string | undefined) => {
+      const parsed = Date.parse(
+        `${date}T${time}${written ?? ''}${zone ? zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z'}`,
+      );
+      if (Number.isNaN(parsed)) return whole;
+      const shifted = new Date(parsed + shiftMs);
+      const text = `${shifted.toISOString().slice(0, 10)}${separator}${shifted.toISOString().slice(11, 19)}${fraction(shifted.getUTCMilliseconds(), written)}`;
+      // An offset is rewritten as UTC: the same instant, which is all a reader compares.
+      return zone ? `${text}Z` : text;
+    },
+  );
 }
 
 /** A copy of `log` with the times its lines carry (ISO 8601 anywhere, klog headers) shifted. */
 export function shiftLogTimes(log: ScenarioLog, shiftMs: number, backgroundNow: number): ScenarioLog {
   const year = new Date(backgroundNow).getUTCFullYear();
-  return { ...log, text: log.text.split('\n').map((line) => shiftLogLine(line, shiftMs, year)).join('\n') };
+  return {
+    ...log,
+    text: log.text
+      .split('\n')
+      .map((line) => shiftLogLine(line, shiftMs, year))
+      .join('\n'),
+  };
 }

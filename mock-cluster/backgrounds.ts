@@ -38,7 +38,9 @@ export class BackgroundError extends Error {
 const backgroundMetaSchema = z.object({
   name: z.string().min(1),
   description: z.string().default(''),
-  now: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 time such as "2026-11-29T10:00:00Z"'),
+  now: z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 time such as "2026-11-29T10:00:00Z"'),
 });
 
 /** The names of the backgrounds under `root` (folders holding a background.yaml), sorted. */
@@ -47,7 +49,10 @@ export async function listBackgrounds(root = BACKGROUNDS_ROOT): Promise<string[]
   const names: string[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
-    const isBackground = await stat(join(root, entry.name, 'background.yaml')).then((info) => info.isFile(), () => false);
+    const isBackground = await stat(join(root, entry.name, 'background.yaml')).then(
+      (info) => info.isFile(),
+      () => false,
+    );
     if (isBackground) names.push(entry.name);
   }
   return names.sort();
@@ -56,19 +61,26 @@ export async function listBackgrounds(root = BACKGROUNDS_ROOT): Promise<string[]
 /** Loads a background by name; an unknown name throws a BackgroundError naming the known ones. */
 export async function loadBackground(name: string, root = BACKGROUNDS_ROOT): Promise<Background> {
   const known = await listBackgrounds(root);
-  if (!known.includes(name)) throw new BackgroundError(`unknown background "${name}" (known: ${known.join(', ') || 'none'})`);
+  if (!known.includes(name))
+    throw new BackgroundError(`unknown background "${name}" (known: ${known.join(', ') || 'none'})`);
   const dir = join(root, name);
   let value: unknown;
   try {
     value = parse(await readText(dir, 'background.yaml'));
   } catch (error) {
     if (error instanceof ScenarioError) throw error;
-    throw new ScenarioError({ file: `backgrounds/${name}/background.yaml`, document: 1 }, `invalid YAML: ${(error as Error).message}`);
+    throw new ScenarioError(
+      { file: `backgrounds/${name}/background.yaml`, document: 1 },
+      `invalid YAML: ${(error as Error).message}`,
+    );
   }
   const result = backgroundMetaSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ScenarioError({ file: `backgrounds/${name}/background.yaml`, field: issue?.path.join('.') || '(root)' }, issue?.message ?? 'invalid');
+    throw new ScenarioError(
+      { file: `backgrounds/${name}/background.yaml`, field: issue?.path.join('.') || '(root)' },
+      issue?.message ?? 'invalid',
+    );
   }
   const meta = result.data;
   const { objects, logs } = await readClusterFiles(dir, { seed: `background/${meta.name}`, now: Date.parse(meta.now) });
@@ -85,8 +97,19 @@ export function mergeBackground(scenario: LoadedScenario, background: Background
   const shiftMs = Date.parse(scenario.meta.now) - backgroundNow;
   const shifted = background.objects.map((object) => shiftObjectTimes(object, shiftMs));
   const dropped = backgroundObjectsToDrop(scenario.objects, shifted);
-  const kept = shifted.filter((object) => !dropped.has(identityOf(object.kind, object.metadata.namespace, object.metadata.name)));
-  const keptPods = new Set(kept.filter((object) => object.kind === 'Pod').map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`));
-  const logs = background.logs.filter((log) => keptPods.has(`${log.namespace}/${log.pod}`)).map((log) => shiftLogTimes(log, shiftMs, backgroundNow));
-  return { ...scenario, objects: [...scenario.objects, ...kept], logs: [...scenario.logs, ...logs], background: background.name };
+  const kept = shifted.filter(
+    (object) => !dropped.has(identityOf(object.kind, object.metadata.namespace, object.metadata.name)),
+  );
+  const keptPods = new Set(
+    kept.filter((object) => object.kind === 'Pod').map((pod) => `${pod.metadata.namespace}/${pod.metadata.name}`),
+  );
+  const logs = background.logs
+    .filter((log) => keptPods.has(`${log.namespace}/${log.pod}`))
+    .map((log) => shiftLogTimes(log, shiftMs, backgroundNow));
+  return {
+    ...scenario,
+    objects: [...scenario.objects, ...kept],
+    logs: [...scenario.logs, ...logs],
+    background: background.name,
+  };
 }

@@ -64,7 +64,8 @@ export async function run(argv: string[]): Promise<number> {
   let faults: FaultRule[];
   const port = values.port === undefined ? 0 : Number(values.port);
   try {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${values.port}"`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new Error(`--port must be a port number, got "${values.port}"`);
     generatedPods = (values['generate-pods'] ?? []).map(parseGenerated);
     faults = (values.fault ?? []).map(parseFaultSpec);
   } catch (error) {
@@ -73,20 +74,34 @@ export async function run(argv: string[]): Promise<number> {
   }
   let scenario: LoadedScenario;
   try {
-    scenario = await loadScenario(values.scenario, values.background === undefined ? {} : { background: values.background });
+    scenario = await loadScenario(
+      values.scenario,
+      values.background === undefined ? {} : { background: values.background },
+    );
   } catch (error) {
     if (error instanceof BackgroundError) {
       process.stderr.write(`mock-cluster: ${error.message}\n`);
       return 2;
     }
-    process.stderr.write(`mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`);
+    process.stderr.write(
+      `mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`,
+    );
     return 1;
   }
   let cluster;
   try {
-    cluster = await startMockCluster({ scenario, port, generatedPods, faults, ...(values.host ? { host: values.host } : {}), ...(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : {}) });
+    cluster = await startMockCluster({
+      scenario,
+      port,
+      generatedPods,
+      faults,
+      ...(values.host ? { host: values.host } : {}),
+      ...(values.kubeconfig ? { kubeconfigPath: values.kubeconfig } : {}),
+    });
   } catch (error) {
-    process.stderr.write(`mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`);
+    process.stderr.write(
+      `mock-cluster: ${error instanceof ScenarioError ? `scenario ${values.scenario}: ` : ''}${(error as Error).message}\n`,
+    );
     return 1;
   }
   const inside = cluster.scenario.background ? ` inside background "${cluster.scenario.background}"` : '';

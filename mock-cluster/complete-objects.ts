@@ -37,15 +37,22 @@ export function completeObjects(objects: KubeObject[], context: { scenario: stri
   }
   adoptOwnerUids(objects);
   for (const object of objects) {
-    object.metadata.uid ||= stableUid(`${context.scenario}/${object.apiVersion}/${identity(object.kind, object.metadata.namespace, object.metadata.name)}`);
+    object.metadata.uid ||= stableUid(
+      `${context.scenario}/${object.apiVersion}/${identity(object.kind, object.metadata.namespace, object.metadata.name)}`,
+    );
     object.metadata.creationTimestamp ||= impliedCreationTime(object) ?? defaultTime;
-    if (typeof object.metadata.creationTimestamp !== 'string') object.metadata.creationTimestamp = new Date(object.metadata.creationTimestamp as unknown as Date).toISOString();
+    if (typeof object.metadata.creationTimestamp !== 'string')
+      object.metadata.creationTimestamp = new Date(object.metadata.creationTimestamp as unknown as Date).toISOString();
   }
   addImplicitNamespaces(objects, context);
-  const byIdentity = new Map(objects.map((object) => [identity(object.kind, object.metadata.namespace, object.metadata.name), object]));
+  const byIdentity = new Map(
+    objects.map((object) => [identity(object.kind, object.metadata.namespace, object.metadata.name), object]),
+  );
   for (const object of objects) {
     for (const owner of object.metadata.ownerReferences ?? []) {
-      const target = byIdentity.get(identity(owner.kind, object.metadata.namespace, owner.name)) ?? byIdentity.get(identity(owner.kind, undefined, owner.name));
+      const target =
+        byIdentity.get(identity(owner.kind, object.metadata.namespace, owner.name)) ??
+        byIdentity.get(identity(owner.kind, undefined, owner.name));
       if (target && !owner.uid) owner.uid = target.metadata.uid ?? '';
       if (target && !owner.apiVersion) owner.apiVersion = target.apiVersion;
     }
@@ -86,7 +93,14 @@ function impliedCreationTime(object: KubeObject): string | undefined {
 function completeEventReference(event: KubeObject, byIdentity: Map<string, KubeObject>): void {
   const involved = event['involvedObject'];
   if (!isRecord(involved) || typeof involved['kind'] !== 'string' || typeof involved['name'] !== 'string') return;
-  const target = byIdentity.get(identity(involved['kind'], typeof involved['namespace'] === 'string' ? involved['namespace'] : event.metadata.namespace, involved['name'])) ?? byIdentity.get(identity(involved['kind'], undefined, involved['name']));
+  const target =
+    byIdentity.get(
+      identity(
+        involved['kind'],
+        typeof involved['namespace'] === 'string' ? involved['namespace'] : event.metadata.namespace,
+        involved['name'],
+      ),
+    ) ?? byIdentity.get(identity(involved['kind'], undefined, involved['name']));
   if (!target) return;
   if (target.metadata.namespace && !involved['namespace']) involved['namespace'] = target.metadata.namespace;
   if (!involved['uid']) involved['uid'] = target.metadata.uid;
@@ -107,7 +121,12 @@ function addImplicitNamespaces(objects: KubeObject[], context: { scenario: strin
     objects.push({
       apiVersion: 'v1',
       kind: 'Namespace',
-      metadata: { name, uid: stableUid(`${context.scenario}/v1/Namespace//${name}`), creationTimestamp: timestamp(oldest), labels: { 'kubernetes.io/metadata.name': name } },
+      metadata: {
+        name,
+        uid: stableUid(`${context.scenario}/v1/Namespace//${name}`),
+        creationTimestamp: timestamp(oldest),
+        labels: { 'kubernetes.io/metadata.name': name },
+      },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     });

@@ -27,24 +27,40 @@ function revisionNumber(revision: KubeObject): number {
 
 /** The template a workload or a ControllerRevision holds, without the zero values clients add. */
 function comparableTemplate(object: KubeObject): unknown {
-  const template = deepClone(readPath(object, object.kind === 'ControllerRevision' ? 'data.spec.template' : 'spec.template'));
+  const template = deepClone(
+    readPath(object, object.kind === 'ControllerRevision' ? 'data.spec.template' : 'spec.template'),
+  );
   if (isRecord(template)) delete template['$patch'];
   return withoutEmpty(template);
 }
 
 function revisionHash(workload: KubeObject): string {
-  const digest = createHash('sha256').update(JSON.stringify(comparableTemplate(workload))).digest();
+  const digest = createHash('sha256')
+    .update(JSON.stringify(comparableTemplate(workload)))
+    .digest();
   return safeEncode(digest.readUInt32BE(0));
 }
 
 function isControlledBy(revision: KubeObject, workload: KubeObject): boolean {
-  return (revision.metadata.ownerReferences ?? []).some((owner) => owner.controller === true && owner.kind === workload.kind && (owner.uid ? owner.uid === workload.metadata.uid : owner.name === workload.metadata.name));
+  return (revision.metadata.ownerReferences ?? []).some(
+    (owner) =>
+      owner.controller === true &&
+      owner.kind === workload.kind &&
+      (owner.uid ? owner.uid === workload.metadata.uid : owner.name === workload.metadata.name),
+  );
 }
 
-function buildRevision(workload: KubeObject, options: { revision: number; name?: string; uid: string; created: string }): KubeObject {
+function buildRevision(
+  workload: KubeObject,
+  options: { revision: number; name?: string; uid: string; created: string },
+): KubeObject {
   const name = options.name ?? `${workload.metadata.name}-${revisionHash(workload)}`;
-  const hash = name.startsWith(`${workload.metadata.name}-`) ? name.slice(workload.metadata.name.length + 1) : revisionHash(workload);
-  const template = deepClone(readPath(workload, 'spec.template') ?? {}) as { metadata?: { labels?: Record<string, string> } };
+  const hash = name.startsWith(`${workload.metadata.name}-`)
+    ? name.slice(workload.metadata.name.length + 1)
+    : revisionHash(workload);
+  const template = deepClone(readPath(workload, 'spec.template') ?? {}) as {
+    metadata?: { labels?: Record<string, string> };
+  };
   const annotations = { ...(workload.metadata.annotations ?? {}) };
   delete annotations['kubectl.kubernetes.io/last-applied-configuration'];
   return {
@@ -57,7 +73,16 @@ function buildRevision(workload: KubeObject, options: { revision: number; name?:
       creationTimestamp: options.created,
       labels: { ...(template.metadata?.labels ?? {}), [HASH_LABEL]: hash },
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: workload.kind, name: workload.metadata.name, uid: workload.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: workload.kind,
+          name: workload.metadata.name,
+          uid: workload.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     data: { spec: { template: { $patch: 'replace', ...template } } },
     revision: options.revision,
@@ -69,19 +94,37 @@ function buildRevision(workload: KubeObject, options: { revision: number; name?:
  * ControllerRevision, revision 1 of its current template, named after
  * status.updateRevision (or currentRevision) when the snapshot gives one.
  */
-export function addMissingControllerRevisions(objects: KubeObject[], context: { uidFor(identity: string): string }): void {
+export function addMissingControllerRevisions(
+  objects: KubeObject[],
+  context: { uidFor(identity: string): string },
+): void {
   const revisions = objects.filter((object) => object.kind === 'ControllerRevision');
   for (const workload of objects.filter(keepsControllerRevisions)) {
-    if (revisions.some((revision) => revision.metadata.namespace === workload.metadata.namespace && isControlledBy(revision, workload))) continue;
+    if (
+      revisions.some(
+        (revision) => revision.metadata.namespace === workload.metadata.namespace && isControlledBy(revision, workload),
+      )
+    )
+      continue;
     const named = readPath(workload, 'status.updateRevision') ?? readPath(workload, 'status.currentRevision');
     const name = typeof named === 'string' && named !== '' ? named : undefined;
     const revision = buildRevision(workload, {
       revision: 1,
       ...(name ? { name } : {}),
-      uid: context.uidFor(`apps/v1/ControllerRevision/${workload.metadata.namespace ?? ''}/${workload.kind}/${workload.metadata.name}`),
+      uid: context.uidFor(
+        `apps/v1/ControllerRevision/${workload.metadata.namespace ?? ''}/${workload.kind}/${workload.metadata.name}`,
+      ),
       created: workload.metadata.creationTimestamp ?? timestamp(Date.now()),
     });
-    if (objects.some((object) => object.kind === 'ControllerRevision' && object.metadata.namespace === workload.metadata.namespace && object.metadata.name === revision.metadata.name)) continue;
+    if (
+      objects.some(
+        (object) =>
+          object.kind === 'ControllerRevision' &&
+          object.metadata.namespace === workload.metadata.namespace &&
+          object.metadata.name === revision.metadata.name,
+      )
+    )
+      continue;
     objects.push(revision);
   }
 }
@@ -117,10 +160,18 @@ export function reconcileControllerRevisions(state: ClusterState, workload: Kube
     equal['revision'] = newestNumber + 1;
     current = save(state, type, equal);
   } else {
-    current = save(state, type, buildRevision(workload, { revision: newestNumber + 1, uid: randomUUID(), created: timestamp(state.now()) }));
+    current = save(
+      state,
+      type,
+      buildRevision(workload, { revision: newestNumber + 1, uid: randomUUID(), created: timestamp(state.now()) }),
+    );
   }
   if (workload.kind === 'StatefulSet') {
     const status = isRecord(workload['status']) ? workload['status'] : {};
-    workload['status'] = { ...status, updateRevision: current.metadata.name, ...(status['currentRevision'] ? {} : { currentRevision: current.metadata.name }) };
+    workload['status'] = {
+      ...status,
+      updateRevision: current.metadata.name,
+      ...(status['currentRevision'] ? {} : { currentRevision: current.metadata.name }),
+    };
   }
 }

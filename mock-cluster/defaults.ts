@@ -9,7 +9,9 @@ import type { KubeObject } from './types.ts';
 import { isRecord } from './types.ts';
 
 function clusterIpFor(object: KubeObject): string {
-  const digest = createHash('sha1').update(`${object.metadata.namespace ?? ''}/${object.metadata.name}`).digest();
+  const digest = createHash('sha1')
+    .update(`${object.metadata.namespace ?? ''}/${object.metadata.name}`)
+    .digest();
   return `10.96.${digest[0] ?? 0}.${((digest[1] ?? 0) % 253) + 2}`;
 }
 
@@ -18,7 +20,8 @@ export function applyDefaults(type: ResourceType, object: KubeObject, isCreate: 
   if (type.group !== '') return;
   if (type.kind === 'Secret' && isRecord(object['stringData'])) {
     const data = isRecord(object['data']) ? { ...object['data'] } : {};
-    for (const [key, value] of Object.entries(object['stringData'])) data[key] = Buffer.from(String(value), 'utf8').toString('base64');
+    for (const [key, value] of Object.entries(object['stringData']))
+      data[key] = Buffer.from(String(value), 'utf8').toString('base64');
     object['data'] = data;
     delete object['stringData'];
   }
@@ -33,5 +36,6 @@ export function applyDefaults(type: ResourceType, object: KubeObject, isCreate: 
   }
   if (!isCreate) return;
   if (type.kind === 'Namespace') object['status'] = { phase: 'Active' };
-  if (type.kind === 'Pod' && !isRecord(object['status'])) object['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+  if (type.kind === 'Pod' && !isRecord(object['status']))
+    object['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
 }

@@ -8,7 +8,17 @@ import { parseAccept } from './accept.ts';
 import { apiVersionOf, type ResourceRegistry, type ResourceType } from './resources.ts';
 import type { JsonRecord } from './types.ts';
 
-export const KUBERNETES_VERSION = { major: '1', minor: '33', gitVersion: 'v1.33.0', gitCommit: '60a317eadfcb839692a5ab6f6b6a7c3f2ab2ec9e', gitTreeState: 'clean', buildDate: '2025-04-23T13:09:08Z', goVersion: 'go1.24.2', compiler: 'gc', platform: 'linux/amd64' };
+export const KUBERNETES_VERSION = {
+  major: '1',
+  minor: '33',
+  gitVersion: 'v1.33.0',
+  gitCommit: '60a317eadfcb839692a5ab6f6b6a7c3f2ab2ec9e',
+  gitTreeState: 'clean',
+  buildDate: '2025-04-23T13:09:08Z',
+  goVersion: 'go1.24.2',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -36,7 +46,10 @@ function subresourceInfo(type: ResourceType, subresource: string): SubresourceIn
     case 'ephemeralcontainers':
       return { kind: 'Pod', verbs: ['get', 'patch', 'update'] };
     case 'proxy':
-      return { kind: type.kind === 'Node' ? 'NodeProxyOptions' : 'ServiceProxyOptions', verbs: ['create', 'delete', 'get', 'patch', 'update'] };
+      return {
+        kind: type.kind === 'Node' ? 'NodeProxyOptions' : 'ServiceProxyOptions',
+        verbs: ['create', 'delete', 'get', 'patch', 'update'],
+      };
     case 'finalize':
       return { kind: 'Namespace', verbs: ['update'] };
     case 'token':
@@ -64,7 +77,11 @@ function aggregatedResource(type: ResourceType): JsonRecord {
       ? {
           subresources: type.subresources.map((subresource) => {
             const info = subresourceInfo(type, subresource);
-            return { subresource, responseKind: { group: info.group ?? type.group, version: info.version ?? type.version, kind: info.kind }, verbs: info.verbs };
+            return {
+              subresource,
+              responseKind: { group: info.group ?? type.group, version: info.version ?? type.version, kind: info.kind },
+              verbs: info.verbs,
+            };
           }),
         }
       : {}),
@@ -77,13 +94,21 @@ export function aggregatedDiscovery(registry: ResourceRegistry, scope: 'api' | '
     .filter(([group]) => (scope === 'api' ? group === '' : group !== ''))
     .map(([group, versions]) => ({
       metadata: { ...(group ? { name: group } : {}), creationTimestamp: null },
-      versions: [...versions.entries()].map(([version, types]) => ({ version, resources: types.map(aggregatedResource), freshness: 'Current' })),
+      versions: [...versions.entries()].map(([version, types]) => ({
+        version,
+        resources: types.map(aggregatedResource),
+        freshness: 'Current',
+      })),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion, metadata: {}, items };
 }
 
 export function apiVersions(serverAddress: string): JsonRecord {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupDocument(group: string, versions: Map<string, ResourceType[]>): JsonRecord {
@@ -119,7 +144,14 @@ export function apiResourceList(registry: ResourceRegistry, group: string, versi
     });
     for (const subresource of type.subresources ?? []) {
       const info = subresourceInfo(type, subresource);
-      resources.push({ name: `${type.plural}/${subresource}`, singularName: '', namespaced: type.namespaced, ...(info.group !== undefined ? { group: info.group, version: info.version } : {}), kind: info.kind, verbs: info.verbs });
+      resources.push({
+        name: `${type.plural}/${subresource}`,
+        singularName: '',
+        namespaced: type.namespaced,
+        ...(info.group !== undefined ? { group: info.group, version: info.version } : {}),
+        kind: info.kind,
+        verbs: info.verbs,
+      });
     }
   }
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf({ group, version }), resources };

@@ -7,7 +7,10 @@ const FIXTURE = new URL('./testdata/conformance', import.meta.url).pathname;
 
 let cluster: MockCluster;
 before(async () => {
-  cluster = await startMockCluster({ scenario: FIXTURE, faults: [{ fault: 'forbidden', path: '^/api/v1/namespaces/shop/secrets' }] });
+  cluster = await startMockCluster({
+    scenario: FIXTURE,
+    faults: [{ fault: 'forbidden', path: '^/api/v1/namespaces/shop/secrets' }],
+  });
 });
 after(() => cluster.close());
 
@@ -31,7 +34,10 @@ describe('fault injection over HTTP', () => {
         const response = await get('/api/v1/pods');
         assert.equal(response.status, 429);
         assert.equal(response.headers.get('retry-after'), '3');
-        assert.equal(((await response.json()) as { details: { retryAfterSeconds: number } }).details.retryAfterSeconds, 3);
+        assert.equal(
+          ((await response.json()) as { details: { retryAfterSeconds: number } }).details.retryAfterSeconds,
+          3,
+        );
       }
       assert.equal((await get('/api/v1/pods')).status, 200);
     });
@@ -58,12 +64,18 @@ describe('fault injection over HTTP', () => {
     });
 
     test('the /_mock/faults endpoint reads, replaces and clears the rules, and is never faulted itself', async () => {
-      const put = await fetch(`${cluster.url}/_mock/faults`, { method: 'PUT', body: JSON.stringify({ rules: [{ fault: 'error', status: 503 }] }) });
+      const put = await fetch(`${cluster.url}/_mock/faults`, {
+        method: 'PUT',
+        body: JSON.stringify({ rules: [{ fault: 'error', status: 503 }] }),
+      });
       assert.equal(put.status, 200);
       assert.equal((await get('/api/v1/pods')).status, 503);
       const current = (await (await fetch(`${cluster.url}/_mock/faults`)).json()) as { rules: unknown[] };
       assert.deepEqual(current.rules, [{ fault: 'error', status: 503 }]);
-      const bad = await fetch(`${cluster.url}/_mock/faults`, { method: 'PUT', body: JSON.stringify([{ fault: 'gremlins' }]) });
+      const bad = await fetch(`${cluster.url}/_mock/faults`, {
+        method: 'PUT',
+        body: JSON.stringify([{ fault: 'gremlins' }]),
+      });
       assert.equal(bad.status, 400);
       assert.equal((await fetch(`${cluster.url}/_mock/faults`, { method: 'DELETE' })).status, 200);
       assert.equal((await get('/api/v1/pods')).status, 200);
@@ -72,14 +84,21 @@ describe('fault injection over HTTP', () => {
     test('records every API request in the request log', async () => {
       const before = cluster.requestLog.length;
       await get('/api/v1/namespaces/shop/pods?limit=5');
-      assert.deepEqual(cluster.requestLog.slice(before), [{ method: 'GET', path: '/api/v1/namespaces/shop/pods', query: '?limit=5' }]);
+      assert.deepEqual(cluster.requestLog.slice(before), [
+        { method: 'GET', path: '/api/v1/namespaces/shop/pods', query: '?limit=5' },
+      ]);
     });
   });
 });
 
 describe('fault specs and decisions', () => {
   test('parses the command-line form', () => {
-    assert.deepEqual(parseFaultSpec('429:path=^/api/v1/pods,fraction=0.5,retryAfter=2'), { fault: 'throttle', path: '^/api/v1/pods', fraction: 0.5, retryAfterSeconds: 2 });
+    assert.deepEqual(parseFaultSpec('429:path=^/api/v1/pods,fraction=0.5,retryAfter=2'), {
+      fault: 'throttle',
+      path: '^/api/v1/pods',
+      fraction: 0.5,
+      retryAfterSeconds: 2,
+    });
     assert.deepEqual(parseFaultSpec('latency:ms=300'), { fault: 'latency', latencyMs: 300 });
     assert.deepEqual(parseFaultSpec('503:count=2'), { fault: 'error', status: 503, count: 2 });
     assert.deepEqual(parseFaultSpec('drop'), { fault: 'drop' });
@@ -95,7 +114,13 @@ describe('fault specs and decisions', () => {
       { fault: 'forbidden', method: 'PATCH', path: 'deployments' },
       { fault: 'error' },
     ]);
-    assert.deepEqual(injector.decide('PATCH', '/apis/apps/v1/namespaces/a/deployments/b'), { latencyMs: 150, action: { fault: 'forbidden', status: 403, retryAfterSeconds: 1 } });
-    assert.deepEqual(injector.decide('GET', '/api/v1/pods'), { latencyMs: 100, action: { fault: 'error', status: 500, retryAfterSeconds: 1 } });
+    assert.deepEqual(injector.decide('PATCH', '/apis/apps/v1/namespaces/a/deployments/b'), {
+      latencyMs: 150,
+      action: { fault: 'forbidden', status: 403, retryAfterSeconds: 1 },
+    });
+    assert.deepEqual(injector.decide('GET', '/api/v1/pods'), {
+      latencyMs: 100,
+      action: { fault: 'error', status: 500, retryAfterSeconds: 1 },
+    });
   });
 });

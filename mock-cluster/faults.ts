@@ -25,7 +25,10 @@ export const faultRuleSchema = z.object({
 
 export type FaultRule = z.infer<typeof faultRuleSchema>;
 
-export type FaultDecision = { latencyMs: number; action?: { fault: 'throttle' | 'error' | 'forbidden' | 'drop'; status: number; retryAfterSeconds: number } };
+export type FaultDecision = {
+  latencyMs: number;
+  action?: { fault: 'throttle' | 'error' | 'forbidden' | 'drop'; status: number; retryAfterSeconds: number };
+};
 
 interface ActiveRule {
   rule: FaultRule;
@@ -34,7 +37,14 @@ interface ActiveRule {
   applied: number;
 }
 
-const ALIASES: Record<string, FaultRule['fault']> = { '429': 'throttle', '500': 'error', '503': 'error', '403': 'forbidden', delay: 'latency', drop: 'drop' };
+const ALIASES: Record<string, FaultRule['fault']> = {
+  '429': 'throttle',
+  '500': 'error',
+  '503': 'error',
+  '403': 'forbidden',
+  delay: 'latency',
+  drop: 'drop',
+};
 
 export class FaultInjector {
   private active: ActiveRule[] = [];
@@ -71,7 +81,14 @@ export class FaultInjector {
         decision.latencyMs += rule.latencyMs ?? 1000;
         continue;
       }
-      const status = rule.fault === 'throttle' ? 429 : rule.fault === 'forbidden' ? 403 : rule.fault === 'error' ? (rule.status ?? 500) : 0;
+      const status =
+        rule.fault === 'throttle'
+          ? 429
+          : rule.fault === 'forbidden'
+            ? 403
+            : rule.fault === 'error'
+              ? (rule.status ?? 500)
+              : 0;
       decision.action = { fault: rule.fault, status, retryAfterSeconds: rule.retryAfterSeconds ?? 1 };
     }
     return decision;
@@ -104,9 +121,15 @@ export function parseFaultSpec(spec: string): FaultRule {
     else if (key === 'fraction' || key === 'count' || key === 'status') rule[key] = numeric();
     else if (key === 'ms' || key === 'latency' || key === 'latencyMs') rule['latencyMs'] = numeric();
     else if (key === 'retryAfter' || key === 'retryAfterSeconds') rule['retryAfterSeconds'] = numeric();
-    else throw new Error(`fault "${spec}": unknown option "${key}" (path, method, fraction, count, ms, retryAfter, status)`);
+    else
+      throw new Error(
+        `fault "${spec}": unknown option "${key}" (path, method, fraction, count, ms, retryAfter, status)`,
+      );
   }
   const result = faultRuleSchema.safeParse(rule);
-  if (!result.success) throw new Error(`fault "${spec}": ${result.error.issues.map((issue) => `${issue.path.join('.') || 'kind'}: ${issue.message}`).join('; ')}`);
+  if (!result.success)
+    throw new Error(
+      `fault "${spec}": ${result.error.issues.map((issue) => `${issue.path.join('.') || 'kind'}: ${issue.message}`).join('; ')}`,
+    );
   return result.data;
 }

@@ -20,18 +20,24 @@ export function raiseDeploymentGenerations(objects: KubeObject[]): void {
   const highestByOwner = new Map<string, number>();
   for (const object of objects) {
     if (object.kind !== 'ReplicaSet') continue;
-    const owner = object.metadata.ownerReferences?.find((reference) => reference.controller && reference.kind === 'Deployment');
+    const owner = object.metadata.ownerReferences?.find(
+      (reference) => reference.controller && reference.kind === 'Deployment',
+    );
     if (!owner) continue;
     const key = `${object.metadata.namespace ?? ''}/${owner.name}`;
     highestByOwner.set(key, Math.max(highestByOwner.get(key) ?? 0, revisionOf(object)));
   }
   for (const object of objects) {
     if (object.kind !== 'Deployment') continue;
-    const revision = Math.max(revisionOf(object), highestByOwner.get(`${object.metadata.namespace ?? ''}/${object.metadata.name}`) ?? 0);
+    const revision = Math.max(
+      revisionOf(object),
+      highestByOwner.get(`${object.metadata.namespace ?? ''}/${object.metadata.name}`) ?? 0,
+    );
     const generation = typeof object.metadata.generation === 'number' ? object.metadata.generation : 1;
     const raised = Math.max(generation, revision, 1);
     object.metadata.generation = raised;
     const status = object['status'];
-    if (isRecord(status) && typeof status['observedGeneration'] === 'number') status['observedGeneration'] = Math.max(0, status['observedGeneration'] + raised - generation);
+    if (isRecord(status) && typeof status['observedGeneration'] === 'number')
+      status['observedGeneration'] = Math.max(0, status['observedGeneration'] + raised - generation);
   }
 }

@@ -19,7 +19,17 @@ import type { ClusterState } from './state.ts';
 import type { JsonRecord, KubeObject } from './types.ts';
 import { isRecord } from './types.ts';
 import { prepareWatch } from './watch.ts';
-import { createObject, decodePatchBody, deleteObject, patchObject, patchTypeOf, scaleOf, updateObject, writeScale, type DeleteOptions } from './writes.ts';
+import {
+  createObject,
+  decodePatchBody,
+  deleteObject,
+  patchObject,
+  patchTypeOf,
+  scaleOf,
+  updateObject,
+  writeScale,
+  type DeleteOptions,
+} from './writes.ts';
 
 export interface ApiRequest {
   method: string;
@@ -30,7 +40,10 @@ export interface ApiRequest {
 }
 
 /** A JSON body, a text body, or a stream the server hands the response to (a watch). */
-export type ApiResponse = { status: number; body: JsonRecord } | { status: number; text: string } | { status: number; stream: (request: IncomingMessage, response: ServerResponse) => void };
+export type ApiResponse =
+  | { status: number; body: JsonRecord }
+  | { status: number; text: string }
+  | { status: number; stream: (request: IncomingMessage, response: ServerResponse) => void };
 
 type ResourceRoute = Extract<Route, { route: 'resource' }>;
 
@@ -71,12 +84,26 @@ function learnType(state: ClusterState, route: ResourceRoute, body: unknown): Re
   const apiVersion = route.group ? `${route.group}/${route.version}` : route.version;
   if (body['apiVersion'] !== apiVersion) return undefined;
   const kind = body['kind'];
-  return state.registry.register({ group: route.group, version: route.version, kind, plural: route.plural, singular: kind.toLowerCase(), namespaced: route.namespace !== undefined, subresources: [] });
+  return state.registry.register({
+    group: route.group,
+    version: route.version,
+    kind,
+    plural: route.plural,
+    singular: kind.toLowerCase(),
+    namespaced: route.namespace !== undefined,
+    subresources: [],
+  });
 }
 
 function listQuery(url: URL): Parameters<typeof listObjects>[3] {
   const parameters = url.searchParams;
-  return { labelSelector: parameters.get('labelSelector'), fieldSelector: parameters.get('fieldSelector'), limit: parameters.get('limit'), continue: parameters.get('continue'), includeObject: parameters.get('includeObject') };
+  return {
+    labelSelector: parameters.get('labelSelector'),
+    fieldSelector: parameters.get('fieldSelector'),
+    limit: parameters.get('limit'),
+    continue: parameters.get('continue'),
+    includeObject: parameters.get('includeObject'),
+  };
 }
 
 function numberParameter(url: URL, name: string): number | undefined {
@@ -87,7 +114,12 @@ function numberParameter(url: URL, name: string): number | undefined {
   return number;
 }
 
-async function handleSubresource(state: ClusterState, type: ResourceType, route: ResourceRoute & { name: string; subresource: string }, request: ApiRequest): Promise<ApiResponse> {
+async function handleSubresource(
+  state: ClusterState,
+  type: ResourceType,
+  route: ResourceRoute & { name: string; subresource: string },
+  request: ApiRequest,
+): Promise<ApiResponse> {
   const target = { namespace: route.namespace, name: route.name };
   const { method, url } = request;
   if (!type.subresources?.includes(route.subresource)) throw notFoundPath();
@@ -99,18 +131,47 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
   switch (route.subresource) {
     case 'status':
       if (method === 'GET') return { status: 200, body: existing() };
-      if (method === 'PUT') return { status: 200, body: updateObject(state, type, { ...target, subresource: 'status' }, await readJsonBody(request), { dryRun: isDryRun(url) }) };
+      if (method === 'PUT')
+        return {
+          status: 200,
+          body: updateObject(state, type, { ...target, subresource: 'status' }, await readJsonBody(request), {
+            dryRun: isDryRun(url),
+          }),
+        };
       if (method === 'PATCH') {
         const patchType = patchTypeOf(request.contentType);
-        return { status: 200, body: patchObject(state, type, { ...target, subresource: 'status' }, patchType, decodePatchBody(patchType, (await request.readBody()).toString('utf8')), { dryRun: isDryRun(url) }) };
+        return {
+          status: 200,
+          body: patchObject(
+            state,
+            type,
+            { ...target, subresource: 'status' },
+            patchType,
+            decodePatchBody(patchType, (await request.readBody()).toString('utf8')),
+            { dryRun: isDryRun(url) },
+          ),
+        };
       }
       throw methodNotAllowed();
     case 'scale': {
       if (method === 'GET') return { status: 200, body: scaleOf(existing()) };
-      if (method === 'PUT') return { status: 200, body: writeScale(state, type, target, { body: await readJsonBody(request) }, { dryRun: isDryRun(url) }) };
+      if (method === 'PUT')
+        return {
+          status: 200,
+          body: writeScale(state, type, target, { body: await readJsonBody(request) }, { dryRun: isDryRun(url) }),
+        };
       if (method === 'PATCH') {
         const patchType = patchTypeOf(request.contentType);
-        return { status: 200, body: writeScale(state, type, target, { patchType, body: decodePatchBody(patchType, (await request.readBody()).toString('utf8')) }, { dryRun: isDryRun(url) }) };
+        return {
+          status: 200,
+          body: writeScale(
+            state,
+            type,
+            target,
+            { patchType, body: decodePatchBody(patchType, (await request.readBody()).toString('utf8')) },
+            { dryRun: isDryRun(url) },
+          ),
+        };
       }
       throw methodNotAllowed();
     }
@@ -118,7 +179,11 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
       if (method !== 'GET') throw methodNotAllowed();
       const pod = existing() as PodShape;
       const container = chooseContainer(pod, url.searchParams.get('container'));
-      const unreachable = unreachableKubelet(state, pod, `containerLogs/${pod.metadata.namespace ?? ''}/${pod.metadata.name}/${container}`);
+      const unreachable = unreachableKubelet(
+        state,
+        pod,
+        `containerLogs/${pod.metadata.namespace ?? ''}/${pod.metadata.name}/${container}`,
+      );
       if (unreachable) throw unreachable;
       const tailLines = numberParameter(url, 'tailLines');
       const sinceSeconds = numberParameter(url, 'sinceSeconds');
@@ -143,7 +208,18 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
     case 'token': {
       if (method !== 'POST') throw methodNotAllowed();
       const serviceAccount = existing();
-      return { status: 201, body: issueServiceAccountToken(state, { namespace: route.namespace ?? '', name: route.name, ...(serviceAccount.metadata.uid ? { uid: serviceAccount.metadata.uid } : {}) }, await readJsonBody(request)) };
+      return {
+        status: 201,
+        body: issueServiceAccountToken(
+          state,
+          {
+            namespace: route.namespace ?? '',
+            name: route.name,
+            ...(serviceAccount.metadata.uid ? { uid: serviceAccount.metadata.uid } : {}),
+          },
+          await readJsonBody(request),
+        ),
+      };
     }
     case 'eviction':
       if (method !== 'POST') throw methodNotAllowed();
@@ -157,18 +233,26 @@ async function handleSubresource(state: ClusterState, type: ResourceType, route:
 function deleteOptions(url: URL, body: unknown): DeleteOptions {
   const options = isRecord(body) ? body : {};
   const preconditions = isRecord(options['preconditions']) ? options['preconditions'] : {};
-  const propagationPolicy = url.searchParams.get('propagationPolicy') ?? (typeof options['propagationPolicy'] === 'string' ? options['propagationPolicy'] : undefined);
+  const propagationPolicy =
+    url.searchParams.get('propagationPolicy') ??
+    (typeof options['propagationPolicy'] === 'string' ? options['propagationPolicy'] : undefined);
   return {
     dryRun: isDryRun(url, body),
     ...(propagationPolicy ? { propagationPolicy } : {}),
     preconditions: {
       ...(typeof preconditions['uid'] === 'string' ? { uid: preconditions['uid'] } : {}),
-      ...(typeof preconditions['resourceVersion'] === 'string' ? { resourceVersion: preconditions['resourceVersion'] } : {}),
+      ...(typeof preconditions['resourceVersion'] === 'string'
+        ? { resourceVersion: preconditions['resourceVersion'] }
+        : {}),
     },
   };
 }
 
-export async function handleResource(state: ClusterState, route: ResourceRoute, request: ApiRequest): Promise<ApiResponse> {
+export async function handleResource(
+  state: ClusterState,
+  route: ResourceRoute,
+  request: ApiRequest,
+): Promise<ApiResponse> {
   const { method, url } = request;
   const watching = route.watchPath || isTrue(url.searchParams.get('watch'));
   let type = state.registry.lookup(route.group, route.version, route.plural);
@@ -183,14 +267,27 @@ export async function handleResource(state: ClusterState, route: ResourceRoute, 
   const representation = negotiate(request.accept);
   if (watching) {
     if (method !== 'GET' || route.subresource !== undefined) throw methodNotAllowed();
-    return { status: 200, stream: prepareWatch({ state, type, namespace, ...(route.name !== undefined ? { name: route.name } : {}), url, representation }) };
+    return {
+      status: 200,
+      stream: prepareWatch({
+        state,
+        type,
+        namespace,
+        ...(route.name !== undefined ? { name: route.name } : {}),
+        url,
+        representation,
+      }),
+    };
   }
 
   if (route.name === undefined) {
     switch (method) {
       case 'GET': {
         const query = listQuery(url);
-        return { status: 200, body: renderList(state, type, listObjects(state, type, namespace, query), representation, query) };
+        return {
+          status: 200,
+          body: renderList(state, type, listObjects(state, type, namespace, query), representation, query),
+        };
       }
       case 'POST': {
         body ??= await readJsonBody(request);
@@ -199,9 +296,22 @@ export async function handleResource(state: ClusterState, route: ResourceRoute, 
       case 'DELETE': {
         body = await readJsonBody(request);
         const options = deleteOptions(url, body);
-        const { items, metadata } = listObjects(state, type, namespace, { ...listQuery(url), limit: null, continue: null });
-        for (const item of items) deleteObject(state, type, { namespace: item.metadata.namespace, name: item.metadata.name }, options);
-        return { status: 200, body: { kind: `${type.kind}List`, apiVersion: type.group ? `${type.group}/${type.version}` : type.version, metadata, items } };
+        const { items, metadata } = listObjects(state, type, namespace, {
+          ...listQuery(url),
+          limit: null,
+          continue: null,
+        });
+        for (const item of items)
+          deleteObject(state, type, { namespace: item.metadata.namespace, name: item.metadata.name }, options);
+        return {
+          status: 200,
+          body: {
+            kind: `${type.kind}List`,
+            apiVersion: type.group ? `${type.group}/${type.version}` : type.version,
+            metadata,
+            items,
+          },
+        };
       }
       default:
         throw methodNotAllowed();
@@ -209,19 +319,33 @@ export async function handleResource(state: ClusterState, route: ResourceRoute, 
   }
 
   const target = { namespace, name: route.name };
-  if (route.subresource !== undefined) return handleSubresource(state, type, { ...route, name: route.name, subresource: route.subresource }, request);
+  if (route.subresource !== undefined)
+    return handleSubresource(state, type, { ...route, name: route.name, subresource: route.subresource }, request);
   switch (method) {
     case 'GET': {
       const object = state.store.get(type, namespace, route.name);
       if (!object) throw notFound(type, route.name);
-      return { status: 200, body: renderObject(state, type, object, representation, url.searchParams.get('includeObject')) };
+      return {
+        status: 200,
+        body: renderObject(state, type, object, representation, url.searchParams.get('includeObject')),
+      };
     }
     case 'PUT':
-      return { status: 200, body: updateObject(state, type, target, await readJsonBody(request), { dryRun: isDryRun(url) }) };
+      return {
+        status: 200,
+        body: updateObject(state, type, target, await readJsonBody(request), { dryRun: isDryRun(url) }),
+      };
     case 'PATCH': {
       const patchType = patchTypeOf(request.contentType);
       const existed = state.store.get(type, namespace, route.name) !== undefined;
-      const result = patchObject(state, type, target, patchType, decodePatchBody(patchType, (await request.readBody()).toString('utf8')), { dryRun: isDryRun(url) });
+      const result = patchObject(
+        state,
+        type,
+        target,
+        patchType,
+        decodePatchBody(patchType, (await request.readBody()).toString('utf8')),
+        { dryRun: isDryRun(url) },
+      );
       return { status: existed ? 200 : 201, body: result };
     }
     case 'DELETE':

@@ -15,7 +15,11 @@ let helmPath: string;
 let home: string;
 
 before(async () => {
-  [cluster, helmPath, home] = await Promise.all([startMockCluster({ scenario: FIXTURE }), ensureHelm(), mkdtemp(join(tmpdir(), 'kubewhy-helm-'))]);
+  [cluster, helmPath, home] = await Promise.all([
+    startMockCluster({ scenario: FIXTURE }),
+    ensureHelm(),
+    mkdtemp(join(tmpdir(), 'kubewhy-helm-')),
+  ]);
 });
 after(async () => {
   await cluster.close();
@@ -23,29 +27,55 @@ after(async () => {
 });
 
 function helm(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const env = { ...process.env, HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), HELM_DATA_HOME: join(home, 'data') };
+  const env = {
+    ...process.env,
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_DATA_HOME: join(home, 'data'),
+  };
   return new Promise((resolve) => {
-    execFile(helmPath, ['--kubeconfig', cluster.kubeconfigPath, ...args], { env, timeout: 60_000 }, (_error, stdout, stderr) => resolve({ stdout, stderr }));
+    execFile(
+      helmPath,
+      ['--kubeconfig', cluster.kubeconfigPath, ...args],
+      { env, timeout: 60_000 },
+      (_error, stdout, stderr) => resolve({ stdout, stderr }),
+    );
   });
 }
 
 test('helm installs, upgrades and uninstalls a chart of assorted kinds against the mock', async () => {
   const install = await helm('install', 'demo', CHART, '-n', 'shop');
   assert.match(install.stdout, /STATUS: deployed/, install.stderr);
-  for (const [kind, name] of [['ConfigMap', 'demo-config'], ['Secret', 'demo-secret'], ['Deployment', 'demo'], ['Service', 'demo'], ['ServiceMonitor', 'demo'], ['PodDisruptionBudget', 'demo']]) {
+  for (const [kind, name] of [
+    ['ConfigMap', 'demo-config'],
+    ['Secret', 'demo-secret'],
+    ['Deployment', 'demo'],
+    ['Service', 'demo'],
+    ['ServiceMonitor', 'demo'],
+    ['PodDisruptionBudget', 'demo'],
+  ]) {
     assert.ok(cluster.get(kind ?? '', 'shop', name ?? ''), `${kind}/${name} created`);
   }
   assert.ok(cluster.get('ClusterRole', undefined, 'demo-reader'), 'cluster-scoped objects too');
-  assert.ok(cluster.list('ReplicaSet', 'shop').some((replicaSet) => replicaSet.metadata.name.startsWith('demo-')), 'the deployment controller made a ReplicaSet');
+  assert.ok(
+    cluster.list('ReplicaSet', 'shop').some((replicaSet) => replicaSet.metadata.name.startsWith('demo-')),
+    'the deployment controller made a ReplicaSet',
+  );
   const upgrade = await helm('upgrade', 'demo', CHART, '-n', 'shop', '--set', 'unused=1');
   assert.match(upgrade.stdout, /REVISION: 2/, upgrade.stderr);
   const list = await helm('list', '-n', 'shop');
   assert.match(list.stdout, /^demo\s+shop\s+2\s+.*deployed\s+mock-demo-0\.1\.0/m);
   const releases = cluster.list('Secret', 'shop').filter((secret) => secret.metadata.labels?.['owner'] === 'helm');
-  assert.deepEqual(releases.map((secret) => secret.metadata.name).sort(), ['sh.helm.release.v1.demo.v1', 'sh.helm.release.v1.demo.v2']);
+  assert.deepEqual(releases.map((secret) => secret.metadata.name).sort(), [
+    'sh.helm.release.v1.demo.v1',
+    'sh.helm.release.v1.demo.v2',
+  ]);
   const uninstall = await helm('uninstall', 'demo', '-n', 'shop');
   assert.match(uninstall.stdout, /release "demo" uninstalled/, uninstall.stderr);
   assert.equal(cluster.get('Deployment', 'shop', 'demo'), undefined);
   assert.equal(cluster.get('ClusterRole', undefined, 'demo-reader'), undefined);
-  assert.equal(cluster.list('Secret', 'shop').filter((secret) => secret.metadata.labels?.['owner'] === 'helm').length, 0);
+  assert.equal(
+    cluster.list('Secret', 'shop').filter((secret) => secret.metadata.labels?.['owner'] === 'helm').length,
+    0,
+  );
 });

@@ -3,7 +3,14 @@
  * it, validate scenario directories, place a scenario inside a background cluster.
  */
 export { loadScenario, listScenarioDirs, ScenarioError, type LoadedScenario } from './loader.ts';
-export { listBackgrounds, loadBackground, mergeBackground, BackgroundError, BACKGROUNDS_ROOT, type Background } from './backgrounds.ts';
+export {
+  listBackgrounds,
+  loadBackground,
+  mergeBackground,
+  BackgroundError,
+  BACKGROUNDS_ROOT,
+  type Background,
+} from './backgrounds.ts';
 export { scenarioMetaSchema, parseCulprit, type ScenarioMeta } from './scenario-schema.ts';
 export { startMockCluster, type MockCluster, type MockClusterOptions } from './server.ts';
 export { parseFaultSpec, type FaultRule } from './faults.ts';

@@ -14,10 +14,18 @@ export interface KubectlResult {
 export interface KubectlRunner {
   run(...args: string[]): Promise<KubectlResult>;
   /** Starts kubectl and returns its growing output, a wait for text in it, and a stop. */
-  start(...args: string[]): { output(): string; waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>; stop(): void };
+  start(...args: string[]): {
+    output(): string;
+    waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+    stop(): void;
+  };
 }
 
-export function kubectlRunner(options: { kubectlPath: string; kubeconfigPath: string; cacheDir: string }): KubectlRunner {
+export function kubectlRunner(options: {
+  kubectlPath: string;
+  kubeconfigPath: string;
+  cacheDir: string;
+}): KubectlRunner {
   const base = ['--kubeconfig', options.kubeconfigPath, '--cache-dir', options.cacheDir];
   return {
     run: (...args) =>

@@ -23,7 +23,9 @@ function readyStatus(node: KubeObject): string | undefined {
 
 function internalAddress(node: KubeObject, pod: KubeObject): string {
   const addresses = readPath(node, 'status.addresses');
-  const internal = Array.isArray(addresses) ? addresses.find((address) => isRecord(address) && address['type'] === 'InternalIP') : undefined;
+  const internal = Array.isArray(addresses)
+    ? addresses.find((address) => isRecord(address) && address['type'] === 'InternalIP')
+    : undefined;
   if (isRecord(internal) && typeof internal['address'] === 'string') return internal['address'];
   const hostIp = readPath(pod, 'status.hostIP');
   return typeof hostIp === 'string' && hostIp ? hostIp : node.metadata.name;
@@ -37,5 +39,9 @@ export function unreachableKubelet(state: ClusterState, pod: KubeObject, kubelet
   const node = state.store.get(nodeType, undefined, nodeName);
   if (!node || readyStatus(node) !== 'Unknown') return undefined;
   const address = internalAddress(node, pod);
-  return new ApiError({ code: 500, reason: '', message: `Get "https://${address}:${KUBELET_PORT}/${kubeletPath}": dial tcp ${address}:${KUBELET_PORT}: i/o timeout` });
+  return new ApiError({
+    code: 500,
+    reason: '',
+    message: `Get "https://${address}:${KUBELET_PORT}/${kubeletPath}": dial tcp ${address}:${KUBELET_PORT}: i/o timeout`,
+  });
 }

@@ -10,10 +10,14 @@ const workspace = await mkdtemp(join(tmpdir(), 'kubewhy-loader-'));
 after(() => rm(workspace, { recursive: true, force: true }));
 
 /** A copy of the fixture with one file changed. */
-async function variant(name: string, change: { file: string; edit: (text: string) => string } | { add: string; text: string }): Promise<string> {
+async function variant(
+  name: string,
+  change: { file: string; edit: (text: string) => string } | { add: string; text: string },
+): Promise<string> {
   const dir = join(workspace, name);
   await cp(FIXTURE, dir, { recursive: true });
-  if ('edit' in change) await writeFile(join(dir, change.file), change.edit(await readFile(join(dir, change.file), 'utf8')));
+  if ('edit' in change)
+    await writeFile(join(dir, change.file), change.edit(await readFile(join(dir, change.file), 'utf8')));
   else {
     await mkdir(join(dir, change.add, '..'), { recursive: true });
     await writeFile(join(dir, change.add), change.text);
@@ -35,40 +39,74 @@ test('loads the fixture: objects from multi-document YAML and kind: List, logs, 
   const scenario = await loadScenario(FIXTURE);
   assert.equal(scenario.name, 'mock-conformance');
   assert.equal(scenarioExpect(scenario).category, 'app-crash');
-  assert.ok(scenario.objects.some((object) => object.kind === 'Node' && object.metadata.name === 'node-b'), 'items of a kind: List are loaded');
+  assert.ok(
+    scenario.objects.some((object) => object.kind === 'Node' && object.metadata.name === 'node-b'),
+    'items of a kind: List are loaded',
+  );
   assert.deepEqual(
     scenario.logs.map((log) => `${log.pod}/${log.container}${log.previous ? ' (previous)' : ''}`).sort(),
-    ['checkout-7d9f8c6b5-x2k4q/app', 'checkout-7d9f8c6b5-x2k4q/app (previous)', 'orders-migrate/wait-db (previous)', 'web-6f5d8b7c9-abcde/web'],
+    [
+      'checkout-7d9f8c6b5-x2k4q/app',
+      'checkout-7d9f8c6b5-x2k4q/app (previous)',
+      'orders-migrate/wait-db (previous)',
+      'web-6f5d8b7c9-abcde/web',
+    ],
   );
 });
 
 test('fills uid, resourceVersion and creationTimestamp, and resolves owner and event references', async () => {
   const scenario = await loadScenario(FIXTURE);
   for (const object of scenario.objects) {
-    assert.match(object.metadata.uid ?? '', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, `${object.kind}/${object.metadata.name} uid`);
+    assert.match(
+      object.metadata.uid ?? '',
+      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      `${object.kind}/${object.metadata.name} uid`,
+    );
     assert.match(object.metadata.resourceVersion ?? '', /^\d+$/);
-    assert.ok(!Number.isNaN(Date.parse(object.metadata.creationTimestamp ?? '')), `${object.kind}/${object.metadata.name} creationTimestamp`);
+    assert.ok(
+      !Number.isNaN(Date.parse(object.metadata.creationTimestamp ?? '')),
+      `${object.kind}/${object.metadata.name} creationTimestamp`,
+    );
   }
-  const deployment = scenario.objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'checkout');
-  const replicaSet = scenario.objects.find((object) => object.kind === 'ReplicaSet' && object.metadata.name === 'checkout-7d9f8c6b5');
+  const deployment = scenario.objects.find(
+    (object) => object.kind === 'Deployment' && object.metadata.name === 'checkout',
+  );
+  const replicaSet = scenario.objects.find(
+    (object) => object.kind === 'ReplicaSet' && object.metadata.name === 'checkout-7d9f8c6b5',
+  );
   assert.equal(replicaSet?.metadata.ownerReferences?.[0]?.uid, deployment?.metadata.uid);
-  const pod = scenario.objects.find((object) => object.kind === 'Pod' && object.metadata.name === 'checkout-7d9f8c6b5-x2k4q');
+  const pod = scenario.objects.find(
+    (object) => object.kind === 'Pod' && object.metadata.name === 'checkout-7d9f8c6b5-x2k4q',
+  );
   const event = scenario.objects.find((object) => object.metadata.name === 'checkout-7d9f8c6b5-x2k4q.backoff');
   assert.equal((event?.['involvedObject'] as { uid?: string }).uid, pod?.metadata.uid);
   const again = await loadScenario(FIXTURE);
-  assert.equal(again.objects.find((object) => object.metadata.name === 'checkout')?.metadata.uid, deployment?.metadata.uid, 'uids are stable across loads');
+  assert.equal(
+    again.objects.find((object) => object.metadata.name === 'checkout')?.metadata.uid,
+    deployment?.metadata.uid,
+    'uids are stable across loads',
+  );
 });
 
 test('adds namespaces that objects use but cluster.yaml does not list', async () => {
-  const dir = await variant('implicit-namespace', { file: 'cluster.yaml', edit: (text) => `${text}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lonely, namespace: elsewhere}\n` });
+  const dir = await variant('implicit-namespace', {
+    file: 'cluster.yaml',
+    edit: (text) => `${text}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: lonely, namespace: elsewhere}\n`,
+  });
   const scenario = await loadScenario(dir);
-  const namespaces = scenario.objects.filter((object) => object.kind === 'Namespace').map((object) => object.metadata.name);
+  const namespaces = scenario.objects
+    .filter((object) => object.kind === 'Namespace')
+    .map((object) => object.metadata.name);
   for (const name of ['elsewhere', 'default', 'kube-system', 'shop']) assert.ok(namespaces.includes(name), name);
   assert.equal(namespaces.filter((name) => name === 'shop').length, 1, 'a listed namespace is not added twice');
 });
 
 test('bad YAML names the file, the document and the line', async () => {
-  const dir = await variant('bad-yaml', { file: 'cluster.yaml', edit: (text) => text.replace('kind: Deployment\nmetadata:\n  name: checkout', 'kind: Deployment\nmetadata:\n  name: [checkout') });
+  const dir = await variant('bad-yaml', {
+    file: 'cluster.yaml',
+    edit: (text) =>
+      text.replace('kind: Deployment\nmetadata:\n  name: checkout', 'kind: Deployment\nmetadata:\n  name: [checkout'),
+  });
   const error = await loadError(dir);
   assert.equal(error.file, 'cluster.yaml');
   assert.equal(error.document, 3);
@@ -76,14 +114,21 @@ test('bad YAML names the file, the document and the line', async () => {
 });
 
 test('a missing kind names the document and the field', async () => {
-  const dir = await variant('missing-kind', { file: 'cluster.yaml', edit: (text) => text.replace('apiVersion: v1\nkind: Namespace\n', 'apiVersion: v1\n') });
+  const dir = await variant('missing-kind', {
+    file: 'cluster.yaml',
+    edit: (text) => text.replace('apiVersion: v1\nkind: Namespace\n', 'apiVersion: v1\n'),
+  });
   const error = await loadError(dir);
   assert.deepEqual([error.file, error.document, error.field], ['cluster.yaml', 1, 'kind']);
   assert.match(error.message, /cluster\.yaml, document 1, field kind: is required/);
 });
 
 test('a bad item inside a kind: List names the item', async () => {
-  const dir = await variant('bad-list-item', { file: 'cluster.yaml', edit: (text) => text.replace('  kind: Node\n  metadata:\n    name: node-b', '  kind: Node\n  metadata:\n    title: node-b') });
+  const dir = await variant('bad-list-item', {
+    file: 'cluster.yaml',
+    edit: (text) =>
+      text.replace('  kind: Node\n  metadata:\n    name: node-b', '  kind: Node\n  metadata:\n    title: node-b'),
+  });
   const error = await loadError(dir);
   assert.deepEqual([error.file, error.document, error.field], ['cluster.yaml', 2, 'items[1].metadata.name']);
 });
@@ -103,14 +148,27 @@ test('a log for a container the pod does not have names the container', async ()
 });
 
 test('scenario.yaml problems name the field: unknown category, missing trigger', async () => {
-  const badCategory = await loadError(await variant('bad-category', { file: 'scenario.yaml', edit: (text) => text.replace('category: app-crash', 'category: gremlins') }));
+  const badCategory = await loadError(
+    await variant('bad-category', {
+      file: 'scenario.yaml',
+      edit: (text) => text.replace('category: app-crash', 'category: gremlins'),
+    }),
+  );
   assert.deepEqual([badCategory.file, badCategory.field], ['scenario.yaml', 'expect.category']);
-  const noTrigger = await loadError(await variant('no-trigger', { file: 'scenario.yaml', edit: (text) => text.replace(/trigger:[\s\S]*?expect:/, 'trigger: {}\nexpect:') }));
+  const noTrigger = await loadError(
+    await variant('no-trigger', {
+      file: 'scenario.yaml',
+      edit: (text) => text.replace(/trigger:[\s\S]*?expect:/, 'trigger: {}\nexpect:'),
+    }),
+  );
   assert.deepEqual([noTrigger.file, noTrigger.field], ['scenario.yaml', 'trigger']);
 });
 
 test('duplicate objects are rejected with both documents named', async () => {
-  const dir = await variant('duplicate', { file: 'cluster.yaml', edit: (text) => `${text}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: checkout-config, namespace: shop}\n` });
+  const dir = await variant('duplicate', {
+    file: 'cluster.yaml',
+    edit: (text) => `${text}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: checkout-config, namespace: shop}\n`,
+  });
   const error = await loadError(dir);
   assert.equal(error.field, 'metadata.name');
   assert.match(error.message, /already defined in document/);

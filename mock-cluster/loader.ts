@@ -32,7 +32,11 @@ export class ScenarioError extends Error {
   readonly field: string | undefined;
 
   constructor(location: { file: string; document?: number; field?: string }, problem: string) {
-    const where = [location.file, location.document === undefined ? undefined : `document ${location.document}`, location.field ? `field ${location.field}` : undefined];
+    const where = [
+      location.file,
+      location.document === undefined ? undefined : `document ${location.document}`,
+      location.field ? `field ${location.field}` : undefined,
+    ];
     super(`${where.filter(Boolean).join(', ')}: ${problem}`);
     this.name = 'ScenarioError';
     this.file = location.file;
@@ -47,7 +51,10 @@ export class ScenarioError extends Error {
  */
 export function scenarioExpect(scenario: { meta: ScenarioMeta }): ScenarioExpect {
   if (scenario.meta.expect) return scenario.meta.expect;
-  throw new ScenarioError({ file: 'scenario.yaml', field: 'expect' }, `is missing in scenario "${scenario.meta.name}": it replays, but nothing says what a correct diagnosis is`);
+  throw new ScenarioError(
+    { file: 'scenario.yaml', field: 'expect' },
+    `is missing in scenario "${scenario.meta.name}": it replays, but nothing says what a correct diagnosis is`,
+  );
 }
 
 /** The scenario directories under `root` (those holding a scenario.yaml), sorted by name. */
@@ -82,22 +89,33 @@ export async function loadScenario(dir: string, options: { background?: string }
  * `cluster.yaml` and the `logs/` tree of a directory, completed as the API server would
  * (uids seeded by `seed`, missing times before `now`). Shared by scenarios and backgrounds.
  */
-export async function readClusterFiles(dir: string, context: { seed: string; now: number }): Promise<{ objects: KubeObject[]; logs: ScenarioLog[] }> {
+export async function readClusterFiles(
+  dir: string,
+  context: { seed: string; now: number },
+): Promise<{ objects: KubeObject[]; logs: ScenarioLog[] }> {
   const objects = await readObjects(dir);
   completeObjects(objects, { scenario: context.seed, now: context.now });
   return { objects, logs: await readLogs(dir, objects) };
 }
 
 async function isFile(path: string): Promise<boolean> {
-  return stat(path).then((info) => info.isFile(), () => false);
+  return stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
 }
 
 /** A folder that is not there, or holds no scenario.yaml, is named whole: "scenario.yaml: file is missing" does not say which folder was meant. */
 async function assertScenarioFolder(absolute: string): Promise<void> {
   const info = await stat(absolute).catch(() => undefined);
   if (!info) throw new ScenarioError({ file: absolute }, 'no such folder');
-  if (!info.isDirectory()) throw new ScenarioError({ file: absolute }, 'not a folder: a scenario is a folder holding scenario.yaml and cluster.yaml');
-  if (!(await stat(join(absolute, 'scenario.yaml')).catch(() => undefined))) throw new ScenarioError({ file: absolute }, 'not a scenario folder: it has no scenario.yaml');
+  if (!info.isDirectory())
+    throw new ScenarioError(
+      { file: absolute },
+      'not a folder: a scenario is a folder holding scenario.yaml and cluster.yaml',
+    );
+  if (!(await stat(join(absolute, 'scenario.yaml')).catch(() => undefined)))
+    throw new ScenarioError({ file: absolute }, 'not a scenario folder: it has no scenario.yaml');
 }
 
 export async function readText(dir: string, file: string): Promise<string> {
@@ -105,7 +123,10 @@ export async function readText(dir: string, file: string): Promise<string> {
     return await readFile(join(dir, file), 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new ScenarioError({ file }, code === 'ENOENT' ? 'file is missing' : `cannot be read (${code ?? String(error)})`);
+    throw new ScenarioError(
+      { file },
+      code === 'ENOENT' ? 'file is missing' : `cannot be read (${code ?? String(error)})`,
+    );
   }
 }
 
@@ -120,7 +141,10 @@ async function readMeta(dir: string): Promise<ScenarioMeta> {
   const result = scenarioMetaSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ScenarioError({ file: 'scenario.yaml', document: 1, field: issue?.path.join('.') || '(root)' }, issue?.message ?? 'invalid');
+    throw new ScenarioError(
+      { file: 'scenario.yaml', document: 1, field: issue?.path.join('.') || '(root)' },
+      issue?.message ?? 'invalid',
+    );
   }
   return result.data;
 }
@@ -142,17 +166,31 @@ async function readObjects(dir: string): Promise<KubeObject[]> {
       const error = document.errors[0];
       const line = error?.linePos?.[0];
       const where = line ? ` (line ${line.line}, column ${line.col})` : '';
-      throw new ScenarioError({ file, document: documentNumber }, `invalid YAML${where}: ${error?.message.split('\n')[0] ?? ''}`);
+      throw new ScenarioError(
+        { file, document: documentNumber },
+        `invalid YAML${where}: ${error?.message.split('\n')[0] ?? ''}`,
+      );
     }
     const value: unknown = document.toJS();
     if (value === null || value === undefined) return;
     const kind = isRecord(value) ? value['kind'] : undefined;
     if (isRecord(value) && typeof kind === 'string' && (kind === 'List' || kind.endsWith('List')) && 'items' in value) {
       const items = value['items'];
-      if (!Array.isArray(items)) throw new ScenarioError({ file, document: documentNumber, field: 'items' }, 'must be a list of objects');
-      items.forEach((item: unknown, itemIndex) => located.push({ object: checkObject(item, { file, document: documentNumber, prefix: `items[${itemIndex}].` }), document: documentNumber, prefix: `items[${itemIndex}].` }));
+      if (!Array.isArray(items))
+        throw new ScenarioError({ file, document: documentNumber, field: 'items' }, 'must be a list of objects');
+      items.forEach((item: unknown, itemIndex) =>
+        located.push({
+          object: checkObject(item, { file, document: documentNumber, prefix: `items[${itemIndex}].` }),
+          document: documentNumber,
+          prefix: `items[${itemIndex}].`,
+        }),
+      );
     } else {
-      located.push({ object: checkObject(value, { file, document: documentNumber, prefix: '' }), document: documentNumber, prefix: '' });
+      located.push({
+        object: checkObject(value, { file, document: documentNumber, prefix: '' }),
+        document: documentNumber,
+        prefix: '',
+      });
     }
   });
   rejectDuplicates(located, file);
@@ -163,20 +201,24 @@ function checkObject(value: unknown, where: { file: string; document: number; pr
   const fail = (field: string, problem: string): never => {
     throw new ScenarioError({ file: where.file, document: where.document, field: `${where.prefix}${field}` }, problem);
   };
-  if (!isRecord(value)) return fail('(root)', 'must be a Kubernetes object (a mapping with apiVersion, kind and metadata)');
-  if (typeof value['apiVersion'] !== 'string' || value['apiVersion'] === '') fail('apiVersion', 'is required (for example "v1" or "apps/v1")');
+  if (!isRecord(value))
+    return fail('(root)', 'must be a Kubernetes object (a mapping with apiVersion, kind and metadata)');
+  if (typeof value['apiVersion'] !== 'string' || value['apiVersion'] === '')
+    fail('apiVersion', 'is required (for example "v1" or "apps/v1")');
   if (typeof value['kind'] !== 'string' || value['kind'] === '') fail('kind', 'is required (for example "Pod")');
   const metadata = value['metadata'];
   if (!isRecord(metadata)) return fail('metadata', 'is required and must be a mapping');
   if (metadata['name'] === undefined && value['kind'] === 'Event') metadata['name'] = eventName(value);
   if (typeof metadata['name'] !== 'string' || metadata['name'] === '') fail('metadata.name', 'is required');
-  if (metadata['namespace'] !== undefined && typeof metadata['namespace'] !== 'string') fail('metadata.namespace', 'must be a string');
+  if (metadata['namespace'] !== undefined && typeof metadata['namespace'] !== 'string')
+    fail('metadata.namespace', 'must be a string');
   for (const mapName of ['labels', 'annotations']) {
     const map = metadata[mapName];
     if (map === undefined || map === null) continue;
     if (!isRecord(map)) fail(`metadata.${mapName}`, 'must be a mapping of strings');
     for (const [key, entry] of Object.entries(map as Record<string, unknown>)) {
-      if (typeof entry !== 'string') fail(`metadata.${mapName}.${key}`, `must be a string (quote it: "${String(entry)}")`);
+      if (typeof entry !== 'string')
+        fail(`metadata.${mapName}.${key}`, `must be a string (quote it: "${String(entry)}")`);
     }
   }
   const owners = metadata['ownerReferences'];
@@ -203,7 +245,11 @@ function rejectDuplicates(located: Located[], file: string): void {
     const namespace = type.namespaced ? (object.metadata.namespace ?? 'default') : '';
     const key = `${type.group}/${type.plural}/${namespace}/${object.metadata.name}`;
     const first = seen.get(key);
-    if (first !== undefined) throw new ScenarioError({ file, document, field: `${prefix}metadata.name` }, `${object.kind} "${object.metadata.name}" is already defined in document ${first}`);
+    if (first !== undefined)
+      throw new ScenarioError(
+        { file, document, field: `${prefix}metadata.name` },
+        `${object.kind} "${object.metadata.name}" is already defined in document ${first}`,
+      );
     seen.set(key, document);
   }
 }
@@ -212,23 +258,43 @@ async function readLogs(dir: string, objects: KubeObject[]): Promise<ScenarioLog
   const root = join(dir, 'logs');
   const namespaces = await readdir(root, { withFileTypes: true }).catch(() => undefined);
   if (!namespaces) return [];
-  const pods = new Map(objects.filter((object) => object.kind === 'Pod').map((pod) => [`${pod.metadata.namespace}/${pod.metadata.name}`, pod]));
+  const pods = new Map(
+    objects
+      .filter((object) => object.kind === 'Pod')
+      .map((pod) => [`${pod.metadata.namespace}/${pod.metadata.name}`, pod]),
+  );
   const logs: ScenarioLog[] = [];
   for (const namespace of namespaces) {
     const namespaceFile = `logs/${namespace.name}`;
-    if (!namespace.isDirectory()) throw new ScenarioError({ file: namespaceFile }, 'expected a namespace directory: logs/<namespace>/<pod>/<container>[.previous].log');
+    if (!namespace.isDirectory())
+      throw new ScenarioError(
+        { file: namespaceFile },
+        'expected a namespace directory: logs/<namespace>/<pod>/<container>[.previous].log',
+      );
     for (const pod of await readdir(join(root, namespace.name), { withFileTypes: true })) {
       const podFile = `${namespaceFile}/${pod.name}`;
-      if (!pod.isDirectory()) throw new ScenarioError({ file: podFile }, 'expected a pod directory: logs/<namespace>/<pod>/<container>[.previous].log');
+      if (!pod.isDirectory())
+        throw new ScenarioError(
+          { file: podFile },
+          'expected a pod directory: logs/<namespace>/<pod>/<container>[.previous].log',
+        );
       const podObject = pods.get(`${namespace.name}/${pod.name}`);
       for (const entry of await readdir(join(root, namespace.name, pod.name), { withFileTypes: true })) {
         const file = `${podFile}/${entry.name}`;
         const match = /^(.+?)(\.previous)?\.log$/.exec(entry.name);
-        if (!entry.isFile() || !match?.[1]) throw new ScenarioError({ file }, 'expected <container>.log or <container>.previous.log');
-        if (!podObject) throw new ScenarioError({ file, field: 'pod' }, `no Pod "${pod.name}" in namespace "${namespace.name}" in cluster.yaml`);
+        if (!entry.isFile() || !match?.[1])
+          throw new ScenarioError({ file }, 'expected <container>.log or <container>.previous.log');
+        if (!podObject)
+          throw new ScenarioError(
+            { file, field: 'pod' },
+            `no Pod "${pod.name}" in namespace "${namespace.name}" in cluster.yaml`,
+          );
         const container = match[1];
         if (!containerNames(podObject).includes(container)) {
-          throw new ScenarioError({ file, field: 'container' }, `pod ${namespace.name}/${pod.name} has no container "${container}" (it has: ${containerNames(podObject).join(', ') || 'none'})`);
+          throw new ScenarioError(
+            { file, field: 'container' },
+            `pod ${namespace.name}/${pod.name} has no container "${container}" (it has: ${containerNames(podObject).join(', ') || 'none'})`,
+          );
         }
         const text = await readFile(join(root, namespace.name, pod.name, entry.name), 'utf8');
         logs.push({ namespace: namespace.name, pod: pod.name, container, previous: match[2] !== undefined, text });
@@ -245,7 +311,8 @@ export function containerNames(pod: KubeObject): string[] {
   for (const field of ['initContainers', 'containers', 'ephemeralContainers']) {
     const list = spec[field];
     if (!Array.isArray(list)) continue;
-    for (const container of list) if (isRecord(container) && typeof container['name'] === 'string') names.push(container['name']);
+    for (const container of list)
+      if (isRecord(container) && typeof container['name'] === 'string') names.push(container['name']);
   }
   return names;
 }

@@ -34,21 +34,29 @@ export function chooseContainer(pod: PodShape, requested: string | null | undefi
   const containers = (pod.spec?.containers ?? []).map((container) => container.name);
   const initContainers = (pod.spec?.initContainers ?? []).map((container) => container.name);
   if (requested) {
-    if (![...containers, ...initContainers].includes(requested)) throw badRequest(`container ${requested} is not valid for pod ${pod.metadata.name}`);
+    if (![...containers, ...initContainers].includes(requested))
+      throw badRequest(`container ${requested} is not valid for pod ${pod.metadata.name}`);
     return requested;
   }
   const annotated = pod.metadata.annotations?.['kubectl.kubernetes.io/default-container'];
   if (annotated && containers.includes(annotated)) return annotated;
   if (containers.length === 1 && containers[0]) return containers[0];
   const initText = initContainers.length > 0 ? ` or one of the init containers: [${initContainers.join(' ')}]` : '';
-  throw badRequest(`a container name must be specified for pod ${pod.metadata.name}, choose one of: [${containers.join(' ')}]${initText}`);
+  throw badRequest(
+    `a container name must be specified for pod ${pod.metadata.name}, choose one of: [${containers.join(' ')}]${initText}`,
+  );
 }
 
 function statusOf(pod: PodShape, container: string): ContainerStatus | undefined {
-  return [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find((status) => status.name === container);
+  return [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])].find(
+    (status) => status.name === container,
+  );
 }
 
-const WAITING_MESSAGES: Record<string, string> = { ImagePullBackOff: 'trying and failing to pull image', ErrImagePull: 'trying and failing to pull image' };
+const WAITING_MESSAGES: Record<string, string> = {
+  ImagePullBackOff: 'trying and failing to pull image',
+  ErrImagePull: 'trying and failing to pull image',
+};
 
 interface TimedLine {
   time: number;
@@ -86,7 +94,14 @@ export function readPodLog(options: { pod: PodShape; logs: ScenarioLog[]; query:
   const status = statusOf(pod, container);
   const podName = pod.metadata.name;
   if (!pod.spec?.nodeName && !status) throw badRequest(`pod ${podName} does not have a host assigned`);
-  const find = (previous: boolean): ScenarioLog | undefined => options.logs.find((log) => log.namespace === pod.metadata.namespace && log.pod === podName && log.container === container && log.previous === previous);
+  const find = (previous: boolean): ScenarioLog | undefined =>
+    options.logs.find(
+      (log) =>
+        log.namespace === pod.metadata.namespace &&
+        log.pod === podName &&
+        log.container === container &&
+        log.previous === previous,
+    );
 
   let text: string;
   let window: { start?: number; end: number };
@@ -94,27 +109,38 @@ export function readPodLog(options: { pod: PodShape; logs: ScenarioLog[]; query:
   if (query.previous) {
     if (!lastTerminated) throw badRequest(`previous terminated container "${container}" in pod "${podName}" not found`);
     text = find(true)?.text ?? '';
-    window = { ...(parseTime(lastTerminated.startedAt) !== undefined ? { start: parseTime(lastTerminated.startedAt) } : {}), end: parseTime(lastTerminated.finishedAt) ?? now };
+    window = {
+      ...(parseTime(lastTerminated.startedAt) !== undefined ? { start: parseTime(lastTerminated.startedAt) } : {}),
+      end: parseTime(lastTerminated.finishedAt) ?? now,
+    };
   } else {
     const state = status?.state ?? {};
     const waiting = state.waiting;
     if (waiting && !lastTerminated && !find(false)) {
       const reason = waiting.reason ?? 'ContainerCreating';
-      throw badRequest(`container "${container}" in pod "${podName}" is waiting to start: ${WAITING_MESSAGES[reason] ?? reason}`);
+      throw badRequest(
+        `container "${container}" in pod "${podName}" is waiting to start: ${WAITING_MESSAGES[reason] ?? reason}`,
+      );
     }
     // A container waiting to restart has no new run yet: the kubelet serves the last one.
     const current = find(false) ?? (waiting && lastTerminated ? find(true) : undefined);
     text = current?.text ?? '';
     const run = state.running ?? state.terminated ?? (waiting ? lastTerminated : undefined);
     const finished = state.terminated?.finishedAt ?? (waiting ? lastTerminated?.finishedAt : undefined);
-    window = { ...(parseTime(run?.startedAt) !== undefined ? { start: parseTime(run?.startedAt) } : {}), end: parseTime(finished) ?? now };
+    window = {
+      ...(parseTime(run?.startedAt) !== undefined ? { start: parseTime(run?.startedAt) } : {}),
+      end: parseTime(finished) ?? now,
+    };
   }
 
   let lines = timeLines(text, window);
-  if (query.tailLines !== undefined && query.tailLines >= 0) lines = query.tailLines === 0 ? [] : lines.slice(-query.tailLines);
+  if (query.tailLines !== undefined && query.tailLines >= 0)
+    lines = query.tailLines === 0 ? [] : lines.slice(-query.tailLines);
   const since = query.sinceSeconds !== undefined ? now - query.sinceSeconds * 1000 : parseTime(query.sinceTime);
   if (since !== undefined) lines = lines.filter((line) => line.time >= since);
-  let output = lines.map((line) => (query.timestamps ? `${formatTimestamp(line.time)} ${line.text}\n` : `${line.text}\n`)).join('');
+  let output = lines
+    .map((line) => (query.timestamps ? `${formatTimestamp(line.time)} ${line.text}\n` : `${line.text}\n`))
+    .join('');
   if (query.limitBytes !== undefined && query.limitBytes > 0) {
     const bytes = Buffer.from(output, 'utf8');
     if (bytes.length > query.limitBytes) output = bytes.subarray(0, query.limitBytes).toString('utf8');

@@ -8,8 +8,14 @@ import { isRecord, type KubeObject } from './types.ts';
 export const DISRUPTION_METRICS: MetricDefinitions = {
   kube_poddisruptionbudget_status_current_healthy: { help: 'Current number of healthy pods', type: 'gauge' },
   kube_poddisruptionbudget_status_desired_healthy: { help: 'Minimum desired number of healthy pods', type: 'gauge' },
-  kube_poddisruptionbudget_status_expected_pods: { help: 'Total number of pods counted by this disruption budget', type: 'gauge' },
-  kube_poddisruptionbudget_status_pod_disruptions_allowed: { help: 'Number of pod disruptions that are currently allowed', type: 'gauge' },
+  kube_poddisruptionbudget_status_expected_pods: {
+    help: 'Total number of pods counted by this disruption budget',
+    type: 'gauge',
+  },
+  kube_poddisruptionbudget_status_pod_disruptions_allowed: {
+    help: 'Number of pod disruptions that are currently allowed',
+    type: 'gauge',
+  },
 };
 
 export function collectDisruptionMetrics(budgets: readonly KubeObject[]): MetricSample[] {
@@ -20,7 +26,11 @@ export function collectDisruptionMetrics(budgets: readonly KubeObject[]): Metric
       { name: 'kube_poddisruptionbudget_status_current_healthy', labels, value: numberOr(status['currentHealthy'], 0) },
       { name: 'kube_poddisruptionbudget_status_desired_healthy', labels, value: numberOr(status['desiredHealthy'], 0) },
       { name: 'kube_poddisruptionbudget_status_expected_pods', labels, value: numberOr(status['expectedPods'], 0) },
-      { name: 'kube_poddisruptionbudget_status_pod_disruptions_allowed', labels, value: numberOr(status['disruptionsAllowed'], 0) },
+      {
+        name: 'kube_poddisruptionbudget_status_pod_disruptions_allowed',
+        labels,
+        value: numberOr(status['disruptionsAllowed'], 0),
+      },
     ];
   });
 }

@@ -37,7 +37,10 @@ export function formatExposition(definitions: MetricDefinitions, samples: readon
   for (const [name, definition] of Object.entries(definitions)) {
     const family = byFamily.get(name);
     if (!family) continue;
-    lines.push(`# HELP ${name} ${definition.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${name} ${definition.type}`);
+    lines.push(
+      `# HELP ${name} ${definition.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`,
+      `# TYPE ${name} ${definition.type}`,
+    );
     for (const sample of family) lines.push(`${name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
@@ -60,9 +63,18 @@ function formatValue(value: number): string {
 }
 
 /** One sample per value of a Kubernetes condition status, 1 for the one it has: how kube-state-metrics writes conditions. */
-export function conditionSamples(input: { name: string; labels: Labels; statusLabel: string; status: unknown }): MetricSample[] {
+export function conditionSamples(input: {
+  name: string;
+  labels: Labels;
+  statusLabel: string;
+  status: unknown;
+}): MetricSample[] {
   const current = typeof input.status === 'string' ? input.status.toLowerCase() : 'unknown';
-  return ['true', 'false', 'unknown'].map((status) => ({ name: input.name, labels: { ...input.labels, [input.statusLabel]: status }, value: status === current ? 1 : 0 }));
+  return ['true', 'false', 'unknown'].map((status) => ({
+    name: input.name,
+    labels: { ...input.labels, [input.statusLabel]: status },
+    value: status === current ? 1 : 0,
+  }));
 }
 
 /** A number field of an object's status or spec; kube-state-metrics reports an unset int32 as 0. */

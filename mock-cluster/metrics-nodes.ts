@@ -15,7 +15,10 @@ export const NODE_METRICS: MetricDefinitions = {
 };
 
 /** Samples for every node and namespace. */
-export function collectNodeMetrics(input: { nodes: readonly KubeObject[]; namespaces: readonly KubeObject[] }): MetricSample[] {
+export function collectNodeMetrics(input: {
+  nodes: readonly KubeObject[];
+  namespaces: readonly KubeObject[];
+}): MetricSample[] {
   return [...input.nodes.flatMap(nodeSamples), ...input.namespaces.flatMap(namespaceSamples)];
 }
 
@@ -45,10 +48,22 @@ function nodeSamples(node: KubeObject): MetricSample[] {
     { name: 'kube_node_spec_unschedulable', labels, value: spec['unschedulable'] === true ? 1 : 0 },
   ];
   const taints = Array.isArray(spec['taints']) ? spec['taints'].filter(isRecord) : [];
-  for (const taint of taints) samples.push({ name: 'kube_node_spec_taint', labels: { ...labels, key: text(taint['key']), value: text(taint['value']), effect: text(taint['effect']) }, value: 1 });
+  for (const taint of taints)
+    samples.push({
+      name: 'kube_node_spec_taint',
+      labels: { ...labels, key: text(taint['key']), value: text(taint['value']), effect: text(taint['effect']) },
+      value: 1,
+    });
   const conditions = Array.isArray(status['conditions']) ? status['conditions'].filter(isRecord) : [];
   for (const condition of conditions) {
-    samples.push(...conditionSamples({ name: 'kube_node_status_condition', labels: { ...labels, condition: text(condition['type']) }, statusLabel: 'status', status: condition['status'] }));
+    samples.push(
+      ...conditionSamples({
+        name: 'kube_node_status_condition',
+        labels: { ...labels, condition: text(condition['type']) },
+        statusLabel: 'status',
+        status: condition['status'],
+      }),
+    );
   }
   return samples;
 }
@@ -56,5 +71,9 @@ function nodeSamples(node: KubeObject): MetricSample[] {
 function namespaceSamples(namespace: KubeObject): MetricSample[] {
   const status = isRecord(namespace['status']) ? namespace['status'] : {};
   const phase = text(status['phase']) || 'Active';
-  return ['Active', 'Terminating'].map((candidate) => ({ name: 'kube_namespace_status_phase', labels: { namespace: namespace.metadata.name, phase: candidate }, value: candidate === phase ? 1 : 0 }));
+  return ['Active', 'Terminating'].map((candidate) => ({
+    name: 'kube_namespace_status_phase',
+    labels: { namespace: namespace.metadata.name, phase: candidate },
+    value: candidate === phase ? 1 : 0,
+  }));
 }

@@ -4,18 +4,40 @@
  * and per container (and init container) its state, waiting and termination reasons,
  * readiness and restart counter. Names, labels and values follow kube-state-metrics v2.
  */
-import { conditionSamples, numberOr, text, type Labels, type MetricDefinitions, type MetricSample } from './metrics-format.ts';
+import {
+  conditionSamples,
+  numberOr,
+  text,
+  type Labels,
+  type MetricDefinitions,
+  type MetricSample,
+} from './metrics-format.ts';
 import { isRecord, type KubeObject, type JsonRecord } from './types.ts';
 
 const CONTAINER_FAMILIES = (prefix: string, kind: string): MetricDefinitions => ({
   [`${prefix}_info`]: { help: `Information about a ${kind} in a pod.`, type: 'gauge' },
   [`${prefix}_status_waiting`]: { help: `Describes whether the ${kind} is currently in waiting state.`, type: 'gauge' },
-  [`${prefix}_status_waiting_reason`]: { help: `Describes the reason the ${kind} is currently in waiting state.`, type: 'gauge' },
+  [`${prefix}_status_waiting_reason`]: {
+    help: `Describes the reason the ${kind} is currently in waiting state.`,
+    type: 'gauge',
+  },
   [`${prefix}_status_running`]: { help: `Describes whether the ${kind} is currently in running state.`, type: 'gauge' },
-  [`${prefix}_status_terminated`]: { help: `Describes whether the ${kind} is currently in terminated state.`, type: 'gauge' },
-  [`${prefix}_status_terminated_reason`]: { help: `Describes the reason the ${kind} is currently in terminated state.`, type: 'gauge' },
-  [`${prefix}_status_last_terminated_reason`]: { help: `Describes the last reason the ${kind} was in terminated state.`, type: 'gauge' },
-  [`${prefix}_status_last_terminated_exitcode`]: { help: `Describes the exit code for the last ${kind} in terminated state.`, type: 'gauge' },
+  [`${prefix}_status_terminated`]: {
+    help: `Describes whether the ${kind} is currently in terminated state.`,
+    type: 'gauge',
+  },
+  [`${prefix}_status_terminated_reason`]: {
+    help: `Describes the reason the ${kind} is currently in terminated state.`,
+    type: 'gauge',
+  },
+  [`${prefix}_status_last_terminated_reason`]: {
+    help: `Describes the last reason the ${kind} was in terminated state.`,
+    type: 'gauge',
+  },
+  [`${prefix}_status_last_terminated_exitcode`]: {
+    help: `Describes the exit code for the last ${kind} in terminated state.`,
+    type: 'gauge',
+  },
   [`${prefix}_status_ready`]: { help: `Describes whether the ${kind}'s readiness check succeeded.`, type: 'gauge' },
   [`${prefix}_status_restarts_total`]: { help: `The number of restarts for the ${kind}.`, type: 'counter' },
 });
@@ -63,36 +85,100 @@ function podSamples(pod: KubeObject): MetricSample[] {
       value: 1,
     },
   ];
-  if (owners.length === 0) samples.push({ name: 'kube_pod_owner', labels: { ...base, owner_kind: NONE, owner_name: NONE, owner_is_controller: NONE }, value: 1 });
+  if (owners.length === 0)
+    samples.push({
+      name: 'kube_pod_owner',
+      labels: { ...base, owner_kind: NONE, owner_name: NONE, owner_is_controller: NONE },
+      value: 1,
+    });
   for (const owner of owners) {
-    samples.push({ name: 'kube_pod_owner', labels: { ...base, owner_kind: owner.kind, owner_name: owner.name, owner_is_controller: String(owner.controller === true) }, value: 1 });
+    samples.push({
+      name: 'kube_pod_owner',
+      labels: {
+        ...base,
+        owner_kind: owner.kind,
+        owner_name: owner.name,
+        owner_is_controller: String(owner.controller === true),
+      },
+      value: 1,
+    });
   }
 
   const reason = text(status['reason']);
   // A pod whose node stopped answering is being deleted with reason NodeLost: its phase is no longer known.
   const phase = pod.metadata.deletionTimestamp && reason === 'NodeLost' ? 'Unknown' : text(status['phase']);
-  if (phase) for (const candidate of PHASES) samples.push({ name: 'kube_pod_status_phase', labels: { ...base, phase: candidate }, value: candidate === phase ? 1 : 0 });
+  if (phase)
+    for (const candidate of PHASES)
+      samples.push({
+        name: 'kube_pod_status_phase',
+        labels: { ...base, phase: candidate },
+        value: candidate === phase ? 1 : 0,
+      });
 
   const conditions = Array.isArray(status['conditions']) ? status['conditions'].filter(isRecord) : [];
   for (const condition of conditions) {
-    if (condition['type'] === 'Ready') samples.push(...conditionSamples({ name: 'kube_pod_status_ready', labels: base, statusLabel: 'condition', status: condition['status'] }));
+    if (condition['type'] === 'Ready')
+      samples.push(
+        ...conditionSamples({
+          name: 'kube_pod_status_ready',
+          labels: base,
+          statusLabel: 'condition',
+          status: condition['status'],
+        }),
+      );
     if (condition['type'] === 'PodScheduled') {
-      samples.push(...conditionSamples({ name: 'kube_pod_status_scheduled', labels: base, statusLabel: 'condition', status: condition['status'] }));
-      if (condition['status'] === 'False' && condition['reason'] === 'Unschedulable') samples.push({ name: 'kube_pod_status_unschedulable', labels: base, value: 1 });
+      samples.push(
+        ...conditionSamples({
+          name: 'kube_pod_status_scheduled',
+          labels: base,
+          statusLabel: 'condition',
+          status: condition['status'],
+        }),
+      );
+      if (condition['status'] === 'False' && condition['reason'] === 'Unschedulable')
+        samples.push({ name: 'kube_pod_status_unschedulable', labels: base, value: 1 });
     }
   }
-  for (const candidate of POD_REASONS) samples.push({ name: 'kube_pod_status_reason', labels: { ...base, reason: candidate }, value: candidate === reason ? 1 : 0 });
+  for (const candidate of POD_REASONS)
+    samples.push({
+      name: 'kube_pod_status_reason',
+      labels: { ...base, reason: candidate },
+      value: candidate === reason ? 1 : 0,
+    });
 
-  samples.push(...containerSamples({ prefix: 'kube_pod_container', base, specs: spec['containers'], statuses: status['containerStatuses'], exitCodes: true }));
-  samples.push(...containerSamples({ prefix: 'kube_pod_init_container', base, specs: spec['initContainers'], statuses: status['initContainerStatuses'], exitCodes: false }));
+  samples.push(
+    ...containerSamples({
+      prefix: 'kube_pod_container',
+      base,
+      specs: spec['containers'],
+      statuses: status['containerStatuses'],
+      exitCodes: true,
+    }),
+  );
+  samples.push(
+    ...containerSamples({
+      prefix: 'kube_pod_init_container',
+      base,
+      specs: spec['initContainers'],
+      statuses: status['initContainerStatuses'],
+      exitCodes: false,
+    }),
+  );
   return samples;
 }
 
-function containerSamples(input: { prefix: string; base: Labels; specs: unknown; statuses: unknown; exitCodes: boolean }): MetricSample[] {
+function containerSamples(input: {
+  prefix: string;
+  base: Labels;
+  specs: unknown;
+  statuses: unknown;
+  exitCodes: boolean;
+}): MetricSample[] {
   const specs = Array.isArray(input.specs) ? input.specs.filter(isRecord) : [];
   const statuses = Array.isArray(input.statuses) ? input.statuses.filter(isRecord) : [];
   const samples: MetricSample[] = [];
-  const add = (suffix: string, labels: Labels, value: number): void => void samples.push({ name: `${input.prefix}${suffix}`, labels, value });
+  const add = (suffix: string, labels: Labels, value: number): void =>
+    void samples.push({ name: `${input.prefix}${suffix}`, labels, value });
   for (const containerStatus of statuses) {
     const container = text(containerStatus['name']);
     const labels: Labels = { ...input.base, container };
@@ -103,14 +189,28 @@ function containerSamples(input: { prefix: string; base: Labels; specs: unknown;
     const terminated = isRecord(state['terminated']) ? state['terminated'] : undefined;
     const lastTerminated = isRecord(lastState['terminated']) ? lastState['terminated'] : undefined;
 
-    add('_info', { ...labels, image_spec: text(spec?.['image']), image: text(containerStatus['image']), image_id: text(containerStatus['imageID']), container_id: text(containerStatus['containerID']) }, 1);
+    add(
+      '_info',
+      {
+        ...labels,
+        image_spec: text(spec?.['image']),
+        image: text(containerStatus['image']),
+        image_id: text(containerStatus['imageID']),
+        container_id: text(containerStatus['containerID']),
+      },
+      1,
+    );
     add('_status_waiting', labels, waiting ? 1 : 0);
-    if (waiting && text(waiting['reason'])) add('_status_waiting_reason', { ...labels, reason: text(waiting['reason']) }, 1);
+    if (waiting && text(waiting['reason']))
+      add('_status_waiting_reason', { ...labels, reason: text(waiting['reason']) }, 1);
     add('_status_running', labels, isRecord(state['running']) ? 1 : 0);
     add('_status_terminated', labels, terminated ? 1 : 0);
-    if (terminated && text(terminated['reason'])) add('_status_terminated_reason', { ...labels, reason: text(terminated['reason']) }, 1);
-    if (lastTerminated && text(lastTerminated['reason'])) add('_status_last_terminated_reason', { ...labels, reason: text(lastTerminated['reason']) }, 1);
-    if (lastTerminated && input.exitCodes) add('_status_last_terminated_exitcode', labels, numberOr(lastTerminated['exitCode'], 0));
+    if (terminated && text(terminated['reason']))
+      add('_status_terminated_reason', { ...labels, reason: text(terminated['reason']) }, 1);
+    if (lastTerminated && text(lastTerminated['reason']))
+      add('_status_last_terminated_reason', { ...labels, reason: text(lastTerminated['reason']) }, 1);
+    if (lastTerminated && input.exitCodes)
+      add('_status_last_terminated_exitcode', labels, numberOr(lastTerminated['exitCode'], 0));
     add('_status_ready', labels, containerStatus['ready'] === true ? 1 : 0);
     add('_status_restarts_total', labels, numberOr(containerStatus['restartCount'], 0));
   }

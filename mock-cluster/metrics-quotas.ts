@@ -10,7 +10,18 @@ export const QUOTA_METRICS: MetricDefinitions = {
 };
 
 const BINARY: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const DECIMAL: Record<string, number> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 
 /** A Kubernetes quantity as a number; undefined when it is not one. */
 export function parseQuantity(quantity: string): number | undefined {
@@ -30,7 +41,8 @@ export function collectQuotaMetrics(quotas: readonly KubeObject[]): MetricSample
       const values = isRecord(status[type]) ? status[type] : {};
       for (const [resource, quantity] of Object.entries(values)) {
         const value = parseQuantity(String(quantity));
-        if (value !== undefined) samples.push({ name: 'kube_resourcequota', labels: { ...labels, resource, type }, value });
+        if (value !== undefined)
+          samples.push({ name: 'kube_resourcequota', labels: { ...labels, resource, type }, value });
       }
     }
     return samples;

@@ -14,7 +14,10 @@ export const SERVICE_METRICS: MetricDefinitions = {
 };
 
 /** Samples for every Service and Endpoints object. */
-export function collectServiceMetrics(input: { services: readonly KubeObject[]; endpoints: readonly KubeObject[] }): MetricSample[] {
+export function collectServiceMetrics(input: {
+  services: readonly KubeObject[];
+  endpoints: readonly KubeObject[];
+}): MetricSample[] {
   return [...input.services.flatMap(serviceSamples), ...input.endpoints.flatMap(endpointSamples)];
 }
 
@@ -23,9 +26,22 @@ function serviceSamples(service: KubeObject): MetricSample[] {
   const status = isRecord(service['status']) ? service['status'] : {};
   const loadBalancer = isRecord(status['loadBalancer']) ? status['loadBalancer'] : {};
   const ingress = Array.isArray(loadBalancer['ingress']) ? loadBalancer['ingress'].filter(isRecord) : [];
-  const labels = { namespace: text(service.metadata.namespace), service: service.metadata.name, uid: text(service.metadata.uid) };
+  const labels = {
+    namespace: text(service.metadata.namespace),
+    service: service.metadata.name,
+    uid: text(service.metadata.uid),
+  };
   return [
-    { name: 'kube_service_info', labels: { ...labels, cluster_ip: text(spec['clusterIP']), external_name: text(spec['externalName']), load_balancer_ip: text(ingress[0]?.['ip']) }, value: 1 },
+    {
+      name: 'kube_service_info',
+      labels: {
+        ...labels,
+        cluster_ip: text(spec['clusterIP']),
+        external_name: text(spec['externalName']),
+        load_balancer_ip: text(ingress[0]?.['ip']),
+      },
+      value: 1,
+    },
     { name: 'kube_service_spec_type', labels: { ...labels, type: text(spec['type']) || 'ClusterIP' }, value: 1 },
   ];
 }
@@ -35,9 +51,17 @@ function endpointSamples(endpoints: KubeObject): MetricSample[] {
   const samples: MetricSample[] = [{ name: 'kube_endpoint_info', labels, value: 1 }];
   const subsets = Array.isArray(endpoints['subsets']) ? endpoints['subsets'].filter(isRecord) : [];
   for (const subset of subsets) {
-    for (const [field, ready] of [['addresses', 'true'], ['notReadyAddresses', 'false']] as const) {
+    for (const [field, ready] of [
+      ['addresses', 'true'],
+      ['notReadyAddresses', 'false'],
+    ] as const) {
       const addresses = Array.isArray(subset[field]) ? subset[field].filter(isRecord) : [];
-      for (const address of addresses) samples.push({ name: 'kube_endpoint_address', labels: { ...labels, ip: text(address['ip']), ready }, value: 1 });
+      for (const address of addresses)
+        samples.push({
+          name: 'kube_endpoint_address',
+          labels: { ...labels, ip: text(address['ip']), ready },
+          value: 1,
+        });
     }
   }
   return samples;

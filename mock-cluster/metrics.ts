@@ -19,20 +19,35 @@ import { collectWorkloadMetrics, WORKLOAD_METRICS } from './metrics-workloads.ts
 import type { ClusterState } from './state.ts';
 import type { KubeObject } from './types.ts';
 
-const DEFINITIONS = { ...POD_METRICS, ...WORKLOAD_METRICS, ...NODE_METRICS, ...STORAGE_METRICS, ...SERVICE_METRICS, ...QUOTA_METRICS, ...AUTOSCALER_METRICS, ...DISRUPTION_METRICS };
+const DEFINITIONS = {
+  ...POD_METRICS,
+  ...WORKLOAD_METRICS,
+  ...NODE_METRICS,
+  ...STORAGE_METRICS,
+  ...SERVICE_METRICS,
+  ...QUOTA_METRICS,
+  ...AUTOSCALER_METRICS,
+  ...DISRUPTION_METRICS,
+};
 
 /** Every family's samples for the objects `list` returns by apiVersion and kind. */
-export function collectClusterMetrics(list: (apiVersion: string, kind: string) => readonly KubeObject[], clockOffsetMs = 0): MetricSample[] {
+export function collectClusterMetrics(
+  list: (apiVersion: string, kind: string) => readonly KubeObject[],
+  clockOffsetMs = 0,
+): MetricSample[] {
   return [
     ...collectPodMetrics(list('v1', 'Pod')),
-    ...collectWorkloadMetrics({
-      deployments: list('apps/v1', 'Deployment'),
-      replicaSets: list('apps/v1', 'ReplicaSet'),
-      statefulSets: list('apps/v1', 'StatefulSet'),
-      daemonSets: list('apps/v1', 'DaemonSet'),
-      jobs: list('batch/v1', 'Job'),
-      cronJobs: list('batch/v1', 'CronJob'),
-    }, clockOffsetMs),
+    ...collectWorkloadMetrics(
+      {
+        deployments: list('apps/v1', 'Deployment'),
+        replicaSets: list('apps/v1', 'ReplicaSet'),
+        statefulSets: list('apps/v1', 'StatefulSet'),
+        daemonSets: list('apps/v1', 'DaemonSet'),
+        jobs: list('batch/v1', 'Job'),
+        cronJobs: list('batch/v1', 'CronJob'),
+      },
+      clockOffsetMs,
+    ),
     ...collectNodeMetrics({ nodes: list('v1', 'Node'), namespaces: list('v1', 'Namespace') }),
     ...collectStorageMetrics({ claims: list('v1', 'PersistentVolumeClaim'), volumes: list('v1', 'PersistentVolume') }),
     ...collectServiceMetrics({ services: list('v1', 'Service'), endpoints: list('v1', 'Endpoints') }),
@@ -53,7 +68,11 @@ export function renderMetrics(state: Pick<ClusterState, 'registry' | 'store' | '
 }
 
 /** Answers a scrape: 200 with the exposition, or 405 for anything but GET and HEAD. */
-export function serveMetrics(input: { state: Pick<ClusterState, 'registry' | 'store' | 'now'>; method: string | undefined; response: ServerResponse }): void {
+export function serveMetrics(input: {
+  state: Pick<ClusterState, 'registry' | 'store' | 'now'>;
+  method: string | undefined;
+  response: ServerResponse;
+}): void {
   const { state, method, response } = input;
   if (method !== 'GET' && method !== 'HEAD') {
     response.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' });

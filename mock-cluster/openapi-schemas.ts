@@ -20,12 +20,18 @@ interface Attribute {
 
 type Model = { attributeTypeMap?: Attribute[] };
 
-const modelsDirectory = join(dirname(createRequire(import.meta.url).resolve('@kubernetes/client-node')), 'gen', 'models');
+const modelsDirectory = join(
+  dirname(createRequire(import.meta.url).resolve('@kubernetes/client-node')),
+  'gen',
+  'models',
+);
 const descriptionCache = new Map<string, { type?: string; fields: Map<string, string> }>();
 
 function modelOf(name: string): Model | undefined {
   const candidate = (models as Record<string, unknown>)[name];
-  return typeof candidate === 'function' && Array.isArray((candidate as Model).attributeTypeMap) ? (candidate as Model) : undefined;
+  return typeof candidate === 'function' && Array.isArray((candidate as Model).attributeTypeMap)
+    ? (candidate as Model)
+    : undefined;
 }
 
 /** The JSDoc descriptions of a model's class and fields, read from its declaration file. */
@@ -49,7 +55,8 @@ function descriptionsOf(name: string): { type?: string; fields: Map<string, stri
       .replace(/\\(['"])/g, '$1');
   const classMatch = new RegExp(`${comment}export declare class ${name}\\b`).exec(text);
   if (classMatch?.[1]) result.type = clean(classMatch[1]);
-  for (const match of text.matchAll(new RegExp(`${comment}\\s*'([^']+)'\\??:`, 'g'))) if (match[1] && match[2]) result.fields.set(match[2], clean(match[1]));
+  for (const match of text.matchAll(new RegExp(`${comment}\\s*'([^']+)'\\??:`, 'g')))
+    if (match[1] && match[2]) result.fields.set(match[2], clean(match[1]));
   descriptionCache.set(name, result);
   return result;
 }
@@ -68,7 +75,8 @@ function typeSchema(type: string, format: string, reachable: string[]): JsonReco
   if (type === 'string') return { type: 'string', ...(format ? { format } : {}) };
   if (type === 'Date') return { type: 'string', format: 'date-time' };
   if (type === 'boolean') return { type: 'boolean' };
-  if (type === 'number') return format === 'double' ? { type: 'number', format } : { type: 'integer', ...(format ? { format } : {}) };
+  if (type === 'number')
+    return format === 'double' ? { type: 'number', format } : { type: 'integer', ...(format ? { format } : {}) };
   if (type === 'IntOrString') return { type: 'string', format: 'int-or-string', 'x-kubernetes-int-or-string': true };
   if (modelOf(type)) {
     reachable.push(type);
@@ -82,7 +90,10 @@ function modelSchema(name: string, model: Model, reachable: string[]): JsonRecor
   const properties: JsonRecord = {};
   for (const attribute of model.attributeTypeMap ?? []) {
     const description = descriptions.fields.get(attribute.baseName) ?? descriptions.fields.get(attribute.name);
-    properties[attribute.baseName] = { ...typeSchema(attribute.type, attribute.format, reachable), ...(description ? { description } : {}) };
+    properties[attribute.baseName] = {
+      ...typeSchema(attribute.type, attribute.format, reachable),
+      ...(description ? { description } : {}),
+    };
   }
   return { type: 'object', ...(descriptions.type ? { description: descriptions.type } : {}), properties };
 }
@@ -95,7 +106,10 @@ export function kindSchemas(kinds: { group: string; version: string; kind: strin
     const name = `${version.charAt(0).toUpperCase()}${version.slice(1)}${kind}`;
     const model = modelOf(name);
     if (!model) continue;
-    schemas[schemaName(name)] = { ...modelSchema(name, model, pending), 'x-kubernetes-group-version-kind': [{ group, version, kind }] };
+    schemas[schemaName(name)] = {
+      ...modelSchema(name, model, pending),
+      'x-kubernetes-group-version-kind': [{ group, version, kind }],
+    };
   }
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const key = schemaName(next);

@@ -22,7 +22,11 @@ export function openApiRoot(registry: ResourceRegistry): JsonRecord {
   for (const [group, versions] of registry.groups()) {
     for (const version of versions.keys()) {
       const path = groupVersionPath(group, version);
-      const hash = createHash('sha256').update(`${path}/${registry.generation}`).digest('hex').slice(0, 32).toUpperCase();
+      const hash = createHash('sha256')
+        .update(`${path}/${registry.generation}`)
+        .digest('hex')
+        .slice(0, 32)
+        .toUpperCase();
       paths[path] = { serverRelativeURL: `/openapi/v3/${path}?hash=${hash}` };
     }
   }
@@ -32,7 +36,12 @@ export function openApiRoot(registry: ResourceRegistry): JsonRecord {
 /** The document of one group-version (path without the `/openapi/v3/` prefix), or undefined. */
 export function openApiGroupVersion(registry: ResourceRegistry, path: string): JsonRecord | undefined {
   const parts = path.split('/').filter(Boolean);
-  const [group, version] = parts[0] === 'api' && parts.length === 2 ? ['', parts[1] ?? ''] : parts[0] === 'apis' && parts.length === 3 ? [parts[1] ?? '', parts[2] ?? ''] : [undefined, undefined];
+  const [group, version] =
+    parts[0] === 'api' && parts.length === 2
+      ? ['', parts[1] ?? '']
+      : parts[0] === 'apis' && parts.length === 3
+        ? [parts[1] ?? '', parts[2] ?? '']
+        : [undefined, undefined];
   if (group === undefined || version === undefined) return undefined;
   const types = registry.groups().get(group)?.get(version);
   if (!types) return undefined;
@@ -54,5 +63,10 @@ export function openApiGroupVersion(registry: ResourceRegistry, path: string): J
       },
     };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: 'v1.33.0' }, paths, components: { schemas: kindSchemas(types.map((type) => ({ group, version, kind: type.kind }))) } };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: 'v1.33.0' },
+    paths,
+    components: { schemas: kindSchemas(types.map((type) => ({ group, version, kind: type.kind }))) },
+  };
 }

@@ -65,7 +65,8 @@ function addAt(document: unknown, path: string, value: unknown, replace: boolean
     const index = arrayIndex(last, parent.length, !replace);
     parent.splice(index, replace ? 1 : 0, value);
   } else if (isRecord(parent)) {
-    if (replace && !(last in parent)) throw new PatchError(`replace operation does not apply: doc is missing key: ${path}: missing value`);
+    if (replace && !(last in parent))
+      throw new PatchError(`replace operation does not apply: doc is missing key: ${path}: missing value`);
     parent[last] = value;
   } else {
     throw new PatchError(`doc is missing path: "${path}"`);
@@ -77,7 +78,8 @@ export function applyJsonPatch(document: JsonRecord, operations: unknown): JsonR
   if (!Array.isArray(operations)) throw new PatchError('a JSON patch must be an array of operations');
   let result: unknown = deepClone(document);
   for (const operation of operations) {
-    if (!isRecord(operation) || typeof operation['op'] !== 'string' || typeof operation['path'] !== 'string') throw new PatchError('each JSON patch operation needs "op" and "path"');
+    if (!isRecord(operation) || typeof operation['op'] !== 'string' || typeof operation['path'] !== 'string')
+      throw new PatchError('each JSON patch operation needs "op" and "path"');
     const path = operation['path'];
     switch (operation['op']) {
       case 'add':
@@ -139,7 +141,8 @@ const MERGE_KEYS: Record<string, string> = {
 const MERGED_PRIMITIVE_LISTS = new Set(['finalizers']);
 
 function mergeKeyFor(field: string, items: unknown[]): string | undefined {
-  if (field === 'ports') return items.some((item) => isRecord(item) && 'containerPort' in item) ? 'containerPort' : 'port';
+  if (field === 'ports')
+    return items.some((item) => isRecord(item) && 'containerPort' in item) ? 'containerPort' : 'port';
   return MERGE_KEYS[field];
 }
 
@@ -164,10 +167,15 @@ function mergeList(original: unknown[], patch: unknown[], mergeKey: string, orde
   }
   if (!order) return result;
   const position = (item: unknown): number => {
-    const at = order.findIndex((entry) => isRecord(entry) && isRecord(item) && jsonEqual(entry[mergeKey], item[mergeKey]));
+    const at = order.findIndex(
+      (entry) => isRecord(entry) && isRecord(item) && jsonEqual(entry[mergeKey], item[mergeKey]),
+    );
     return at < 0 ? order.length : at;
   };
-  return result.map((item, index) => ({ item, index })).sort((left, right) => position(left.item) - position(right.item) || left.index - right.index).map(({ item }) => item);
+  return result
+    .map((item, index) => ({ item, index }))
+    .sort((left, right) => position(left.item) - position(right.item) || left.index - right.index)
+    .map(({ item }) => item);
 }
 
 export function applyStrategicMergePatch(original: unknown, patch: unknown): unknown {
@@ -183,7 +191,8 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown): unk
     if (key.startsWith('$deleteFromPrimitiveList/')) {
       const field = key.slice('$deleteFromPrimitiveList/'.length);
       const current = result[field];
-      if (Array.isArray(current) && Array.isArray(value)) result[field] = current.filter((entry) => !value.includes(entry));
+      if (Array.isArray(current) && Array.isArray(value))
+        result[field] = current.filter((entry) => !value.includes(entry));
       continue;
     }
     if (value === null) {
@@ -192,9 +201,14 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown): unk
       const current = result[key];
       const mergeKey = mergeKeyFor(key, [...value, ...(Array.isArray(current) ? current : [])]);
       const order = patch[`$setElementOrder/${key}`];
-      if (mergeKey && Array.isArray(current)) result[key] = mergeList(current, value, mergeKey, Array.isArray(order) ? order : undefined);
-      else if (MERGED_PRIMITIVE_LISTS.has(key) && Array.isArray(current)) result[key] = [...new Set([...current, ...value])];
-      else result[key] = value.filter((item) => !(isRecord(item) && item['$patch'] === 'replace')).map((item) => (isRecord(item) ? applyStrategicMergePatch({}, item) : item));
+      if (mergeKey && Array.isArray(current))
+        result[key] = mergeList(current, value, mergeKey, Array.isArray(order) ? order : undefined);
+      else if (MERGED_PRIMITIVE_LISTS.has(key) && Array.isArray(current))
+        result[key] = [...new Set([...current, ...value])];
+      else
+        result[key] = value
+          .filter((item) => !(isRecord(item) && item['$patch'] === 'replace'))
+          .map((item) => (isRecord(item) ? applyStrategicMergePatch({}, item) : item));
     } else if (isRecord(value)) {
       const merged = applyStrategicMergePatch(result[key], value);
       if (merged === undefined) delete result[key];

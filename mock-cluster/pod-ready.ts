@@ -4,5 +4,10 @@ import { isRecord, readPath } from './types.ts';
 
 export function isPodReady(object: KubeObject | undefined): boolean {
   const conditions = readPath(object, 'status.conditions');
-  return Array.isArray(conditions) && conditions.some((condition) => isRecord(condition) && condition['type'] === 'Ready' && condition['status'] === 'True');
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (condition) => isRecord(condition) && condition['type'] === 'Ready' && condition['status'] === 'True',
+    )
+  );
 }

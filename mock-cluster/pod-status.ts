@@ -11,7 +11,14 @@ import type { KubeObject } from './types.ts';
 interface ContainerState {
   waiting?: { reason?: string; message?: string };
   running?: { startedAt?: string };
-  terminated?: { reason?: string; exitCode?: number; signal?: number; startedAt?: string; finishedAt?: string; message?: string };
+  terminated?: {
+    reason?: string;
+    exitCode?: number;
+    signal?: number;
+    startedAt?: string;
+    finishedAt?: string;
+    message?: string;
+  };
 }
 
 export interface ContainerStatus {
@@ -83,7 +90,9 @@ export function summarizePod(pod: PodShape, now: number): PodSummary {
   }
   const initSpecs = new Map((spec.initContainers ?? []).map((container) => [container.name, container]));
   const isRestartable = (name: string): boolean => initSpecs.get(name)?.restartPolicy === 'Always';
-  const totalContainers = (spec.containers ?? []).length + (spec.initContainers ?? []).filter((container) => container.restartPolicy === 'Always').length;
+  const totalContainers =
+    (spec.containers ?? []).length +
+    (spec.initContainers ?? []).filter((container) => container.restartPolicy === 'Always').length;
   let readyContainers = 0;
   let restarts = 0;
   let restartableRestarts = 0;
@@ -110,7 +119,8 @@ export function summarizePod(pod: PodShape, now: number): PodSummary {
       continue;
     }
     if (terminated) {
-      if (!terminated.reason) reason = terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode ?? 0}`;
+      if (!terminated.reason)
+        reason = terminated.signal ? `Init:Signal:${terminated.signal}` : `Init:ExitCode:${terminated.exitCode ?? 0}`;
       else reason = `Init:${terminated.reason}`;
     } else if (waiting?.reason && waiting.reason !== 'PodInitializing') {
       reason = `Init:${waiting.reason}`;
@@ -121,7 +131,9 @@ export function summarizePod(pod: PodShape, now: number): PodSummary {
     break;
   }
 
-  const initialized = (status.conditions ?? []).some((condition) => condition.type === 'Initialized' && condition.status === 'True');
+  const initialized = (status.conditions ?? []).some(
+    (condition) => condition.type === 'Initialized' && condition.status === 'True',
+  );
   if (!initializing || initialized) {
     restarts = restartableRestarts;
     lastRestart = lastRestartableRestart;
@@ -136,14 +148,19 @@ export function summarizePod(pod: PodShape, now: number): PodSummary {
       const state = container.state ?? {};
       if (state.waiting?.reason) reason = state.waiting.reason;
       else if (state.terminated?.reason) reason = state.terminated.reason;
-      else if (state.terminated) reason = state.terminated.signal ? `Signal:${state.terminated.signal}` : `ExitCode:${state.terminated.exitCode ?? 0}`;
+      else if (state.terminated)
+        reason = state.terminated.signal
+          ? `Signal:${state.terminated.signal}`
+          : `ExitCode:${state.terminated.exitCode ?? 0}`;
       else if (container.ready && state.running) {
         hasRunning = true;
         readyContainers++;
       }
     }
     if (reason === 'Completed' && hasRunning) {
-      const podReady = (status.conditions ?? []).some((condition) => condition.type === 'Ready' && condition.status === 'True');
+      const podReady = (status.conditions ?? []).some(
+        (condition) => condition.type === 'Ready' && condition.status === 'True',
+      );
       reason = podReady ? 'Running' : 'NotReady';
     }
   }
@@ -151,11 +168,14 @@ export function summarizePod(pod: PodShape, now: number): PodSummary {
   if (pod.metadata.deletionTimestamp && status.reason === 'NodeLost') reason = 'Unknown';
   else if (pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') reason = 'Terminating';
 
-  const restartText = restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
+  const restartText =
+    restarts !== 0 && lastRestart !== 0 ? `${restarts} (${humanDuration(now - lastRestart)} ago)` : String(restarts);
   let readinessGates = '<none>';
   if ((spec.readinessGates ?? []).length > 0) {
     const gates = spec.readinessGates ?? [];
-    const passed = gates.filter((gate) => (status.conditions ?? []).find((condition) => condition.type === gate.conditionType)?.status === 'True').length;
+    const passed = gates.filter(
+      (gate) => (status.conditions ?? []).find((condition) => condition.type === gate.conditionType)?.status === 'True',
+    ).length;
     readinessGates = `${passed}/${gates.length}`;
   }
   return {

@@ -37,5 +37,5 @@ export function readFields(buffer: Buffer): Field[] {
 
 export const bytes = (field: Field): Buffer => (Buffer.isBuffer(field.value) ? field.value : Buffer.alloc(0));
 export const text = (field: Field): string => bytes(field).toString('utf8');
-export const integer = (field: Field): number => (typeof field.value === 'bigint' ? Number(BigInt.asIntN(64, field.value)) : 0);
-
+export const integer = (field: Field): number =>
+  typeof field.value === 'bigint' ? Number(BigInt.asIntN(64, field.value)) : 0;

@@ -13,7 +13,11 @@ const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]); // "k8s\0"
 
 export { ProtobufError };
 
-function mapEntries(fields: Field[], number: number, value: (field: Field) => string): Record<string, string> | undefined {
+function mapEntries(
+  fields: Field[],
+  number: number,
+  value: (field: Field) => string,
+): Record<string, string> | undefined {
   const entries = fields.filter((field) => field.number === number);
   if (entries.length === 0) return undefined;
   const map: Record<string, string> = {};
@@ -34,13 +38,20 @@ function decodeTime(buffer: Buffer): string {
 function decodeObjectMeta(buffer: Buffer): JsonRecord {
   const fields = readFields(buffer);
   const meta: JsonRecord = {};
-  const strings: Record<number, string> = { 1: 'name', 2: 'generateName', 3: 'namespace', 5: 'uid', 6: 'resourceVersion' };
+  const strings: Record<number, string> = {
+    1: 'name',
+    2: 'generateName',
+    3: 'namespace',
+    5: 'uid',
+    6: 'resourceVersion',
+  };
   for (const field of fields) {
     const name = strings[field.number];
     if (name) meta[name] = text(field);
     else if (field.number === 7) meta['generation'] = integer(field);
     else if (field.number === 8) meta['creationTimestamp'] = decodeTime(bytes(field));
-    else if (field.number === 14) meta['finalizers'] = [...((meta['finalizers'] as string[] | undefined) ?? []), text(field)];
+    else if (field.number === 14)
+      meta['finalizers'] = [...((meta['finalizers'] as string[] | undefined) ?? []), text(field)];
     else if (field.number === 13) {
       const reference: JsonRecord = {};
       for (const part of readFields(bytes(field))) {
@@ -89,10 +100,12 @@ function decodeKind(kind: string, raw: Buffer): JsonRecord {
       for (const field of fields) {
         if (field.number === 1) options['gracePeriodSeconds'] = integer(field);
         else if (field.number === 4) options['propagationPolicy'] = text(field);
-        else if (field.number === 5) options['dryRun'] = [...((options['dryRun'] as string[] | undefined) ?? []), text(field)];
+        else if (field.number === 5)
+          options['dryRun'] = [...((options['dryRun'] as string[] | undefined) ?? []), text(field)];
         else if (field.number === 2) {
           const preconditions: JsonRecord = {};
-          for (const part of readFields(bytes(field))) preconditions[part.number === 1 ? 'uid' : 'resourceVersion'] = text(part);
+          for (const part of readFields(bytes(field)))
+            preconditions[part.number === 1 ? 'uid' : 'resourceVersion'] = text(part);
           options['preconditions'] = preconditions;
         }
       }
@@ -100,7 +113,10 @@ function decodeKind(kind: string, raw: Buffer): JsonRecord {
     }
     default: {
       const access = decodeAccessKind(kind, fields);
-      if (!access) throw new ProtobufError(`protobuf bodies are supported only for Secret, ConfigMap, DeleteOptions and access control kinds, not ${kind}`);
+      if (!access)
+        throw new ProtobufError(
+          `protobuf bodies are supported only for Secret, ConfigMap, DeleteOptions and access control kinds, not ${kind}`,
+        );
       return { ...object, ...access };
     }
   }
@@ -108,7 +124,8 @@ function decodeKind(kind: string, raw: Buffer): JsonRecord {
 
 /** A protobuf-encoded request body (the `k8s\0` envelope around runtime.Unknown) as JSON. */
 export function decodeProtobufObject(body: Buffer): JsonRecord {
-  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC)) throw new ProtobufError('missing the k8s protobuf prefix');
+  if (body.length < MAGIC.length || !body.subarray(0, MAGIC.length).equals(MAGIC))
+    throw new ProtobufError('missing the k8s protobuf prefix');
   const envelope = readFields(body.subarray(MAGIC.length));
   const typeMeta = envelope.find((field) => field.number === 1);
   const raw = envelope.find((field) => field.number === 2);

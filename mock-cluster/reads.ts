@@ -12,7 +12,8 @@ import { positionOf } from './store.ts';
 import { buildTable, partialObjectMetadata, type IncludeObject } from './table.ts';
 import type { JsonRecord, KubeObject } from './types.ts';
 
-export type Representation = { as: 'object' } | { as: 'table'; apiVersion: string } | { as: 'metadata'; apiVersion: string };
+export type Representation =
+  { as: 'object' } | { as: 'table'; apiVersion: string } | { as: 'metadata'; apiVersion: string };
 
 /** The first representation in Accept that the mock can produce; JSON objects otherwise. */
 export function negotiate(accept: string | undefined): Representation {
@@ -22,7 +23,8 @@ export function negotiate(accept: string | undefined): Representation {
     const group = parameters.get('g');
     const version = parameters.get('v') ?? 'v1';
     if (as === 'Table' && group === 'meta.k8s.io') return { as: 'table', apiVersion: `meta.k8s.io/${version}` };
-    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && group === 'meta.k8s.io') return { as: 'metadata', apiVersion: `meta.k8s.io/${version}` };
+    if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && group === 'meta.k8s.io')
+      return { as: 'metadata', apiVersion: `meta.k8s.io/${version}` };
     if (!as) return { as: 'object' };
   }
   return { as: 'object' };
@@ -44,7 +46,8 @@ interface ContinueToken {
 function decodeContinue(token: string): ContinueToken {
   try {
     const decoded = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (typeof decoded === 'object' && decoded !== null && typeof (decoded as ContinueToken).start === 'string') return decoded as ContinueToken;
+    if (typeof decoded === 'object' && decoded !== null && typeof (decoded as ContinueToken).start === 'string')
+      return decoded as ContinueToken;
   } catch {
     // falls through to the error below
   }
@@ -60,7 +63,12 @@ export interface ListResult {
   metadata: JsonRecord;
 }
 
-export function listObjects(state: ClusterState, type: ResourceType, namespace: string | undefined, query: ListQuery): ListResult {
+export function listObjects(
+  state: ClusterState,
+  type: ResourceType,
+  namespace: string | undefined,
+  query: ListQuery,
+): ListResult {
   let labels;
   let fields;
   try {
@@ -92,21 +100,53 @@ function includeObjectOf(value: string | null | undefined): IncludeObject {
 }
 
 /** The body of a list response in the negotiated representation. */
-export function renderList(state: ClusterState, type: ResourceType, result: ListResult, representation: Representation, query: ListQuery): JsonRecord {
+export function renderList(
+  state: ClusterState,
+  type: ResourceType,
+  result: ListResult,
+  representation: Representation,
+  query: ListQuery,
+): JsonRecord {
   if (representation.as === 'table') {
-    return buildTable({ kind: type.kind, objects: result.items, now: state.now(), includeObject: includeObjectOf(query.includeObject), apiVersion: representation.apiVersion, listMeta: result.metadata });
+    return buildTable({
+      kind: type.kind,
+      objects: result.items,
+      now: state.now(),
+      includeObject: includeObjectOf(query.includeObject),
+      apiVersion: representation.apiVersion,
+      listMeta: result.metadata,
+    });
   }
   if (representation.as === 'metadata') {
-    return { kind: 'PartialObjectMetadataList', apiVersion: representation.apiVersion, metadata: result.metadata, items: result.items.map(partialObjectMetadata) };
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: representation.apiVersion,
+      metadata: result.metadata,
+      items: result.items.map(partialObjectMetadata),
+    };
   }
   return { kind: `${type.kind}List`, apiVersion: apiVersionOf(type), metadata: result.metadata, items: result.items };
 }
 
 /** The body of a single-object response in the negotiated representation. */
-export function renderObject(state: ClusterState, type: ResourceType, object: KubeObject, representation: Representation, includeObject?: string | null): JsonRecord {
+export function renderObject(
+  state: ClusterState,
+  type: ResourceType,
+  object: KubeObject,
+  representation: Representation,
+  includeObject?: string | null,
+): JsonRecord {
   if (representation.as === 'table') {
-    return buildTable({ kind: type.kind, objects: [object], now: state.now(), includeObject: includeObjectOf(includeObject), apiVersion: representation.apiVersion, listMeta: { resourceVersion: object.metadata.resourceVersion } });
+    return buildTable({
+      kind: type.kind,
+      objects: [object],
+      now: state.now(),
+      includeObject: includeObjectOf(includeObject),
+      apiVersion: representation.apiVersion,
+      listMeta: { resourceVersion: object.metadata.resourceVersion },
+    });
   }
-  if (representation.as === 'metadata') return { ...partialObjectMetadata(object), apiVersion: representation.apiVersion };
+  if (representation.as === 'metadata')
+    return { ...partialObjectMetadata(object), apiVersion: representation.apiVersion };
   return object;
 }

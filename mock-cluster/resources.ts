@@ -29,7 +29,9 @@ export function apiVersionOf(type: Pick<ResourceType, 'group' | 'version'>): str
 
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf('/');
-  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+  return slash < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }
 
 /** `deployments.apps`, `pods`: how the API server names a resource in messages. */
@@ -45,7 +47,14 @@ export function guessPlural(kind: string): string {
   return `${lower}s`;
 }
 
-type Builtin = [kind: string, plural: string, namespaced: boolean, shortNames: string[], subresources: string[], categories?: string[]];
+type Builtin = [
+  kind: string,
+  plural: string,
+  namespaced: boolean,
+  shortNames: string[],
+  subresources: string[],
+  categories?: string[],
+];
 
 const ALL = ['all'];
 const BUILTINS: Record<string, Builtin[]> = {
@@ -103,7 +112,9 @@ const BUILTINS: Record<string, Builtin[]> = {
   ],
   'coordination.k8s.io/v1': [['Lease', 'leases', true, [], []]],
   'scheduling.k8s.io/v1': [['PriorityClass', 'priorityclasses', false, ['pc'], []]],
-  'apiextensions.k8s.io/v1': [['CustomResourceDefinition', 'customresourcedefinitions', false, ['crd', 'crds'], ['status']]],
+  'apiextensions.k8s.io/v1': [
+    ['CustomResourceDefinition', 'customresourcedefinitions', false, ['crd', 'crds'], ['status']],
+  ],
   'monitoring.coreos.com/v1': [
     ['ServiceMonitor', 'servicemonitors', true, ['smon'], []],
     ['PodMonitor', 'podmonitors', true, ['pmon'], []],
@@ -123,7 +134,18 @@ export class ResourceRegistry {
       const { group, version } = splitApiVersion(apiVersion);
       for (const [kind, plural, namespaced, shortNames, subresources, categories] of builtins) {
         const reviews = plural.endsWith('reviews');
-        this.register({ group, version, kind, plural, singular: kind.toLowerCase(), namespaced, shortNames, subresources, ...(categories ? { categories } : {}), ...(reviews ? { verbs: ['create'] } : {}) });
+        this.register({
+          group,
+          version,
+          kind,
+          plural,
+          singular: kind.toLowerCase(),
+          namespaced,
+          shortNames,
+          subresources,
+          ...(categories ? { categories } : {}),
+          ...(reviews ? { verbs: ['create'] } : {}),
+        });
       }
     }
   }
@@ -164,7 +186,13 @@ export class ResourceRegistry {
   /** Registers the served versions of a CustomResourceDefinition object. */
   registerDefinition(definition: KubeObject): void {
     const spec = definition['spec'];
-    if (!isRecord(spec) || typeof spec['group'] !== 'string' || !isRecord(spec['names']) || !Array.isArray(spec['versions'])) return;
+    if (
+      !isRecord(spec) ||
+      typeof spec['group'] !== 'string' ||
+      !isRecord(spec['names']) ||
+      !Array.isArray(spec['versions'])
+    )
+      return;
     const names = spec['names'];
     if (typeof names['kind'] !== 'string' || typeof names['plural'] !== 'string') return;
     for (const version of spec['versions']) {
@@ -177,8 +205,12 @@ export class ResourceRegistry {
         plural: names['plural'],
         singular: typeof names['singular'] === 'string' ? names['singular'] : names['kind'].toLowerCase(),
         namespaced: spec['scope'] !== 'Cluster',
-        shortNames: Array.isArray(names['shortNames']) ? names['shortNames'].filter((name): name is string => typeof name === 'string') : [],
-        categories: Array.isArray(names['categories']) ? names['categories'].filter((name): name is string => typeof name === 'string') : [],
+        shortNames: Array.isArray(names['shortNames'])
+          ? names['shortNames'].filter((name): name is string => typeof name === 'string')
+          : [],
+        categories: Array.isArray(names['categories'])
+          ? names['categories'].filter((name): name is string => typeof name === 'string')
+          : [],
         subresources,
       });
     }

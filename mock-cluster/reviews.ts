@@ -32,22 +32,40 @@ function attributesOf(spec: JsonRecord): RequestAttributes {
     const namespace = text(resource, 'namespace');
     const name = text(resource, 'name');
     const subresource = text(resource, 'subresource');
-    return { resourceRequest: true, verb: text(resource, 'verb') ?? '', group: text(resource, 'group') ?? '', resource: text(resource, 'resource') ?? '', ...(subresource ? { subresource } : {}), ...(namespace ? { namespace } : {}), ...(name ? { name } : {}) };
+    return {
+      resourceRequest: true,
+      verb: text(resource, 'verb') ?? '',
+      group: text(resource, 'group') ?? '',
+      resource: text(resource, 'resource') ?? '',
+      ...(subresource ? { subresource } : {}),
+      ...(namespace ? { namespace } : {}),
+      ...(name ? { name } : {}),
+    };
   }
   const nonResource = isRecord(spec['nonResourceAttributes']) ? spec['nonResourceAttributes'] : undefined;
-  if (nonResource) return { resourceRequest: false, verb: text(nonResource, 'verb') ?? '', path: text(nonResource, 'path') ?? '' };
-  throw badRequest('SelfSubjectAccessReview.authorization.k8s.io is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified');
+  if (nonResource)
+    return { resourceRequest: false, verb: text(nonResource, 'verb') ?? '', path: text(nonResource, 'path') ?? '' };
+  throw badRequest(
+    'SelfSubjectAccessReview.authorization.k8s.io is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+  );
 }
 
 /** Answers a POST of a self review (already authorized: every user may ask about itself). */
-export function answerSelfReview(state: ClusterState, user: UserInfo, input: { group: string; version: string; plural: string; body: unknown }): JsonRecord {
+export function answerSelfReview(
+  state: ClusterState,
+  user: UserInfo,
+  input: { group: string; version: string; plural: string; body: unknown },
+): JsonRecord {
   const kind = REVIEWS[`${input.group}/${input.plural}`] ?? '';
   const body = isRecord(input.body) ? input.body : {};
   const spec = isRecord(body['spec']) ? body['spec'] : {};
   const base = { kind, apiVersion: `${input.group}/${input.version}`, metadata: { creationTimestamp: null } };
   switch (kind) {
     case 'SelfSubjectReview':
-      return { ...base, status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups } } };
+      return {
+        ...base,
+        status: { userInfo: { username: user.username, ...(user.uid ? { uid: user.uid } : {}), groups: user.groups } },
+      };
     case 'SelfSubjectRulesReview': {
       const namespace = typeof spec['namespace'] === 'string' ? spec['namespace'] : '';
       return { ...base, spec, status: { ...rulesFor(state, user, namespace), incomplete: false } };

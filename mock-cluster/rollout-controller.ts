@@ -52,9 +52,15 @@ function templateHash(template: unknown): string {
 
 function newReplicaSet(state: ClusterState, deployment: KubeObject, revision: number): KubeObject {
   const hash = templateHash(templateWithoutHash(deployment));
-  const template = deepClone(readPath(deployment, 'spec.template') ?? {}) as { metadata?: { labels?: Record<string, string> } };
-  template.metadata = { ...(template.metadata ?? {}), labels: { ...(template.metadata?.labels ?? {}), [HASH_LABEL]: hash } };
-  const selector = deepClone(readPath(deployment, 'spec.selector')) as { matchLabels?: Record<string, string> } | undefined;
+  const template = deepClone(readPath(deployment, 'spec.template') ?? {}) as {
+    metadata?: { labels?: Record<string, string> };
+  };
+  template.metadata = {
+    ...(template.metadata ?? {}),
+    labels: { ...(template.metadata?.labels ?? {}), [HASH_LABEL]: hash },
+  };
+  const selector = deepClone(readPath(deployment, 'spec.selector')) as
+    { matchLabels?: Record<string, string> } | undefined;
   const annotations: Record<string, string> = { [REVISION]: String(revision) };
   const changeCause = deployment.metadata.annotations?.[CHANGE_CAUSE];
   if (changeCause) annotations[CHANGE_CAUSE] = changeCause;
@@ -69,9 +75,22 @@ function newReplicaSet(state: ClusterState, deployment: KubeObject, revision: nu
       creationTimestamp: timestamp(state.now()),
       labels: { ...(template.metadata.labels ?? {}) },
       annotations,
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata.name, uid: deployment.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: deployment.metadata.name,
+          uid: deployment.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
-    spec: { replicas: 0, selector: { ...(selector ?? {}), matchLabels: { ...(selector?.matchLabels ?? {}), [HASH_LABEL]: hash } }, template },
+    spec: {
+      replicas: 0,
+      selector: { ...(selector ?? {}), matchLabels: { ...(selector?.matchLabels ?? {}), [HASH_LABEL]: hash } },
+      template,
+    },
     status: { replicas: 0, observedGeneration: 1 },
   };
 }
@@ -97,8 +116,14 @@ export function reconcileDeployment(state: ClusterState, deployment: KubeObject,
     current = newReplicaSet(state, deployment, newest + 1);
     modified.add(current);
   } else if (revisionOf(current) !== newest) {
-    const history = [current.metadata.annotations?.[REVISION_HISTORY], String(revisionOf(current))].filter(Boolean).join(',');
-    current.metadata.annotations = { ...(current.metadata.annotations ?? {}), [REVISION]: String(newest + 1), [REVISION_HISTORY]: history };
+    const history = [current.metadata.annotations?.[REVISION_HISTORY], String(revisionOf(current))]
+      .filter(Boolean)
+      .join(',');
+    current.metadata.annotations = {
+      ...(current.metadata.annotations ?? {}),
+      [REVISION]: String(newest + 1),
+      [REVISION_HISTORY]: history,
+    };
     const changeCause = deployment.metadata.annotations?.[CHANGE_CAUSE];
     if (changeCause) current.metadata.annotations[CHANGE_CAUSE] = changeCause;
     modified.add(current);
@@ -112,14 +137,22 @@ export function reconcileDeployment(state: ClusterState, deployment: KubeObject,
       modified.add(replicaSet);
     }
   }
-  const scaled = [...modified].filter((replicaSet) => replicaSet['spec'] && readPath(replicaSet, 'spec.replicas') !== podsOf(state, replicaSet).length);
+  const scaled = [...modified].filter(
+    (replicaSet) => replicaSet['spec'] && readPath(replicaSet, 'spec.replicas') !== podsOf(state, replicaSet).length,
+  );
   for (const replicaSet of scaled) reconcileReplicaSetPods(state, replicaSet);
   for (const replicaSet of modified) save(state, type, replicaSet);
-  deployment.metadata.annotations = { ...(deployment.metadata.annotations ?? {}), [REVISION]: String(revisionOf(current)) };
+  deployment.metadata.annotations = {
+    ...(deployment.metadata.annotations ?? {}),
+    [REVISION]: String(revisionOf(current)),
+  };
   deployment['status'] =
     scaled.length > 0
       ? deploymentStatus(state, deployment, { current, all: owned.includes(current) ? owned : [current, ...owned] })
-      : { ...(isRecord(deployment['status']) ? deployment['status'] : {}), observedGeneration: deployment.metadata.generation ?? 1 };
+      : {
+          ...(isRecord(deployment['status']) ? deployment['status'] : {}),
+          observedGeneration: deployment.metadata.generation ?? 1,
+        };
 }
 
 /** After a pod is deleted: its ReplicaSet, if it still wants more pods, creates a replacement. */
@@ -130,10 +163,17 @@ export function replaceDeletedPod(state: ClusterState, pod: KubeObject): void {
   if (!owner || owner.kind !== 'ReplicaSet' || !replicaSetType || !podType) return;
   const replicaSet = state.store.get(replicaSetType, pod.metadata.namespace, owner.name);
   if (!replicaSet || replicaSet.metadata.uid !== owner.uid) return;
-  const remaining = state.store.list(podType, pod.metadata.namespace).filter((candidate) => controllerOf(candidate)?.uid === replicaSet.metadata.uid).length;
+  const remaining = state.store
+    .list(podType, pod.metadata.namespace)
+    .filter((candidate) => controllerOf(candidate)?.uid === replicaSet.metadata.uid).length;
   if (remaining >= Number(readPath(replicaSet, 'spec.replicas') ?? 1)) return;
-  const template = (readPath(replicaSet, 'spec.template') ?? {}) as { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
-  const containers = Array.isArray(template.spec?.['containers']) ? (template.spec['containers'] as { name: string; image?: string }[]) : [];
+  const template = (readPath(replicaSet, 'spec.template') ?? {}) as {
+    metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    spec?: Record<string, unknown>;
+  };
+  const containers = Array.isArray(template.spec?.['containers'])
+    ? (template.spec['containers'] as { name: string; image?: string }[])
+    : [];
   const created = timestamp(state.now());
   const replacement: KubeObject = {
     apiVersion: 'v1',
@@ -146,14 +186,33 @@ export function replaceDeletedPod(state: ClusterState, pod: KubeObject): void {
       creationTimestamp: created,
       labels: { ...(template.metadata?.labels ?? {}) },
       ...(template.metadata?.annotations ? { annotations: { ...template.metadata.annotations } } : {}),
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: replicaSet.metadata.name, uid: replicaSet.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: replicaSet.metadata.name,
+          uid: replicaSet.metadata.uid ?? '',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
-    spec: { ...deepClone(template.spec ?? {}), ...(readPath(pod, 'spec.nodeName') ? { nodeName: readPath(pod, 'spec.nodeName') } : {}) },
+    spec: {
+      ...deepClone(template.spec ?? {}),
+      ...(readPath(pod, 'spec.nodeName') ? { nodeName: readPath(pod, 'spec.nodeName') } : {}),
+    },
     status: {
       phase: 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: created }],
       startTime: created,
-      containerStatuses: containers.map((container) => ({ name: container.name, image: container.image ?? '', ready: false, started: false, restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } })),
+      containerStatuses: containers.map((container) => ({
+        name: container.name,
+        image: container.image ?? '',
+        ready: false,
+        started: false,
+        restartCount: 0,
+        state: { waiting: { reason: 'ContainerCreating' } },
+      })),
     },
   };
   save(state, podType, replacement);

@@ -14,7 +14,16 @@ export type Route =
   | { route: 'group-list' }
   | { route: 'group'; group: string }
   | { route: 'resource-list'; group: string; version: string }
-  | { route: 'resource'; group: string; version: string; plural: string; namespace?: string; name?: string; subresource?: string; watchPath: boolean }
+  | {
+      route: 'resource';
+      group: string;
+      version: string;
+      plural: string;
+      namespace?: string;
+      name?: string;
+      subresource?: string;
+      watchPath: boolean;
+    }
   | { route: 'mock'; path: string }
   | { route: 'unknown' };
 
@@ -24,21 +33,43 @@ function resourceRoute(registry: ResourceRegistry, group: string, version: strin
   const watchPath = rest[0] === 'watch';
   const parts = watchPath ? rest.slice(1) : rest;
   const base = { route: 'resource' as const, group, version, watchPath };
-  const namespaced = parts[0] === 'namespaces' && parts.length >= 3 && !(group === '' && parts.length === 3 && NAMESPACE_SUBRESOURCES.has(parts[2] ?? '') && !registry.lookup(group, version, parts[2] ?? ''));
+  const namespaced =
+    parts[0] === 'namespaces' &&
+    parts.length >= 3 &&
+    !(
+      group === '' &&
+      parts.length === 3 &&
+      NAMESPACE_SUBRESOURCES.has(parts[2] ?? '') &&
+      !registry.lookup(group, version, parts[2] ?? '')
+    );
   if (namespaced) {
     const [, namespace, plural = '', name, subresource, ...extra] = parts;
     if (extra.length > 0) return { route: 'unknown' };
-    return { ...base, plural, ...(namespace !== undefined ? { namespace } : {}), ...(name !== undefined ? { name } : {}), ...(subresource !== undefined ? { subresource } : {}) };
+    return {
+      ...base,
+      plural,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(name !== undefined ? { name } : {}),
+      ...(subresource !== undefined ? { subresource } : {}),
+    };
   }
   const [plural = '', name, subresource, ...extra] = parts;
   if (extra.length > 0 || plural === '') return { route: 'unknown' };
-  return { ...base, plural, ...(name !== undefined ? { name } : {}), ...(subresource !== undefined ? { subresource } : {}) };
+  return {
+    ...base,
+    plural,
+    ...(name !== undefined ? { name } : {}),
+    ...(subresource !== undefined ? { subresource } : {}),
+  };
 }
 
 export function resolveRoute(registry: ResourceRegistry, pathname: string): Route {
   let segments: string[];
   try {
-    segments = pathname.split('/').filter((segment) => segment !== '').map(decodeURIComponent);
+    segments = pathname
+      .split('/')
+      .filter((segment) => segment !== '')
+      .map(decodeURIComponent);
   } catch {
     return { route: 'unknown' };
   }

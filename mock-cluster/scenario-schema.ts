@@ -40,13 +40,18 @@ export type ScenarioExpect = z.infer<typeof scenarioExpectSchema>;
 export const scenarioMetaSchema = z.object({
   name: z.string().min(1),
   description: z.string().default(''),
-  now: z.string().refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 time such as "2026-11-29T10:00:00Z"'),
+  now: z
+    .string()
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an RFC 3339 time such as "2026-11-29T10:00:00Z"'),
   trigger: z
     .object({
       alert: z.object({ labels: stringMap, annotations: stringMap.default({}) }).optional(),
       incident: z.string().min(1).optional(),
     })
-    .refine((trigger) => trigger.alert !== undefined || trigger.incident !== undefined, 'needs an alert, an incident, or both'),
+    .refine(
+      (trigger) => trigger.alert !== undefined || trigger.incident !== undefined,
+      'needs an alert, an incident, or both',
+    ),
   /** What a correct diagnosis says. Absent in a fresh capture: it replays, and `kubewhy eval` skips it. */
   expect: scenarioExpectSchema.optional(),
 });

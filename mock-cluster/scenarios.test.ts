@@ -24,11 +24,17 @@ function kubewhy(args: string[]): Promise<{ code: number | null; stdout: string;
   });
 }
 
-test('every public scenario validates', { skip: (await listScenarioDirs(PUBLIC_SCENARIOS)).length === 0 ? 'no public scenarios yet' : false }, async () => {
-  const reports = await validateScenarios(PUBLIC_SCENARIOS);
-  const failing = reports.filter((report) => report.problems.length > 0).map((report) => `${report.name}: ${report.problems.join('; ')}`);
-  assert.deepEqual(failing, []);
-});
+test(
+  'every public scenario validates',
+  { skip: (await listScenarioDirs(PUBLIC_SCENARIOS)).length === 0 ? 'no public scenarios yet' : false },
+  async () => {
+    const reports = await validateScenarios(PUBLIC_SCENARIOS);
+    const failing = reports
+      .filter((report) => report.problems.length > 0)
+      .map((report) => `${report.name}: ${report.problems.join('; ')}`);
+    assert.deepEqual(failing, []);
+  },
+);
 
 test('kubewhy validate-scenarios prints one line per scenario and exits 0 when all are sound', async () => {
   const root = join(workspace, 'sound');
@@ -43,18 +49,42 @@ test('kubewhy validate-scenarios reports each problem and exits non-zero', async
   await cp(FIXTURE, join(root, 'first'), { recursive: true });
   await cp(FIXTURE, join(root, 'second'), { recursive: true });
   const meta = join(root, 'second', 'scenario.yaml');
-  await writeFile(meta, (await readFile(meta, 'utf8')).replace('culprit: Deployment/shop/checkout', 'culprit: Deployment/shop/missing'));
+  await writeFile(
+    meta,
+    (await readFile(meta, 'utf8')).replace('culprit: Deployment/shop/checkout', 'culprit: Deployment/shop/missing'),
+  );
   const cluster = join(root, 'first', 'cluster.yaml');
-  await writeFile(cluster, `${await readFile(cluster, 'utf8')}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: orphan\n  namespace: shop\n  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: gone}]\nspec: {containers: [{name: c, image: i}]}\n`);
+  await writeFile(
+    cluster,
+    `${await readFile(cluster, 'utf8')}---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: orphan\n  namespace: shop\n  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: gone}]\nspec: {containers: [{name: c, image: i}]}\n`,
+  );
   const result = await kubewhy(['validate-scenarios', root]);
   assert.equal(result.code, 1);
   assert.match(result.stdout, /^FAIL {2}first .*Pod\/shop\/orphan: owner ReplicaSet\/gone is not in cluster\.yaml/m);
-  assert.match(result.stdout, /^FAIL {2}second .*name "mock-conformance" is also used by first.*expect\.culprit Deployment\/shop\/missing is not in cluster\.yaml/m);
+  assert.match(
+    result.stdout,
+    /^FAIL {2}second .*name "mock-conformance" is also used by first.*expect\.culprit Deployment\/shop\/missing is not in cluster\.yaml/m,
+  );
 });
 
 test('kubewhy mock-cluster serves a scenario, writes its kubeconfig and stops on SIGTERM', async () => {
   const kubeconfig = join(workspace, 'cli', 'kubeconfig');
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'kubewhy.js'), 'mock-cluster', '--scenario', FIXTURE, '--kubeconfig', kubeconfig, '--generate-pods', 'load=120', '--fault', '429:path=^/api/v1/nodes$'], { cwd: ROOT });
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin', 'kubewhy.js'),
+      'mock-cluster',
+      '--scenario',
+      FIXTURE,
+      '--kubeconfig',
+      kubeconfig,
+      '--generate-pods',
+      'load=120',
+      '--fault',
+      '429:path=^/api/v1/nodes$',
+    ],
+    { cwd: ROOT },
+  );
   let stdout = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {

@@ -33,17 +33,22 @@ function splitTopLevel(text: string): string[] {
   return parts.map((part) => part.trim()).filter((part) => part !== '');
 }
 
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
 function checkKey(key: string, selector: string): string {
-  if (!LABEL_KEY.test(key)) throw new SelectorError(`unable to parse requirement: invalid label key "${key}" in selector "${selector}"`);
+  if (!LABEL_KEY.test(key))
+    throw new SelectorError(`unable to parse requirement: invalid label key "${key}" in selector "${selector}"`);
   return key;
 }
 
 function parseRequirement(term: string, selector: string): LabelRequirement {
   let match = /^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term);
   if (match) {
-    const values = (match[3] ?? '').split(',').map((value) => value.trim()).filter((value) => value !== '');
+    const values = (match[3] ?? '')
+      .split(',')
+      .map((value) => value.trim())
+      .filter((value) => value !== '');
     return { key: checkKey(match[1] ?? '', selector), operator: match[2] === 'in' ? 'in' : 'notin', values };
   }
   match = /^!\s*(\S+)$/.exec(term);
@@ -58,7 +63,10 @@ function parseRequirement(term: string, selector: string): LabelRequirement {
       case '>':
       case '<': {
         const number = Number(value);
-        if (value === '' || !Number.isInteger(number)) throw new SelectorError(`unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer: "${term}"`);
+        if (value === '' || !Number.isInteger(number))
+          throw new SelectorError(
+            `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer: "${term}"`,
+          );
         return { key, operator: match[2] === '>' ? 'gt' : 'lt', value: number };
       }
       default:
@@ -66,7 +74,9 @@ function parseRequirement(term: string, selector: string): LabelRequirement {
     }
   }
   if (/^[^=!<>()\s]+$/.test(term)) return { key: checkKey(term, selector), operator: 'exists' };
-  throw new SelectorError(`unable to parse requirement: found '${term}', expected: key, !key, key=value, key!=value, key in (...), key notin (...)`);
+  throw new SelectorError(
+    `unable to parse requirement: found '${term}', expected: key, !key, key=value, key!=value, key in (...), key notin (...)`,
+  );
 }
 
 function matchesRequirement(requirement: LabelRequirement, labels: Record<string, string>): boolean {
@@ -105,7 +115,10 @@ export function labelSelectorFromObject(selector: unknown): LabelSelector {
 /** `metav1.FormatLabelSelector`: the selector as text, `<none>` when empty. */
 export function formatLabelSelector(selector: unknown): string {
   if (typeof selector !== 'object' || selector === null) return '';
-  const { matchLabels, matchExpressions } = selector as { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+  const { matchLabels, matchExpressions } = selector as {
+    matchLabels?: Record<string, string>;
+    matchExpressions?: { key: string; operator: string; values?: string[] }[];
+  };
   const terms = Object.entries(matchLabels ?? {})
     .sort(([left], [right]) => left.localeCompare(right))
     .map(([key, value]) => `${key}=${value}`);
@@ -131,8 +144,30 @@ export function formatLabelSelector(selector: unknown): string {
 
 /** The field labels the API server accepts, per kind, beyond metadata.name and metadata.namespace. */
 const FIELD_LABELS: Record<string, string[]> = {
-  Pod: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.podIPs', 'status.nominatedNodeName'],
-  Event: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+  Pod: [
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.podIPs',
+    'status.nominatedNodeName',
+  ],
+  Event: [
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ],
   Secret: ['type'],
   Node: ['spec.unschedulable'],
   Namespace: ['status.phase'],
@@ -144,11 +179,14 @@ const FIELD_LABELS: Record<string, string[]> = {
 };
 
 function fieldValue(object: KubeObject, field: string): string {
-  if (object.kind === 'Event' && field === 'source') return String(readPath(object, 'source.component') ?? readPath(object, 'reportingComponent') ?? '');
-  if (object.kind === 'Job' && field === 'status.successful') return String(readPath(object, 'status.succeeded') ?? '0');
+  if (object.kind === 'Event' && field === 'source')
+    return String(readPath(object, 'source.component') ?? readPath(object, 'reportingComponent') ?? '');
+  if (object.kind === 'Job' && field === 'status.successful')
+    return String(readPath(object, 'status.succeeded') ?? '0');
   if (object.kind === 'Pod' && field === 'status.podIPs') return String(readPath(object, 'status.podIP') ?? '');
   const value = field === 'name' ? object.metadata.name : readPath(object, field);
-  if (value === undefined || value === null) return field === 'spec.unschedulable' || field === 'spec.hostNetwork' ? 'false' : '';
+  if (value === undefined || value === null)
+    return field === 'spec.unschedulable' || field === 'spec.hostNetwork' ? 'false' : '';
   return String(value);
 }
 

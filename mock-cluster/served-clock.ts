@@ -23,7 +23,12 @@ export function servedClock(scenarioNow: number, realNow: number = Date.now()): 
 }
 
 /** The scenario's objects and logs on the served clock (copies; the inputs are not modified). */
-export function shiftScenario(input: { objects: KubeObject[]; logs: ScenarioLog[]; scenarioNow: number; shiftMs: number }): { objects: KubeObject[]; logs: ScenarioLog[] } {
+export function shiftScenario(input: {
+  objects: KubeObject[];
+  logs: ScenarioLog[];
+  scenarioNow: number;
+  shiftMs: number;
+}): { objects: KubeObject[]; logs: ScenarioLog[] } {
   return {
     objects: input.objects.map((object) => shiftObjectTimes(object, input.shiftMs)),
     logs: input.logs.map((log) => shiftLogTimes(log, input.shiftMs, input.scenarioNow)),

@@ -15,7 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiError, notFoundPath } from './api-error.ts';
 import { stableUid } from './complete-objects.ts';
-import { acceptedAggregatedVersion, aggregatedDiscovery, apiGroup, apiGroupList, apiResourceList, apiVersions, KUBERNETES_VERSION } from './discovery.ts';
+import {
+  acceptedAggregatedVersion,
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  KUBERNETES_VERSION,
+} from './discovery.ts';
 import { faultRuleSchema, FaultInjector, type FaultRule } from './faults.ts';
 import { generateWorkloads } from './generate.ts';
 import { authenticate, impersonated, type UserInfo } from './authentication.ts';
@@ -71,7 +79,8 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
     let size = 0;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) reject(new ApiError({ code: 413, reason: 'RequestEntityTooLarge', message: 'the request body is too large' }));
+      if (size > MAX_BODY_BYTES)
+        reject(new ApiError({ code: 413, reason: 'RequestEntityTooLarge', message: 'the request body is too large' }));
       else chunks.push(chunk);
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
@@ -80,7 +89,12 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
 }
 
 /** Writes the answer (or hands the response to its stream); returns the body's size in bytes (0 for a stream). */
-function send(request: IncomingMessage, response: ServerResponse, result: ApiResponse, headers: Record<string, string> = {}): number {
+function send(
+  request: IncomingMessage,
+  response: ServerResponse,
+  result: ApiResponse,
+  headers: Record<string, string> = {},
+): number {
   for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
   response.setHeader('Cache-Control', 'no-cache, private');
   if ('stream' in result) {
@@ -92,7 +106,11 @@ function send(request: IncomingMessage, response: ServerResponse, result: ApiRes
     response.end(result.text);
     return Buffer.byteLength(result.text);
   }
-  const contentType = typeof result.body['apiVersion'] === 'string' && String(result.body['apiVersion']).startsWith('apidiscovery.k8s.io/') ? `application/json;g=apidiscovery.k8s.io;v=${String(result.body['apiVersion']).split('/')[1]};as=APIGroupDiscoveryList` : 'application/json';
+  const contentType =
+    typeof result.body['apiVersion'] === 'string' &&
+    String(result.body['apiVersion']).startsWith('apidiscovery.k8s.io/')
+      ? `application/json;g=apidiscovery.k8s.io;v=${String(result.body['apiVersion']).split('/')[1]};as=APIGroupDiscoveryList`
+      : 'application/json';
   response.writeHead(result.status, { 'Content-Type': contentType });
   const body = JSON.stringify(result.body);
   response.end(body);
@@ -106,7 +124,12 @@ function sendError(request: IncomingMessage, response: ServerResponse, error: Ap
 function buildState(scenario: LoadedScenario, generatedPods: { namespace: string; count: number }[]): ClusterState {
   const registry = new ResourceRegistry();
   const clock = servedClock(Date.parse(scenario.meta.now));
-  const { objects, logs } = shiftScenario({ objects: scenario.objects, logs: scenario.logs, scenarioNow: Date.parse(scenario.meta.now), shiftMs: clock.shiftMs });
+  const { objects, logs } = shiftScenario({
+    objects: scenario.objects,
+    logs: scenario.logs,
+    scenarioNow: Date.parse(scenario.meta.now),
+    shiftMs: clock.shiftMs,
+  });
   for (const object of objects) if (object.kind === 'CustomResourceDefinition') registry.registerDefinition(object);
   const store = new ObjectStore(registry, objects);
   const scenarioNow = Date.parse(scenario.meta.now) + clock.shiftMs;
@@ -115,10 +138,21 @@ function buildState(scenario: LoadedScenario, generatedPods: { namespace: string
   const nodeType = registry.forKind('v1', 'Node');
   for (const { namespace, count } of generatedPods) {
     if (namespaceType && !store.get(namespaceType, undefined, namespace)) {
-      save(state, namespaceType, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, uid: stableUid(`generated/Namespace/${namespace}`), creationTimestamp: new Date(scenarioNow - 86_400_000).toISOString(), labels: { 'kubernetes.io/metadata.name': namespace } }, status: { phase: 'Active' } });
+      save(state, namespaceType, {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {
+          name: namespace,
+          uid: stableUid(`generated/Namespace/${namespace}`),
+          creationTimestamp: new Date(scenarioNow - 86_400_000).toISOString(),
+          labels: { 'kubernetes.io/metadata.name': namespace },
+        },
+        status: { phase: 'Active' },
+      });
     }
     const nodes = nodeType ? store.list(nodeType).map((node) => node.metadata.name) : [];
-    for (const object of generateWorkloads({ namespace, count, now: scenarioNow, nodes })) save(state, registry.forObject(object), object);
+    for (const object of generateWorkloads({ namespace, count, now: scenarioNow, nodes }))
+      save(state, registry.forObject(object), object);
   }
   return state;
 }
@@ -141,26 +175,61 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
     switch (target.route) {
       case 'resource':
         if (method === 'POST' && isSelfReview(target.group, target.plural)) {
-          return { status: 201, body: answerSelfReview(state, user, { group: target.group, version: target.version, plural: target.plural, body: await readJsonBody({ contentType: request.headers['content-type'], readBody: () => readBody(request) }) }) };
+          return {
+            status: 201,
+            body: answerSelfReview(state, user, {
+              group: target.group,
+              version: target.version,
+              plural: target.plural,
+              body: await readJsonBody({
+                contentType: request.headers['content-type'],
+                readBody: () => readBody(request),
+              }),
+            }),
+          };
         }
-        return handleResource(state, target, { method, url, accept, contentType: request.headers['content-type'], readBody: () => readBody(request) });
+        return handleResource(state, target, {
+          method,
+          url,
+          accept,
+          contentType: request.headers['content-type'],
+          readBody: () => readBody(request),
+        });
       case 'version':
         return { status: 200, body: KUBERNETES_VERSION };
       case 'health':
         return { status: 200, text: 'ok' };
       case 'root':
-        return { status: 200, body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'] } };
+        return {
+          status: 200,
+          body: { paths: ['/api', '/api/v1', '/apis', '/healthz', '/livez', '/readyz', '/version'] },
+        };
       case 'api-versions':
-        return { status: 200, body: discoveryVersion ? aggregatedDiscovery(state.registry, 'api', discoveryVersion) : apiVersions(serverAddress) };
+        return {
+          status: 200,
+          body: discoveryVersion
+            ? aggregatedDiscovery(state.registry, 'api', discoveryVersion)
+            : apiVersions(serverAddress),
+        };
       case 'group-list':
-        return { status: 200, body: discoveryVersion ? aggregatedDiscovery(state.registry, 'apis', discoveryVersion) : apiGroupList(state.registry) };
+        return {
+          status: 200,
+          body: discoveryVersion
+            ? aggregatedDiscovery(state.registry, 'apis', discoveryVersion)
+            : apiGroupList(state.registry),
+        };
       case 'group': {
         const body = apiGroup(state.registry, target.group);
         if (!body) throw notFoundPath();
         return { status: 200, body };
       }
       case 'openapi': {
-        const body = target.path === 'v3' ? openApiRoot(state.registry) : target.path.startsWith('v3/') ? openApiGroupVersion(state.registry, target.path.slice(3)) : undefined;
+        const body =
+          target.path === 'v3'
+            ? openApiRoot(state.registry)
+            : target.path.startsWith('v3/')
+              ? openApiGroupVersion(state.registry, target.path.slice(3))
+              : undefined;
         if (!body) throw notFoundPath();
         return { status: 200, body };
       }
@@ -186,10 +255,21 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
       try {
         parsed = JSON.parse((await readBody(request)).toString('utf8'));
       } catch {
-        throw new ApiError({ code: 400, reason: 'BadRequest', message: 'expected JSON: an array of fault rules, or {"rules": [...]}' });
+        throw new ApiError({
+          code: 400,
+          reason: 'BadRequest',
+          message: 'expected JSON: an array of fault rules, or {"rules": [...]}',
+        });
       }
-      const rules = faultRuleSchema.array().safeParse(Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules);
-      if (!rules.success) throw new ApiError({ code: 400, reason: 'BadRequest', message: rules.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') });
+      const rules = faultRuleSchema
+        .array()
+        .safeParse(Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules);
+      if (!rules.success)
+        throw new ApiError({
+          code: 400,
+          reason: 'BadRequest',
+          message: rules.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '),
+        });
       faults.set(rules.data);
       return { status: 200, body: { rules: faults.rules() } };
     }
@@ -222,9 +302,25 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
       }
       if (action) {
         const failures: Record<string, ApiError> = {
-          throttle: new ApiError({ code: 429, reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: action.retryAfterSeconds }, headers: { 'Retry-After': String(action.retryAfterSeconds) } }),
-          forbidden: new ApiError({ code: 403, reason: 'Forbidden', message: `forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot ${(request.method ?? 'get').toLowerCase()} path "${url.pathname}" (injected fault)`, details: {} }),
-          error: new ApiError({ code: action.status, reason: action.status === 503 ? 'ServiceUnavailable' : 'InternalError', message: `Internal error occurred: injected fault (${action.status})`, details: { causes: [{ message: 'injected fault' }] } }),
+          throttle: new ApiError({
+            code: 429,
+            reason: 'TooManyRequests',
+            message: 'Too many requests, please try again later.',
+            details: { retryAfterSeconds: action.retryAfterSeconds },
+            headers: { 'Retry-After': String(action.retryAfterSeconds) },
+          }),
+          forbidden: new ApiError({
+            code: 403,
+            reason: 'Forbidden',
+            message: `forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot ${(request.method ?? 'get').toLowerCase()} path "${url.pathname}" (injected fault)`,
+            details: {},
+          }),
+          error: new ApiError({
+            code: action.status,
+            reason: action.status === 503 ? 'ServiceUnavailable' : 'InternalError',
+            message: `Internal error occurred: injected fault (${action.status})`,
+            details: { causes: [{ message: 'injected fault' }] },
+          }),
         };
         const failure = failures[action.fault];
         if (failure) {
@@ -233,13 +329,23 @@ export async function startMockCluster(options: MockClusterOptions): Promise<Moc
         }
       }
       const authenticated = authenticate(state, request.headers.authorization);
-      const user = impersonated(authenticated, { user: request.headers['impersonate-user'], groups: request.headers['impersonate-group'] }, (target) =>
-        authorize(state, authenticated, { resourceRequest: true, verb: 'impersonate', group: '', ...target }),
+      const user = impersonated(
+        authenticated,
+        { user: request.headers['impersonate-user'], groups: request.headers['impersonate-group'] },
+        (target) =>
+          authorize(state, authenticated, { resourceRequest: true, verb: 'impersonate', group: '', ...target }),
       );
       const result = await route(request, url, user);
       answered(result.status, send(request, response, result));
     } catch (error) {
-      const failure = error instanceof ApiError ? error : new ApiError({ code: 500, reason: 'InternalError', message: `Internal error occurred: ${(error as Error).message}` });
+      const failure =
+        error instanceof ApiError
+          ? error
+          : new ApiError({
+              code: 500,
+              reason: 'InternalError',
+              message: `Internal error occurred: ${(error as Error).message}`,
+            });
       answered(failure.code, sendError(request, response, failure));
     }
   }

@@ -94,7 +94,12 @@ export class ObjectStore {
     const existed = table.has(name);
     if (!existed) this.sortedKeys.delete(key);
     table.set(name, object);
-    this.announce({ type: existed ? 'MODIFIED' : 'ADDED', resource: key, object, resourceVersion: Number(object.metadata.resourceVersion) || this.resourceVersion });
+    this.announce({
+      type: existed ? 'MODIFIED' : 'ADDED',
+      resource: key,
+      object,
+      resourceVersion: Number(object.metadata.resourceVersion) || this.resourceVersion,
+    });
   }
 
   /** Calls `listener` with every change from now on; returns the function that stops it. */

@@ -31,7 +31,10 @@ export function age(timestamp: unknown, now: number): string {
 
 export function containerCells(object: unknown, templatePath: string): [string, string] {
   const containers = list(object, `${templatePath}.containers`);
-  return [containers.map((container) => String(container['name'] ?? '')).join(','), containers.map((container) => String(container['image'] ?? '')).join(',')];
+  return [
+    containers.map((container) => String(container['name'] ?? '')).join(','),
+    containers.map((container) => String(container['image'] ?? '')).join(','),
+  ];
 }
 
 export function formatLabels(labels: Record<string, unknown>): string {
@@ -40,12 +43,20 @@ export function formatLabels(labels: Record<string, unknown>): string {
 }
 
 export function accessModes(modes: unknown): string {
-  const short: Record<string, string> = { ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP' };
+  const short: Record<string, string> = {
+    ReadWriteOnce: 'RWO',
+    ReadOnlyMany: 'ROX',
+    ReadWriteMany: 'RWX',
+    ReadWriteOncePod: 'RWOP',
+  };
   return Array.isArray(modes) ? [...new Set(modes.map((mode) => short[String(mode)] ?? String(mode)))].join(',') : '';
 }
 
 export function storageClassOf(object: KubeObject): string {
-  return text(object, 'spec.storageClassName') || String(object.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '');
+  return (
+    text(object, 'spec.storageClassName') ||
+    String(object.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] ?? '')
+  );
 }
 
 export function endpointsText(object: KubeObject): string {
@@ -57,7 +68,8 @@ export function endpointsText(object: KubeObject): string {
     for (const port of ports.length > 0 ? ports : [undefined]) {
       for (const ip of ready) {
         count++;
-        if (addresses.length < 3) addresses.push(port ? `${ip.includes(':') ? `[${ip}]` : ip}:${String(port['port'])}` : ip);
+        if (addresses.length < 3)
+          addresses.push(port ? `${ip.includes(':') ? `[${ip}]` : ip}:${String(port['port'])}` : ip);
       }
     }
   }
@@ -72,7 +84,9 @@ export function serviceExternalIp(object: KubeObject): string {
     case 'NodePort':
       return externalIps.length > 0 ? externalIps.join(',') : '<none>';
     case 'LoadBalancer': {
-      const ingress = list(object, 'status.loadBalancer.ingress').map((entry) => String(entry['ip'] ?? entry['hostname'] ?? ''));
+      const ingress = list(object, 'status.loadBalancer.ingress').map((entry) =>
+        String(entry['ip'] ?? entry['hostname'] ?? ''),
+      );
       const all = [...ingress, ...externalIps].filter(Boolean);
       return all.length > 0 ? all.join(',') : '<pending>';
     }
@@ -93,7 +107,8 @@ export function nodeStatus(object: KubeObject): string {
 export function nodeRoles(object: KubeObject): string {
   const roles = new Set<string>();
   for (const [key, value] of Object.entries(object.metadata.labels ?? {})) {
-    if (key.startsWith('node-role.kubernetes.io/') && key.length > 'node-role.kubernetes.io/'.length) roles.add(key.slice('node-role.kubernetes.io/'.length));
+    if (key.startsWith('node-role.kubernetes.io/') && key.length > 'node-role.kubernetes.io/'.length)
+      roles.add(key.slice('node-role.kubernetes.io/'.length));
     else if (key === 'kubernetes.io/role' && value) roles.add(value);
   }
   return roles.size === 0 ? '<none>' : [...roles].sort().join(',');
@@ -104,7 +119,8 @@ export function nodeAddress(object: KubeObject, type: string): string {
 }
 
 export function jobStatus(object: KubeObject): string {
-  const conditionTrue = (type: string): boolean => list(object, 'status.conditions').find((condition) => condition['type'] === type)?.['status'] === 'True';
+  const conditionTrue = (type: string): boolean =>
+    list(object, 'status.conditions').find((condition) => condition['type'] === type)?.['status'] === 'True';
   if (conditionTrue('Complete')) return 'Complete';
   if (conditionTrue('Failed')) return 'Failed';
   if (object.metadata.deletionTimestamp) return 'Terminating';

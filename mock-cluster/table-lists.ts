@@ -16,13 +16,21 @@ function listWithMore(items: string[], count: number, max: number, separator: st
 
 /** PORTS of an EndpointSlice: each port number (its name when unset, `*` when neither). */
 export function endpointSlicePorts(slice: unknown): string {
-  const ports = list(slice, 'ports').map((port) => (port['port'] !== undefined && port['port'] !== null ? String(port['port']) : typeof port['name'] === 'string' ? port['name'] : '*'));
+  const ports = list(slice, 'ports').map((port) =>
+    port['port'] !== undefined && port['port'] !== null
+      ? String(port['port'])
+      : typeof port['name'] === 'string'
+        ? port['name']
+        : '*',
+  );
   return listWithMore(ports, ports.length, 3, ',');
 }
 
 /** ENDPOINTS of an EndpointSlice: every address of every endpoint. */
 export function endpointSliceAddresses(slice: unknown): string {
-  const addresses = list(slice, 'endpoints').flatMap((endpoint) => (Array.isArray(endpoint['addresses']) ? endpoint['addresses'].map(String) : []));
+  const addresses = list(slice, 'endpoints').flatMap((endpoint) =>
+    Array.isArray(endpoint['addresses']) ? endpoint['addresses'].map(String) : [],
+  );
   return listWithMore(addresses, addresses.length, 3, ',');
 }
 
@@ -45,7 +53,8 @@ function metricTarget(spec: JsonRecord, status: JsonRecord | undefined): string 
   switch (type) {
     case 'External':
     case 'Object': {
-      if (isRecord(target) && target['averageValue'] !== undefined) return `${quantity(read('averageValue'))}/${quantity(target['averageValue'])} (avg)`;
+      if (isRecord(target) && target['averageValue'] !== undefined)
+        return `${quantity(read('averageValue'))}/${quantity(target['averageValue'])} (avg)`;
       return `${quantity(read('value'))}/${quantity(isRecord(target) ? target['value'] : undefined)}`;
     }
     case 'Pods':
@@ -53,7 +62,8 @@ function metricTarget(spec: JsonRecord, status: JsonRecord | undefined): string 
     case 'Resource':
     case 'ContainerResource': {
       const name = text(spec, `${source}.name`);
-      if (isRecord(target) && target['averageValue'] !== undefined) return `${name}: ${quantity(read('averageValue'))}/${quantity(target['averageValue'])}`;
+      if (isRecord(target) && target['averageValue'] !== undefined)
+        return `${name}: ${quantity(read('averageValue'))}/${quantity(target['averageValue'])}`;
       return `${name}: ${percent(read('averageUtilization')) ?? '<unknown>'}/${percent(isRecord(target) ? target['averageUtilization'] : undefined) ?? '<auto>'}`;
     }
     default:

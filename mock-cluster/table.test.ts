@@ -6,7 +6,8 @@ import { parseFieldSelector, parseLabelSelector } from './selectors.ts';
 import { startMockCluster, type MockCluster } from './server.ts';
 
 const FIXTURE = new URL('./testdata/conformance', import.meta.url).pathname;
-const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+const TABLE =
+  'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
 interface Table {
   kind: string;
@@ -20,11 +21,18 @@ before(async () => {
 });
 after(() => cluster.close());
 
-async function table(path: string): Promise<{ columns: string[]; rows: Map<string, Record<string, unknown>>; raw: Table }> {
+async function table(
+  path: string,
+): Promise<{ columns: string[]; rows: Map<string, Record<string, unknown>>; raw: Table }> {
   const response = await fetch(`${cluster.url}${path}`, { headers: { accept: TABLE } });
   const raw = (await response.json()) as Table;
   const columns = raw.columnDefinitions.map((column) => column.name);
-  const rows = new Map(raw.rows.map((row) => [String(row.object?.metadata.name ?? row.cells[0]), Object.fromEntries(columns.map((column, index) => [column, row.cells[index]]))]));
+  const rows = new Map(
+    raw.rows.map((row) => [
+      String(row.object?.metadata.name ?? row.cells[0]),
+      Object.fromEntries(columns.map((column, index) => [column, row.cells[index]])),
+    ]),
+  );
   return { columns, rows, raw };
 }
 
@@ -43,24 +51,54 @@ describe('the Table kubectl get asks for', () => {
     assert.equal(status('report-generator'), 'Pending');
     assert.equal(status('cart-new'), 'ContainerCreating');
     assert.equal(status('payments-canary'), 'ImagePullBackOff');
-    assert.deepEqual([rows.get('web-6f5d8b7c9-abcde')?.['Ready'], status('web-6f5d8b7c9-abcde'), rows.get('web-6f5d8b7c9-abcde')?.['Age']], ['1/1', 'Running', '28d']);
-    assert.equal(raw.rows[0]?.object?.kind, 'PartialObjectMetadata', 'rows carry metadata, so kubectl -A can show the namespace');
+    assert.deepEqual(
+      [
+        rows.get('web-6f5d8b7c9-abcde')?.['Ready'],
+        status('web-6f5d8b7c9-abcde'),
+        rows.get('web-6f5d8b7c9-abcde')?.['Age'],
+      ],
+      ['1/1', 'Running', '28d'],
+    );
+    assert.equal(
+      raw.rows[0]?.object?.kind,
+      'PartialObjectMetadata',
+      'rows carry metadata, so kubectl -A can show the namespace',
+    );
   });
 
   test('deployments: READY UP-TO-DATE AVAILABLE, with wide columns at priority 1', async () => {
     const { columns, rows, raw } = await table('/apis/apps/v1/namespaces/shop/deployments');
     assert.deepEqual(columns.slice(0, 5), ['Name', 'Ready', 'Up-to-date', 'Available', 'Age']);
-    assert.deepEqual(raw.columnDefinitions.filter((column) => column.priority === 1).map((column) => column.name), ['Containers', 'Images', 'Selector']);
-    assert.deepEqual(rows.get('checkout'), { Name: 'checkout', Ready: '0/2', 'Up-to-date': 2, Available: 0, Age: '9d', Containers: 'app', Images: 'registry.example.com/shop/checkout:1.2.0', Selector: 'app=checkout' });
+    assert.deepEqual(
+      raw.columnDefinitions.filter((column) => column.priority === 1).map((column) => column.name),
+      ['Containers', 'Images', 'Selector'],
+    );
+    assert.deepEqual(rows.get('checkout'), {
+      Name: 'checkout',
+      Ready: '0/2',
+      'Up-to-date': 2,
+      Available: 0,
+      Age: '9d',
+      Containers: 'app',
+      Images: 'registry.example.com/shop/checkout:1.2.0',
+      Selector: 'app=checkout',
+    });
   });
 
   test('events, nodes and other kinds get their printer columns; unknown kinds get NAME and AGE', async () => {
     const events = await table('/api/v1/namespaces/shop/events?fieldSelector=involvedObject.name%3Dreport-generator');
-    assert.deepEqual(events.columns.filter((_, index) => events.raw.columnDefinitions[index]?.priority === 0), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
+    assert.deepEqual(
+      events.columns.filter((_, index) => events.raw.columnDefinitions[index]?.priority === 0),
+      ['Last Seen', 'Type', 'Reason', 'Object', 'Message'],
+    );
     assert.equal(events.raw.rows[0]?.cells[3], 'pod/report-generator');
     const nodes = await table('/api/v1/nodes');
     assert.deepEqual([nodes.rows.get('node-a')?.['Status'], nodes.rows.get('node-a')?.['Roles']], ['Ready', 'worker']);
-    await fetch(`${cluster.url}/apis/widgets.example.com/v1/namespaces/shop/widgets`, { method: 'POST', body: JSON.stringify({ apiVersion: 'widgets.example.com/v1', kind: 'Widget', metadata: { name: 'w' } }), headers: { 'content-type': 'application/json' } });
+    await fetch(`${cluster.url}/apis/widgets.example.com/v1/namespaces/shop/widgets`, {
+      method: 'POST',
+      body: JSON.stringify({ apiVersion: 'widgets.example.com/v1', kind: 'Widget', metadata: { name: 'w' } }),
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual((await table('/apis/widgets.example.com/v1/namespaces/shop/widgets')).columns, ['Name', 'Age']);
   });
 
@@ -81,7 +119,21 @@ describe('printer details', () => {
   test('humanDuration matches apimachinery', () => {
     const seconds = 1000;
     assert.deepEqual(
-      [59, 119, 120, 125, 600, 10_799, 10_800, 8 * 3600 - 60, 47 * 3600, 49 * 3600, 8 * 86_400, 800 * 86_400, 3000 * 86_400].map((value) => humanDuration(value * seconds)),
+      [
+        59,
+        119,
+        120,
+        125,
+        600,
+        10_799,
+        10_800,
+        8 * 3600 - 60,
+        47 * 3600,
+        49 * 3600,
+        8 * 86_400,
+        800 * 86_400,
+        3000 * 86_400,
+      ].map((value) => humanDuration(value * seconds)),
       ['59s', '119s', '2m', '2m5s', '10m', '179m', '3h', '7h59m', '47h', '2d1h', '8d', '2y70d', '8y'],
     );
   });
@@ -94,12 +146,21 @@ describe('printer details', () => {
       spec: { initContainers: [{ name: 'proxy', restartPolicy: 'Always' }], containers: [{ name: 'app' }] },
       status: {
         phase: 'Running',
-        conditions: [{ type: 'Initialized', status: 'True' }, { type: 'Ready', status: 'True' }],
+        conditions: [
+          { type: 'Initialized', status: 'True' },
+          { type: 'Ready', status: 'True' },
+        ],
         initContainerStatuses: [{ name: 'proxy', started: true, ready: true, state: { running: {} } }],
         containerStatuses: [{ name: 'app', ready: true, state: { running: {} } }],
       },
     };
-    assert.deepEqual([summarizePod(pod, Date.parse('2026-11-29T10:00:00Z')).ready, summarizePod(pod, Date.parse('2026-11-29T10:00:00Z')).status], ['2/2', 'Running']);
+    assert.deepEqual(
+      [
+        summarizePod(pod, Date.parse('2026-11-29T10:00:00Z')).ready,
+        summarizePod(pod, Date.parse('2026-11-29T10:00:00Z')).status,
+      ],
+      ['2/2', 'Running'],
+    );
   });
 
   test('label and field selectors', () => {
@@ -109,7 +170,13 @@ describe('printer details', () => {
     assert.equal(match({ app: 'a', tier: 'web', legacy: 'yes' }), false);
     assert.equal(parseLabelSelector('replicas>2')({ replicas: '3' }), true);
     assert.throws(() => parseLabelSelector('app in (a'), /unable to parse/);
-    const event = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e', namespace: 'shop' }, involvedObject: { kind: 'Pod', name: 'p' }, type: 'Warning' };
+    const event = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'e', namespace: 'shop' },
+      involvedObject: { kind: 'Pod', name: 'p' },
+      type: 'Warning',
+    };
     assert.equal(parseFieldSelector('involvedObject.name=p,type!=Normal', 'Event')(event), true);
     assert.throws(() => parseFieldSelector('spec.foo=bar', 'Pod'), /field label not supported: spec.foo/);
   });

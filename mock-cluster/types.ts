@@ -69,7 +69,9 @@ export function deepClone<T>(value: T): T {
 export function jsonEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   if (Array.isArray(left)) {
-    return Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]));
+    return (
+      Array.isArray(right) && left.length === right.length && left.every((item, index) => jsonEqual(item, right[index]))
+    );
   }
   if (isRecord(left) && isRecord(right)) {
     const leftKeys = Object.keys(left).filter((key) => left[key] !== undefined);
@@ -98,7 +100,11 @@ export function withoutEmpty(value: unknown): unknown {
 export function withoutNulls<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutNulls) as T;
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== null).map(([key, entry]) => [key, withoutNulls(entry)])) as T;
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, entry]) => entry !== null)
+        .map(([key, entry]) => [key, withoutNulls(entry)]),
+    ) as T;
   }
   return value;
 }

@@ -23,18 +23,30 @@ export interface ScenarioReport {
 }
 
 function describe(object: KubeObject): string {
-  return object.metadata.namespace ? `${object.kind}/${object.metadata.namespace}/${object.metadata.name}` : `${object.kind}/${object.metadata.name}`;
+  return object.metadata.namespace
+    ? `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`
+    : `${object.kind}/${object.metadata.name}`;
 }
 
 /** Problems with owner references: an owner missing from the objects, or named with another uid. */
 export function checkOwners(scenario: { objects: readonly KubeObject[] }): string[] {
-  const byIdentity = new Map(scenario.objects.map((object) => [`${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`, object]));
+  const byIdentity = new Map(
+    scenario.objects.map((object) => [
+      `${object.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`,
+      object,
+    ]),
+  );
   const problems: string[] = [];
   for (const object of scenario.objects) {
     for (const owner of object.metadata.ownerReferences ?? []) {
-      const target = byIdentity.get(`${owner.kind}/${object.metadata.namespace ?? ''}/${owner.name}`) ?? byIdentity.get(`${owner.kind}//${owner.name}`);
+      const target =
+        byIdentity.get(`${owner.kind}/${object.metadata.namespace ?? ''}/${owner.name}`) ??
+        byIdentity.get(`${owner.kind}//${owner.name}`);
       if (!target) problems.push(`${describe(object)}: owner ${owner.kind}/${owner.name} is not in cluster.yaml`);
-      else if (owner.uid && owner.uid !== target.metadata.uid) problems.push(`${describe(object)}: owner ${owner.kind}/${owner.name} has uid ${target.metadata.uid}, the reference says ${owner.uid}`);
+      else if (owner.uid && owner.uid !== target.metadata.uid)
+        problems.push(
+          `${describe(object)}: owner ${owner.kind}/${owner.name} has uid ${target.metadata.uid}, the reference says ${owner.uid}`,
+        );
     }
   }
   return problems;
@@ -46,14 +58,23 @@ function checkCulprit(scenario: LoadedScenario): string[] {
   if (!expect) return [];
   const culprit = parseCulprit(expect.culprit);
   const registry = new ResourceRegistry();
-  const found = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name && (object.metadata.namespace ?? undefined) === culprit.namespace);
+  const found = scenario.objects.find(
+    (object) =>
+      object.kind === culprit.kind &&
+      object.metadata.name === culprit.name &&
+      (object.metadata.namespace ?? undefined) === culprit.namespace,
+  );
   if (found) return [];
   // A report about something that does not exist: the honest answer names it as given, with no-issue.
   if (expect.category === 'no-issue' && !scenario.meta.trigger.alert) return [];
-  const sameName = scenario.objects.find((object) => object.kind === culprit.kind && object.metadata.name === culprit.name);
+  const sameName = scenario.objects.find(
+    (object) => object.kind === culprit.kind && object.metadata.name === culprit.name,
+  );
   if (sameName) {
     const namespaced = registry.forObject(sameName).namespaced;
-    return [`expect.culprit ${expect.culprit}: ${namespaced ? `the ${culprit.kind} is in namespace ${sameName.metadata.namespace}` : `${culprit.kind} is cluster-scoped: write ${culprit.kind}/${culprit.name}`}`];
+    return [
+      `expect.culprit ${expect.culprit}: ${namespaced ? `the ${culprit.kind} is in namespace ${sameName.metadata.namespace}` : `${culprit.kind} is cluster-scoped: write ${culprit.kind}/${culprit.name}`}`,
+    ];
   }
   return [`expect.culprit ${expect.culprit} is not in cluster.yaml`];
 }
@@ -78,8 +99,10 @@ export async function validateScenarios(root: string): Promise<ScenarioReport[]>
     const earlier = names.get(scenario.name);
     if (earlier) report.problems.push(`name "${scenario.name}" is also used by ${basename(earlier)}`);
     names.set(scenario.name, dir);
-    if (!KEBAB_CASE.test(scenario.name)) report.problems.push(`name "${scenario.name}" must be kebab-case (lowercase letters, digits and single dashes)`);
-    if (scenario.meta.description.trim() === '') report.problems.push('description is empty: say what happened, for the people who read the scenario');
+    if (!KEBAB_CASE.test(scenario.name))
+      report.problems.push(`name "${scenario.name}" must be kebab-case (lowercase letters, digits and single dashes)`);
+    if (scenario.meta.description.trim() === '')
+      report.problems.push('description is empty: say what happened, for the people who read the scenario');
     report.problems.push(...checkOwners(scenario), ...checkCulprit(scenario));
   }
   return reports;

@@ -22,7 +22,9 @@ const SCALABLE = new Set(['Deployment', 'ReplicaSet', 'StatefulSet', 'Replicatio
 
 export function validateName(type: ResourceType, name: string): InvalidCause | undefined {
   if (type.group === 'rbac.authorization.k8s.io') {
-    return name === '.' || name === '..' || /[/%]/.test(name) ? { field: 'metadata.name', message: `Invalid value: "${name}": may not contain '/' or '%'` } : undefined;
+    return name === '.' || name === '..' || /[/%]/.test(name)
+      ? { field: 'metadata.name', message: `Invalid value: "${name}": may not contain '/' or '%'` }
+      : undefined;
   }
   if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
     return {
@@ -35,7 +37,8 @@ export function validateName(type: ResourceType, name: string): InvalidCause | u
 
 export function validateReplicas(replicas: unknown, field: string): InvalidCause | undefined {
   if (replicas === undefined) return undefined;
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas)) return { field, message: `Invalid value: ${JSON.stringify(replicas)}: must be an integer` };
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas))
+    return { field, message: `Invalid value: ${JSON.stringify(replicas)}: must be an integer` };
   if (replicas < 0) return { field, message: `Invalid value: ${replicas}: must be greater than or equal to 0` };
   return undefined;
 }
@@ -46,20 +49,28 @@ export function validateObject(type: ResourceType, object: KubeObject): InvalidC
   if (nameCause) causes.push(nameCause);
   for (const mapName of ['labels', 'annotations'] as const) {
     for (const [key, value] of Object.entries(object.metadata[mapName] ?? {})) {
-      if (typeof value !== 'string') causes.push({ field: `metadata.${mapName}`, message: `Invalid value: ${JSON.stringify(value)}: ${key} must be a string` });
+      if (typeof value !== 'string')
+        causes.push({
+          field: `metadata.${mapName}`,
+          message: `Invalid value: ${JSON.stringify(value)}: ${key} must be a string`,
+        });
     }
   }
   if (SCALABLE.has(object.kind)) {
     const cause = validateReplicas(readPath(object, 'spec.replicas'), 'spec.replicas');
     if (cause) causes.push(cause);
   }
-  const templatePath = type.group === '' || type.group === 'apps' || type.group === 'batch' ? TEMPLATE_PATHS[object.kind] : undefined;
+  const templatePath =
+    type.group === '' || type.group === 'apps' || type.group === 'batch' ? TEMPLATE_PATHS[object.kind] : undefined;
   if (templatePath) {
     const containers = readPath(object, `${templatePath}.containers`);
-    if (!Array.isArray(containers) || containers.length === 0) causes.push({ field: `${templatePath}.containers`, message: 'Required value' });
+    if (!Array.isArray(containers) || containers.length === 0)
+      causes.push({ field: `${templatePath}.containers`, message: 'Required value' });
     (Array.isArray(containers) ? containers : []).forEach((container: unknown, index) => {
-      if (!isRecord(container) || typeof container['name'] !== 'string' || container['name'] === '') causes.push({ field: `${templatePath}.containers[${index}].name`, message: 'Required value' });
-      if (!isRecord(container) || typeof container['image'] !== 'string' || container['image'] === '') causes.push({ field: `${templatePath}.containers[${index}].image`, message: 'Required value' });
+      if (!isRecord(container) || typeof container['name'] !== 'string' || container['name'] === '')
+        causes.push({ field: `${templatePath}.containers[${index}].name`, message: 'Required value' });
+      if (!isRecord(container) || typeof container['image'] !== 'string' || container['image'] === '')
+        causes.push({ field: `${templatePath}.containers[${index}].image`, message: 'Required value' });
     });
   }
   return causes;

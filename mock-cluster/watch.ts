@@ -34,7 +34,10 @@ function matcher(request: WatchRequest): (object: KubeObject) => boolean {
     const labels = parseLabelSelector(parameters.get('labelSelector'));
     const fields = parseFieldSelector(parameters.get('fieldSelector'), request.type.kind);
     return (object) =>
-      (request.namespace === undefined || object.metadata.namespace === request.namespace) && (request.name === undefined || object.metadata.name === request.name) && labels(object.metadata.labels) && fields(object);
+      (request.namespace === undefined || object.metadata.namespace === request.namespace) &&
+      (request.name === undefined || object.metadata.name === request.name) &&
+      labels(object.metadata.labels) &&
+      fields(object);
   } catch (error) {
     if (error instanceof SelectorError) throw badRequest(error.message);
     throw error;
@@ -55,7 +58,10 @@ export function prepareWatch(request: WatchRequest): (incoming: IncomingMessage,
   const sendInitial = parameters.get('sendInitialEvents') === 'true';
   let initial: { type: WatchEventType; object: KubeObject }[];
   if (requestedVersion === '' || requestedVersion === '0' || sendInitial) {
-    initial = state.store.list(type, request.namespace).filter(matches).map((object) => ({ type: 'ADDED', object }));
+    initial = state.store
+      .list(type, request.namespace)
+      .filter(matches)
+      .map((object) => ({ type: 'ADDED', object }));
   } else {
     const changes = state.store.changesSince(Number(requestedVersion));
     if (!changes || !/^\d+$/.test(requestedVersion)) throw expired(requestedVersion);
@@ -68,17 +74,29 @@ export function prepareWatch(request: WatchRequest): (incoming: IncomingMessage,
 
   const render = (object: KubeObject): JsonRecord => {
     if (representation.as === 'table') {
-      const table = buildTable({ kind: type.kind, objects: [object], now: state.now(), includeObject, apiVersion: representation.apiVersion, listMeta: { resourceVersion: object.metadata.resourceVersion } });
+      const table = buildTable({
+        kind: type.kind,
+        objects: [object],
+        now: state.now(),
+        includeObject,
+        apiVersion: representation.apiVersion,
+        listMeta: { resourceVersion: object.metadata.resourceVersion },
+      });
       if (columnsSent) delete table['columnDefinitions'];
       columnsSent = true;
       return table;
     }
-    if (representation.as === 'metadata') return { ...partialObjectMetadata(object), apiVersion: representation.apiVersion };
+    if (representation.as === 'metadata')
+      return { ...partialObjectMetadata(object), apiVersion: representation.apiVersion };
     return object;
   };
 
   return (incoming, response) => {
-    response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache, private',
+    });
     // The client waits for the headers before it reads events: send them now, even with nothing to say yet.
     response.flushHeaders();
     const write = (eventType: string, object: JsonRecord): void => {
@@ -86,7 +104,14 @@ export function prepareWatch(request: WatchRequest): (incoming: IncomingMessage,
     };
     for (const event of initial) write(event.type, render(event.object));
     if (sendInitial) {
-      write('BOOKMARK', { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: state.store.currentResourceVersion(), annotations: { 'k8s.io/initial-events-end': 'true' } } });
+      write('BOOKMARK', {
+        kind: type.kind,
+        apiVersion: apiVersionOf(type),
+        metadata: {
+          resourceVersion: state.store.currentResourceVersion(),
+          annotations: { 'k8s.io/initial-events-end': 'true' },
+        },
+      });
     }
     const stop = state.store.watch((change: StoreChange) => {
       if (change.resource === resource && matches(change.object)) write(change.type, render(change.object));

@@ -54,14 +54,23 @@ function asObject(body: unknown): KubeObject {
   return body as KubeObject;
 }
 
-function checkNamespaceAndName(type: ResourceType, object: KubeObject, namespace: string | undefined, name: string | undefined): void {
+function checkNamespaceAndName(
+  type: ResourceType,
+  object: KubeObject,
+  namespace: string | undefined,
+  name: string | undefined,
+): void {
   if (type.namespaced) {
-    if (object.metadata.namespace && object.metadata.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    if (object.metadata.namespace && object.metadata.namespace !== namespace)
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     object.metadata.namespace = namespace;
   } else {
     delete object.metadata.namespace;
   }
-  if (name !== undefined && object.metadata.name !== name) throw badRequest(`the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${name})`);
+  if (name !== undefined && object.metadata.name !== name)
+    throw badRequest(
+      `the name of the object (${String(object.metadata.name)}) does not match the name on the URL (${name})`,
+    );
 }
 
 function hasStatusSubresource(type: ResourceType): boolean {
@@ -69,23 +78,44 @@ function hasStatusSubresource(type: ResourceType): boolean {
 }
 
 /** Runs the controllers on a workload or CRD about to be stored, then stores it. */
-function commit(state: ClusterState, type: ResourceType, object: KubeObject, previous: KubeObject | undefined): KubeObject {
+function commit(
+  state: ClusterState,
+  type: ResourceType,
+  object: KubeObject,
+  previous: KubeObject | undefined,
+): KubeObject {
   if (object.kind === 'Deployment' && type.group === 'apps') reconcileDeployment(state, object, previous);
-  if (object.kind === 'ReplicaSet' && type.group === 'apps' && previous && readPath(object, 'spec.replicas') !== readPath(previous, 'spec.replicas')) reconcileReplicaSetPods(state, object);
+  if (
+    object.kind === 'ReplicaSet' &&
+    type.group === 'apps' &&
+    previous &&
+    readPath(object, 'spec.replicas') !== readPath(previous, 'spec.replicas')
+  )
+    reconcileReplicaSetPods(state, object);
   if (keepsControllerRevisions(object)) reconcileControllerRevisions(state, object, previous);
   if (object.kind === 'CustomResourceDefinition') state.registry.registerDefinition(object);
   return save(state, type, object);
 }
 
-export function createObject(state: ClusterState, type: ResourceType, namespace: string | undefined, body: unknown, options: WriteOptions): KubeObject {
+export function createObject(
+  state: ClusterState,
+  type: ResourceType,
+  namespace: string | undefined,
+  body: unknown,
+  options: WriteOptions,
+): KubeObject {
   const object = asObject(withoutNulls(deepClone(body)));
-  if (object.kind && object.kind !== type.kind) throw badRequest(`the kind of the object (${object.kind}) does not match the resource (${type.plural})`);
+  if (object.kind && object.kind !== type.kind)
+    throw badRequest(`the kind of the object (${object.kind}) does not match the resource (${type.plural})`);
   object.apiVersion = apiVersionOf(type);
   object.kind = type.kind;
-  if (!object.metadata.name && object.metadata.generateName) object.metadata.name = `${object.metadata.generateName}${randomSuffix()}`;
-  if (!object.metadata.name) throw invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+  if (!object.metadata.name && object.metadata.generateName)
+    object.metadata.name = `${object.metadata.generateName}${randomSuffix()}`;
+  if (!object.metadata.name)
+    throw invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   checkNamespaceAndName(type, object, namespace, undefined);
-  if (type.namespaced && !state.store.get(namespaceType(state), undefined, namespace ?? '')) throw notFound({ group: '', plural: 'namespaces' }, namespace ?? '');
+  if (type.namespaced && !state.store.get(namespaceType(state), undefined, namespace ?? ''))
+    throw notFound({ group: '', plural: 'namespaces' }, namespace ?? '');
   if (state.store.get(type, namespace, object.metadata.name)) throw alreadyExists(type, object.metadata.name);
   const causes = validateObject(type, object);
   if (causes.length > 0) throw invalid(type, object.metadata.name, causes);
@@ -100,9 +130,16 @@ export function createObject(state: ClusterState, type: ResourceType, namespace:
 }
 
 /** Replaces a stored object with `next` (what PUT and PATCH computed), keeping what clients cannot change. */
-function replaceObject(state: ClusterState, type: ResourceType, existing: KubeObject, next: KubeObject, options: WriteOptions & { subresource?: string }): KubeObject {
+function replaceObject(
+  state: ClusterState,
+  type: ResourceType,
+  existing: KubeObject,
+  next: KubeObject,
+  options: WriteOptions & { subresource?: string },
+): KubeObject {
   const requestedVersion = next.metadata.resourceVersion;
-  if (requestedVersion && requestedVersion !== existing.metadata.resourceVersion) throw conflict(type, existing.metadata.name);
+  if (requestedVersion && requestedVersion !== existing.metadata.resourceVersion)
+    throw conflict(type, existing.metadata.name);
   let result: KubeObject;
   next = withoutNulls(next);
   if (options.subresource === 'status') {
@@ -113,7 +150,12 @@ function replaceObject(state: ClusterState, type: ResourceType, existing: KubeOb
   }
   result.apiVersion = apiVersionOf(type);
   result.kind = type.kind;
-  result.metadata = { ...result.metadata, name: existing.metadata.name, uid: existing.metadata.uid, creationTimestamp: existing.metadata.creationTimestamp };
+  result.metadata = {
+    ...result.metadata,
+    name: existing.metadata.name,
+    uid: existing.metadata.uid,
+    creationTimestamp: existing.metadata.creationTimestamp,
+  };
   if (type.namespaced) result.metadata.namespace = existing.metadata.namespace;
   else delete result.metadata.namespace;
   applyDefaults(type, result, false);
@@ -125,17 +167,31 @@ function replaceObject(state: ClusterState, type: ResourceType, existing: KubeOb
   return commit(state, type, result, existing);
 }
 
-function requireExisting(state: ClusterState, type: ResourceType, namespace: string | undefined, name: string): KubeObject {
+function requireExisting(
+  state: ClusterState,
+  type: ResourceType,
+  namespace: string | undefined,
+  name: string,
+): KubeObject {
   const existing = state.store.get(type, namespace, name);
   if (!existing) throw notFound(type, name);
   return existing;
 }
 
-export function updateObject(state: ClusterState, type: ResourceType, target: { namespace: string | undefined; name: string; subresource?: string }, body: unknown, options: WriteOptions): KubeObject {
+export function updateObject(
+  state: ClusterState,
+  type: ResourceType,
+  target: { namespace: string | undefined; name: string; subresource?: string },
+  body: unknown,
+  options: WriteOptions,
+): KubeObject {
   const existing = requireExisting(state, type, target.namespace, target.name);
   const next = asObject(deepClone(body));
   checkNamespaceAndName(type, next, target.namespace, target.name);
-  return replaceObject(state, type, existing, next, { ...options, ...(target.subresource ? { subresource: target.subresource } : {}) });
+  return replaceObject(state, type, existing, next, {
+    ...options,
+    ...(target.subresource ? { subresource: target.subresource } : {}),
+  });
 }
 
 function applyPatch(patchType: PatchType, original: KubeObject, patch: unknown): unknown {
@@ -163,7 +219,14 @@ export function decodePatchBody(patchType: PatchType, raw: string): unknown {
   }
 }
 
-export function patchObject(state: ClusterState, type: ResourceType, target: { namespace: string | undefined; name: string; subresource?: string }, patchType: PatchType, patch: unknown, options: WriteOptions): KubeObject {
+export function patchObject(
+  state: ClusterState,
+  type: ResourceType,
+  target: { namespace: string | undefined; name: string; subresource?: string },
+  patchType: PatchType,
+  patch: unknown,
+  options: WriteOptions,
+): KubeObject {
   const existing = state.store.get(type, target.namespace, target.name);
   if (!existing && patchType === 'apply') {
     const object = asObject(deepClone(patch));
@@ -173,8 +236,15 @@ export function patchObject(state: ClusterState, type: ResourceType, target: { n
   if (!existing) throw notFound(type, target.name);
   const patched = asObject(applyPatch(patchType, deepClone(existing), patch));
   // A patch that names a resourceVersion asks for optimistic concurrency; one that does not applies to the latest.
-  if (patched.metadata.resourceVersion !== existing.metadata.resourceVersion && patched.metadata.resourceVersion !== undefined) throw conflict(type, existing.metadata.name);
-  return replaceObject(state, type, existing, patched, { ...options, ...(target.subresource ? { subresource: target.subresource } : {}) });
+  if (
+    patched.metadata.resourceVersion !== existing.metadata.resourceVersion &&
+    patched.metadata.resourceVersion !== undefined
+  )
+    throw conflict(type, existing.metadata.name);
+  return replaceObject(state, type, existing, patched, {
+    ...options,
+    ...(target.subresource ? { subresource: target.subresource } : {}),
+  });
 }
 
 /** The autoscaling/v1 Scale of a scalable object. */
@@ -185,15 +255,30 @@ export function scaleOf(object: KubeObject): JsonRecord {
     apiVersion: 'autoscaling/v1',
     metadata: { name, ...(namespace ? { namespace } : {}), uid, resourceVersion, creationTimestamp },
     spec: { replicas: Number(readPath(object, 'spec.replicas') ?? 1) },
-    status: { replicas: Number(readPath(object, 'status.replicas') ?? 0), selector: formatLabelSelector(readPath(object, 'spec.selector')) },
+    status: {
+      replicas: Number(readPath(object, 'status.replicas') ?? 0),
+      selector: formatLabelSelector(readPath(object, 'spec.selector')),
+    },
   };
 }
 
 /** PUT or PATCH of `scale`: the change to spec.replicas is applied to the object itself. */
-export function writeScale(state: ClusterState, type: ResourceType, target: { namespace: string | undefined; name: string }, change: { patchType?: PatchType; body: unknown }, options: WriteOptions): JsonRecord {
+export function writeScale(
+  state: ClusterState,
+  type: ResourceType,
+  target: { namespace: string | undefined; name: string },
+  change: { patchType?: PatchType; body: unknown },
+  options: WriteOptions,
+): JsonRecord {
   const existing = requireExisting(state, type, target.namespace, target.name);
   const current = scaleOf(existing);
-  const next = change.patchType ? (applyPatch(change.patchType === 'apply' ? 'merge' : change.patchType, current as KubeObject, change.body) as JsonRecord) : asObject(deepClone(change.body));
+  const next = change.patchType
+    ? (applyPatch(
+        change.patchType === 'apply' ? 'merge' : change.patchType,
+        current as KubeObject,
+        change.body,
+      ) as JsonRecord)
+    : asObject(deepClone(change.body));
   const requestedVersion = readPath(next, 'metadata.resourceVersion');
   if (requestedVersion && requestedVersion !== existing.metadata.resourceVersion) throw conflict(type, target.name);
   const replicas = readPath(next, 'spec.replicas');
@@ -211,16 +296,24 @@ export interface DeleteOptions extends WriteOptions {
 }
 
 function deleteDependents(state: ClusterState, owner: KubeObject): void {
-  const dependents = [...state.store.all()].filter(({ object }) => object.metadata.ownerReferences?.some((reference) => reference.uid === owner.metadata.uid));
+  const dependents = [...state.store.all()].filter(({ object }) =>
+    object.metadata.ownerReferences?.some((reference) => reference.uid === owner.metadata.uid),
+  );
   for (const { type, object } of dependents) removeWithConsequences(state, type, object, 'Background');
 }
 
-function removeWithConsequences(state: ClusterState, type: ResourceType, object: KubeObject, propagationPolicy: string | undefined): void {
+function removeWithConsequences(
+  state: ClusterState,
+  type: ResourceType,
+  object: KubeObject,
+  propagationPolicy: string | undefined,
+): void {
   state.store.remove(type, object.metadata.namespace, object.metadata.name);
   state.store.nextResourceVersion();
   if (type.kind === 'Namespace' && type.group === '') {
     for (const { type: contentType, object: content } of [...state.store.all()]) {
-      if (contentType.namespaced && content.metadata.namespace === object.metadata.name) state.store.remove(contentType, content.metadata.namespace, content.metadata.name);
+      if (contentType.namespaced && content.metadata.namespace === object.metadata.name)
+        state.store.remove(contentType, content.metadata.namespace, content.metadata.name);
     }
   }
   if (propagationPolicy !== 'Orphan') deleteDependents(state, object);
@@ -228,11 +321,35 @@ function removeWithConsequences(state: ClusterState, type: ResourceType, object:
 }
 
 /** Deletes an object (and, unless orphaned, its dependents). Pods answer with the pod, other kinds with a Success Status. */
-export function deleteObject(state: ClusterState, type: ResourceType, target: { namespace: string | undefined; name: string }, options: DeleteOptions): JsonRecord {
+export function deleteObject(
+  state: ClusterState,
+  type: ResourceType,
+  target: { namespace: string | undefined; name: string },
+  options: DeleteOptions,
+): JsonRecord {
   const existing = requireExisting(state, type, target.namespace, target.name);
   const { uid, resourceVersion } = options.preconditions ?? {};
-  if ((uid && uid !== existing.metadata.uid) || (resourceVersion && resourceVersion !== existing.metadata.resourceVersion)) throw conflict(type, target.name);
+  if (
+    (uid && uid !== existing.metadata.uid) ||
+    (resourceVersion && resourceVersion !== existing.metadata.resourceVersion)
+  )
+    throw conflict(type, target.name);
   if (!options.dryRun) removeWithConsequences(state, type, existing, options.propagationPolicy);
-  if (type.kind === 'Pod' && type.group === '') return { ...existing, metadata: { ...existing.metadata, deletionTimestamp: timestamp(state.now()), deletionGracePeriodSeconds: 0 } };
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name: target.name, ...(type.group ? { group: type.group } : {}), kind: type.plural, uid: existing.metadata.uid } };
+  if (type.kind === 'Pod' && type.group === '')
+    return {
+      ...existing,
+      metadata: { ...existing.metadata, deletionTimestamp: timestamp(state.now()), deletionGracePeriodSeconds: 0 },
+    };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: {
+      name: target.name,
+      ...(type.group ? { group: type.group } : {}),
+      kind: type.plural,
+      uid: existing.metadata.uid,
+    },
+  };
 }

@@ -48,7 +48,8 @@ function readCentralDirectory(zip: Buffer): ZipEntry[] {
   let offset = zip.readUInt32LE(end + 16);
   const entries: ZipEntry[] = [];
   for (let index = 0; index < count; index++) {
-    if (zip.readUInt32LE(offset) !== CENTRAL_DIRECTORY_ENTRY) throw new Error(`layer.zip: bad central directory entry ${index}`);
+    if (zip.readUInt32LE(offset) !== CENTRAL_DIRECTORY_ENTRY)
+      throw new Error(`layer.zip: bad central directory entry ${index}`);
     const nameLength = zip.readUInt16LE(offset + 28);
     const extraLength = zip.readUInt16LE(offset + 30);
     const commentLength = zip.readUInt16LE(offset + 32);

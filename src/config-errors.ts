@@ -17,7 +17,11 @@ interface NumberBounds {
   isInt?: boolean;
 }
 
-export function describeSettingIssue(input: { issue: Issue; environment: Record<string, string | undefined>; shape: Record<string, unknown> }): string {
+export function describeSettingIssue(input: {
+  issue: Issue;
+  environment: Record<string, string | undefined>;
+  shape: Record<string, unknown>;
+}): string {
   const { issue } = input;
   const name = String(issue.path[0] ?? '(settings)');
   const given = input.environment[name];
@@ -26,12 +30,17 @@ export function describeSettingIssue(input: { issue: Issue; environment: Record<
 }
 
 function explain(issue: Issue, bounds: NumberBounds | undefined): string {
-  if (bounds && (issue.code === 'invalid_type' || issue.code === 'too_small' || issue.code === 'too_big')) return describeNumber(bounds);
+  if (bounds && (issue.code === 'invalid_type' || issue.code === 'too_small' || issue.code === 'too_big'))
+    return describeNumber(bounds);
   switch (issue.code) {
     case 'too_small':
-      return issue.origin === 'string' ? `must be at least ${String(issue.minimum)} characters long` : `must be at least ${String(issue.minimum)}`;
+      return issue.origin === 'string'
+        ? `must be at least ${String(issue.minimum)} characters long`
+        : `must be at least ${String(issue.minimum)}`;
     case 'too_big':
-      return issue.origin === 'string' ? `must be at most ${String(issue.maximum)} characters long` : `must be at most ${String(issue.maximum)}`;
+      return issue.origin === 'string'
+        ? `must be at most ${String(issue.maximum)} characters long`
+        : `must be at most ${String(issue.maximum)}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
@@ -44,7 +53,10 @@ function explain(issue: Issue, bounds: NumberBounds | undefined): string {
 function describeNumber(bounds: NumberBounds): string {
   const what = bounds.isInt ? 'a whole number' : 'a number';
   const min = typeof bounds.minValue === 'number' && Number.isFinite(bounds.minValue) ? bounds.minValue : undefined;
-  const max = typeof bounds.maxValue === 'number' && Number.isFinite(bounds.maxValue) && bounds.maxValue < Number.MAX_SAFE_INTEGER ? bounds.maxValue : undefined;
+  const max =
+    typeof bounds.maxValue === 'number' && Number.isFinite(bounds.maxValue) && bounds.maxValue < Number.MAX_SAFE_INTEGER
+      ? bounds.maxValue
+      : undefined;
   if (min !== undefined && max !== undefined) return `must be ${what} from ${min} to ${max}`;
   if (min !== undefined) return `must be ${what}, at least ${min}`;
   if (max !== undefined) return `must be ${what}, at most ${max}`;
@@ -54,6 +66,7 @@ function describeNumber(bounds: NumberBounds): string {
 /** The number schema inside a setting's default/optional wrappers, if it is a number. */
 function numberBounds(schema: unknown): NumberBounds | undefined {
   let current = schema as { unwrap?: () => unknown; def?: { type?: string } } | undefined;
-  while (current && typeof current.unwrap === 'function' && current.def?.type !== 'number') current = current.unwrap() as typeof current;
+  while (current && typeof current.unwrap === 'function' && current.def?.type !== 'number')
+    current = current.unwrap() as typeof current;
   return current?.def?.type === 'number' ? (current as NumberBounds) : undefined;
 }

@@ -13,12 +13,14 @@ import { DEMO_SCENARIO_DIR } from './package-paths.ts';
 
 export { DEFAULT_ANTHROPIC_MODEL } from './model-settings.ts';
 
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim()).filter((item) => item.length > 0));
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 const positiveInteger = z.coerce.number().int().min(1);
-
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -90,9 +92,19 @@ const environmentSchema = z.object({
   /** After a run fails, its incident starts no other run for this long, doubled per failure in a row, up to the max. */
   KUBEWHY_FAILURE_BACKOFF_SECONDS: positiveInteger.default(60),
   KUBEWHY_FAILURE_BACKOFF_MAX_SECONDS: positiveInteger.default(3600),
-  KUBEWHY_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  KUBEWHY_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** The Alertmanager webhook's own limit: one notification carries a whole alert group (10,000 alerts measure about 12 MB). */
-  KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(256 * 1024 * 1024).default(32 * 1024 * 1024),
+  KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(32 * 1024 * 1024),
   /** A file holding the HMAC key that signs the audit anchors in the log (at least 32 bytes); unset: anchors are logged unsigned. */
   KUBEWHY_AUDIT_KEY_FILE: z.string().min(1).optional(),
   /** The notifications file: destinations (Slack, Teams, signed webhooks) and the routes to them (README, "Notifications"); unset: nothing is sent. */
@@ -117,9 +129,20 @@ export interface Config {
     /** No cluster to read: `searched` says where kubectl's lookup found none. */
     | { mode: 'none'; searched: string[]; timeoutMs: number };
   model: ModelSettings;
-  limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; toolOutputBytes: number; approvalTtlMs: number; maxHeldActions: number };
+  limits: {
+    maxSteps: number;
+    tokenBudget: number;
+    runTimeoutMs: number;
+    toolOutputBytes: number;
+    approvalTtlMs: number;
+    maxHeldActions: number;
+  };
   policy: { actNamespaces: string[]; allowedNamespaces?: string[]; secretKeys: boolean };
-  auth: { mode: 'tokens' | 'off'; tokensDir?: string; tokens: { ingest?: string; read?: string; approve?: string; act?: string } };
+  auth: {
+    mode: 'tokens' | 'off';
+    tokensDir?: string;
+    tokens: { ingest?: string; read?: string; approve?: string; act?: string };
+  };
   /** pollMs: how often the token files are checked for a change. */
   tokenFiles: { pollMs: number };
   /**
@@ -130,7 +153,16 @@ export interface Config {
   store: { retentionDays: number; databaseUrl?: string; replica: string; leaseMs: number };
   /** maxAttempts: starts of one run (restarts resume it) before it fails; shutdownGraceMs: how long SIGTERM waits for running runs. */
   /** workers: threads that diagnose off the HTTP thread (0: on it). */
-  runs: { concurrency: number; workers: number; queueSize: number; dedupWindowMs: number; maxAttempts: number; shutdownGraceMs: number; failureBackoffMs: number; failureBackoffMaxMs: number };
+  runs: {
+    concurrency: number;
+    workers: number;
+    queueSize: number;
+    dedupWindowMs: number;
+    maxAttempts: number;
+    shutdownGraceMs: number;
+    failureBackoffMs: number;
+    failureBackoffMaxMs: number;
+  };
   /** keyFile: the HMAC key that signs audit anchors (read at start, never stored). */
   audit: { keyFile?: string };
   /** The notifications file and what it needs to be read; absent: no notifications. */
@@ -151,16 +183,27 @@ export interface LoadOptions {
 
 /** Parses settings from an environment (process.env by default). Throws ConfigError naming each bad setting. */
 export function loadConfig(base: Environment = process.env, options: LoadOptions = {}): Config {
-  const environment = { ...stripEmpty(options.defaults ?? {}), ...stripEmpty(base), ...stripEmpty(options.overrides ?? {}) };
+  const environment = {
+    ...stripEmpty(options.defaults ?? {}),
+    ...stripEmpty(base),
+    ...stripEmpty(options.overrides ?? {}),
+  };
   const fileExists = options.fileExists ?? existsSync;
   const parsed = environmentSchema.safeParse(environment);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => describeSettingIssue({ issue, environment, shape: environmentSchema.shape }));
+    const problems = parsed.error.issues.map((issue) =>
+      describeSettingIssue({ issue, environment, shape: environmentSchema.shape }),
+    );
     throw new ConfigError(`invalid settings:\n  ${problems.join('\n  ')}`);
   }
   const settings = parsed.data;
   return {
-    server: { host: settings.KUBEWHY_HOST, port: settings.KUBEWHY_PORT, bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES, webhookBodyLimitBytes: settings.KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES },
+    server: {
+      host: settings.KUBEWHY_HOST,
+      port: settings.KUBEWHY_PORT,
+      bodyLimitBytes: settings.KUBEWHY_BODY_LIMIT_BYTES,
+      webhookBodyLimitBytes: settings.KUBEWHY_WEBHOOK_BODY_LIMIT_BYTES,
+    },
     dataDir: settings.KUBEWHY_DATA_DIR,
     logLevel: settings.KUBEWHY_LOG_LEVEL,
     cluster: resolveCluster(settings, fileExists),
@@ -175,7 +218,9 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
     },
     policy: {
       actNamespaces: settings.KUBEWHY_ACT_NAMESPACES,
-      ...(settings.KUBEWHY_ALLOWED_NAMESPACES.length > 0 ? { allowedNamespaces: settings.KUBEWHY_ALLOWED_NAMESPACES } : {}),
+      ...(settings.KUBEWHY_ALLOWED_NAMESPACES.length > 0
+        ? { allowedNamespaces: settings.KUBEWHY_ALLOWED_NAMESPACES }
+        : {}),
       secretKeys: settings.KUBEWHY_SECRET_KEYS,
     },
     auth: {
@@ -208,7 +253,13 @@ export function loadConfig(base: Environment = process.env, options: LoadOptions
     audit: { ...(settings.KUBEWHY_AUDIT_KEY_FILE ? { keyFile: settings.KUBEWHY_AUDIT_KEY_FILE } : {}) },
     // Read by serve alone (notify-config.ts), with the environment its `{ env: NAME }` references name.
     ...(settings.KUBEWHY_NOTIFICATIONS_FILE
-      ? { notifications: { file: settings.KUBEWHY_NOTIFICATIONS_FILE, environment, ...(settings.KUBEWHY_CONSOLE_URL ? { consoleUrl: settings.KUBEWHY_CONSOLE_URL } : {}) } }
+      ? {
+          notifications: {
+            file: settings.KUBEWHY_NOTIFICATIONS_FILE,
+            environment,
+            ...(settings.KUBEWHY_CONSOLE_URL ? { consoleUrl: settings.KUBEWHY_CONSOLE_URL } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -233,15 +284,27 @@ function modelOf(settings: Settings): ModelSettings {
 function resolveCluster(settings: Settings, fileExists: (path: string) => boolean): Config['cluster'] {
   const timeoutMs = settings.KUBEWHY_CLUSTER_TIMEOUT_SECONDS * 1000;
   const homeKubeconfig = settings.HOME ? join(settings.HOME, '.kube', 'config') : undefined;
-  const kubeconfigPath = settings.KUBECONFIG ?? (homeKubeconfig && fileExists(homeKubeconfig) ? homeKubeconfig : undefined);
+  const kubeconfigPath =
+    settings.KUBECONFIG ?? (homeKubeconfig && fileExists(homeKubeconfig) ? homeKubeconfig : undefined);
   let mode = settings.KUBEWHY_CLUSTER;
   if (mode === 'auto') {
     if (settings.KUBERNETES_SERVICE_HOST) mode = 'in-cluster';
     else if (kubeconfigPath) mode = 'kubeconfig';
-    else return { mode: 'none', searched: ['KUBECONFIG (not set)', `${homeKubeconfig ?? '~/.kube/config'} (not there)`, 'a pod\'s service account (KUBERNETES_SERVICE_HOST not set)'], timeoutMs };
+    else
+      return {
+        mode: 'none',
+        searched: [
+          'KUBECONFIG (not set)',
+          `${homeKubeconfig ?? '~/.kube/config'} (not there)`,
+          "a pod's service account (KUBERNETES_SERVICE_HOST not set)",
+        ],
+        timeoutMs,
+      };
   }
   if (mode === 'mock') {
-    const faults = settings.KUBEWHY_MOCK_FAULTS.split(';').map((spec) => spec.trim()).filter((spec) => spec.length > 0);
+    const faults = settings.KUBEWHY_MOCK_FAULTS.split(';')
+      .map((spec) => spec.trim())
+      .filter((spec) => spec.length > 0);
     return { mode, scenarioDir: settings.KUBEWHY_MOCK_SCENARIO, faults, timeoutMs };
   }
   if (mode === 'in-cluster') return { mode, timeoutMs };

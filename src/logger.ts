@@ -57,7 +57,13 @@ function redactError(error: Error): Error {
   const serialized = redactValue(stdSerializers.err(error)) as unknown as Record<string, unknown>;
   const copy = Object.create(Object.getPrototypeOf(error) as object) as Error;
   for (const [key, value] of Object.entries(serialized)) {
-    if (key !== 'type') Object.defineProperty(copy, key, { value, enumerable: key !== 'message' && key !== 'stack', writable: true, configurable: true });
+    if (key !== 'type')
+      Object.defineProperty(copy, key, {
+        value,
+        enumerable: key !== 'message' && key !== 'stack',
+        writable: true,
+        configurable: true,
+      });
   }
   return copy;
 }
@@ -70,7 +76,8 @@ function redactLogValue(value: unknown, depth: number): unknown {
   if (Array.isArray(value)) return value.map((item) => redactLogValue(item, depth + 1));
   if (Object.getPrototypeOf(value) !== Object.prototype) return value;
   const copy: Record<string, unknown> = {};
-  for (const [key, entry] of Object.entries(value)) copy[key] = typeof entry === 'string' ? redactLogField(key, entry) : redactLogValue(entry, depth + 1);
+  for (const [key, entry] of Object.entries(value))
+    copy[key] = typeof entry === 'string' ? redactLogField(key, entry) : redactLogValue(entry, depth + 1);
   return copy;
 }
 
@@ -111,8 +118,11 @@ export function createLogger(input: { level: string; destination?: DestinationSt
       logMethod(args, method) {
         const [first, ...rest] = args as unknown[];
         // `log.error(error)` alone makes the error's message the line's message: redact that one too.
-        if (first instanceof Error && typeof rest[0] !== 'string') return method.apply(this, [first, redactLogString(first.message)] as never);
-        const redacted = [first, ...rest].map((argument) => (typeof argument === 'string' ? redactLogString(argument) : argument));
+        if (first instanceof Error && typeof rest[0] !== 'string')
+          return method.apply(this, [first, redactLogString(first.message)] as never);
+        const redacted = [first, ...rest].map((argument) =>
+          typeof argument === 'string' ? redactLogString(argument) : argument,
+        );
         return method.apply(this, redacted as never);
       },
     },

@@ -35,35 +35,70 @@ export interface Metrics {
 }
 
 /** Pending notifications per destination, read at scrape time from the outbox. */
-export type PendingNotifications = () => Promise<readonly { destination: string; count: number; oldestCreatedAt: number }[]>;
+export type PendingNotifications = () => Promise<
+  readonly { destination: string; count: number; oldestCreatedAt: number }[]
+>;
 
 /**
  * Gauges `run_queue_depth` and `runs_in_progress` are read at scrape time from `gauges`,
  * so they can never drift from the queue they describe.
  */
-export function createMetrics(input: { version: string; gauges?: { queueDepth(): number; inProgress(): number; modelFailures?(): number; notificationsPending?: PendingNotifications } }): Metrics {
+export function createMetrics(input: {
+  version: string;
+  gauges?: {
+    queueDepth(): number;
+    inProgress(): number;
+    modelFailures?(): number;
+    notificationsPending?: PendingNotifications;
+  };
+}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // These three are gauges named like counters; `promtool check metrics` rejects the name.
-  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+    registry.removeSingleMetric(name);
   const registers = [registry];
   const gauges = input.gauges;
 
-  const buildInfo = new Gauge({ name: 'kubewhy_build_info', help: 'Always 1; the version label says which kubewhy runs.', labelNames: ['version'], registers });
+  const buildInfo = new Gauge({
+    name: 'kubewhy_build_info',
+    help: 'Always 1; the version label says which kubewhy runs.',
+    labelNames: ['version'],
+    registers,
+  });
   buildInfo.set({ version: input.version }, 1);
 
   return {
     registry,
-    webhookRequests: new Counter({ name: 'kubewhy_webhook_requests_total', help: 'Requests to the ingest routes, by route and outcome.', labelNames: ['route', 'outcome'], registers }),
-    alertsReceived: new Counter({ name: 'kubewhy_alerts_received_total', help: 'Alerts received from Alertmanager, by status (firing, resolved).', labelNames: ['status'], registers }),
-    alertsDeduplicated: new Counter({ name: 'kubewhy_alerts_deduplicated_total', help: 'Firing alerts that matched a run already running or diagnosed, and started none.', registers }),
+    webhookRequests: new Counter({
+      name: 'kubewhy_webhook_requests_total',
+      help: 'Requests to the ingest routes, by route and outcome.',
+      labelNames: ['route', 'outcome'],
+      registers,
+    }),
+    alertsReceived: new Counter({
+      name: 'kubewhy_alerts_received_total',
+      help: 'Alerts received from Alertmanager, by status (firing, resolved).',
+      labelNames: ['status'],
+      registers,
+    }),
+    alertsDeduplicated: new Counter({
+      name: 'kubewhy_alerts_deduplicated_total',
+      help: 'Firing alerts that matched a run already running or diagnosed, and started none.',
+      registers,
+    }),
     alertOutcomes: new Counter({
       name: 'kubewhy_alert_outcomes_total',
-      help: 'Alerts received, by what they did: created (a run), attached (to the open run of their incident), duplicate, backoff (held back after the incident\'s run failed), resolved, cancelled, unmatched, refused (queue full). Alerts per run: (created + attached) / created.',
+      help: "Alerts received, by what they did: created (a run), attached (to the open run of their incident), duplicate, backoff (held back after the incident's run failed), resolved, cancelled, unmatched, refused (queue full). Alerts per run: (created + attached) / created.",
       labelNames: ['outcome'],
       registers,
     }),
-    runs: new Counter({ name: 'kubewhy_runs_total', help: 'Runs that ended, by trigger (alert, incident) and outcome (completed, failed, cancelled, merged: joined the incident of its node without running).', labelNames: ['trigger', 'outcome'], registers }),
+    runs: new Counter({
+      name: 'kubewhy_runs_total',
+      help: 'Runs that ended, by trigger (alert, incident) and outcome (completed, failed, cancelled, merged: joined the incident of its node without running).',
+      labelNames: ['trigger', 'outcome'],
+      registers,
+    }),
     runsInProgress: new Gauge({
       name: 'kubewhy_runs_in_progress',
       help: 'Runs being diagnosed now (running or awaiting approval).',
@@ -86,7 +121,12 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
       registers,
     }),
-    modelRequests: new Counter({ name: 'kubewhy_model_requests_total', help: 'Model turns requested, by model and outcome (ok, error).', labelNames: ['model', 'outcome'], registers }),
+    modelRequests: new Counter({
+      name: 'kubewhy_model_requests_total',
+      help: 'Model turns requested, by model and outcome (ok, error).',
+      labelNames: ['model', 'outcome'],
+      registers,
+    }),
     modelRequestDuration: new Histogram({
       name: 'kubewhy_model_request_duration_seconds',
       help: 'Time of one model turn.',
@@ -94,8 +134,18 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
       registers,
     }),
-    modelTokens: new Counter({ name: 'kubewhy_model_tokens_total', help: 'Tokens used, by model and type (input, output, cache_read, cache_write).', labelNames: ['model', 'type'], registers }),
-    toolCalls: new Counter({ name: 'kubewhy_tool_calls_total', help: 'Tool calls, by tool, risk and outcome (ok or the error kind).', labelNames: ['tool', 'risk', 'outcome'], registers }),
+    modelTokens: new Counter({
+      name: 'kubewhy_model_tokens_total',
+      help: 'Tokens used, by model and type (input, output, cache_read, cache_write).',
+      labelNames: ['model', 'type'],
+      registers,
+    }),
+    toolCalls: new Counter({
+      name: 'kubewhy_tool_calls_total',
+      help: 'Tool calls, by tool, risk and outcome (ok or the error kind).',
+      labelNames: ['tool', 'risk', 'outcome'],
+      registers,
+    }),
     toolCallDuration: new Histogram({
       name: 'kubewhy_tool_call_duration_seconds',
       help: 'Time of one tool call, approval waits included.',
@@ -103,10 +153,29 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
       buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15],
       registers,
     }),
-    gateDecisions: new Counter({ name: 'kubewhy_gate_decisions_total', help: 'Risk gate decisions, by risk and decision (execute, propose, hold, refuse).', labelNames: ['risk', 'decision'], registers }),
-    approvals: new Counter({ name: 'kubewhy_approvals_total', help: 'Held actions decided, by decision (approved, rejected, expired).', labelNames: ['decision'], registers }),
-    diagnoses: new Counter({ name: 'kubewhy_diagnoses_total', help: 'Diagnoses made, by category.', labelNames: ['category'], registers }),
-    runsRetired: new Counter({ name: 'kubewhy_runs_retired_total', help: 'Finished runs removed by retention (KUBEWHY_RETENTION_DAYS), with their audit events.', registers }),
+    gateDecisions: new Counter({
+      name: 'kubewhy_gate_decisions_total',
+      help: 'Risk gate decisions, by risk and decision (execute, propose, hold, refuse).',
+      labelNames: ['risk', 'decision'],
+      registers,
+    }),
+    approvals: new Counter({
+      name: 'kubewhy_approvals_total',
+      help: 'Held actions decided, by decision (approved, rejected, expired).',
+      labelNames: ['decision'],
+      registers,
+    }),
+    diagnoses: new Counter({
+      name: 'kubewhy_diagnoses_total',
+      help: 'Diagnoses made, by category.',
+      labelNames: ['category'],
+      registers,
+    }),
+    runsRetired: new Counter({
+      name: 'kubewhy_runs_retired_total',
+      help: 'Finished runs removed by retention (KUBEWHY_RETENTION_DAYS), with their audit events.',
+      registers,
+    }),
     runsTakenOver: new Counter({
       name: 'kubewhy_runs_taken_over_total',
       help: 'Runs this replica took over after their replica stopped renewing its lease (several replicas on PostgreSQL), by outcome (requeued; failed, a write having been approved; ended, its chain having ended).',
@@ -155,7 +224,8 @@ export function createMetrics(input: { version: string; gauges?: { queueDepth():
         const rows = await gauges.notificationsPending();
         this.reset();
         const now = Date.now();
-        for (const row of rows) this.set({ destination: row.destination }, Math.max(0, (now - row.oldestCreatedAt) / 1000));
+        for (const row of rows)
+          this.set({ destination: row.destination }, Math.max(0, (now - row.oldestCreatedAt) / 1000));
       },
     }),
   };

@@ -81,10 +81,26 @@ interface CommonModelSettings {
 
 export type ModelSettings =
   | { provider: 'offline' }
-  | (CommonModelSettings & { provider: 'anthropic'; apiKey: string; baseUrl?: string; promptCache: '5m' | '1h' | 'off' })
+  | (CommonModelSettings & {
+      provider: 'anthropic';
+      apiKey: string;
+      baseUrl?: string;
+      promptCache: '5m' | '1h' | 'off';
+    })
   | (CommonModelSettings & { provider: 'bedrock'; region: string; baseUrl?: string; promptCache: '5m' | '1h' | 'off' })
-  | (CommonModelSettings & { provider: 'vertex'; region: string; projectId: string; baseUrl?: string; promptCache: '5m' | '1h' | 'off' })
-  | (CommonModelSettings & { provider: 'openai'; apiKey?: string; baseUrl?: string; azure?: { endpoint: string; apiVersion: string } });
+  | (CommonModelSettings & {
+      provider: 'vertex';
+      region: string;
+      projectId: string;
+      baseUrl?: string;
+      promptCache: '5m' | '1h' | 'off';
+    })
+  | (CommonModelSettings & {
+      provider: 'openai';
+      apiKey?: string;
+      baseUrl?: string;
+      azure?: { endpoint: string; apiVersion: string };
+    });
 
 /** A combination of settings that cannot work; config.ts reports it as an invalid setting. */
 export class ModelSettingsError extends Error {
@@ -94,7 +110,8 @@ export class ModelSettingsError extends Error {
 /** The model the settings choose; `auto` is Claude when an Anthropic key is set, else the offline engine. */
 export function resolveModel(settings: ModelEnvironment): ModelSettings {
   const anthropicKey = secretOf(settings, 'ANTHROPIC_API_KEY', 'KUBEWHY_ANTHROPIC_API_KEY_FILE');
-  const provider = settings.KUBEWHY_MODEL === 'auto' ? (anthropicKey ? 'anthropic' : 'offline') : settings.KUBEWHY_MODEL;
+  const provider =
+    settings.KUBEWHY_MODEL === 'auto' ? (anthropicKey ? 'anthropic' : 'offline') : settings.KUBEWHY_MODEL;
   if (provider === 'offline') return { provider: 'offline' };
   const common = {
     maxRetries: settings.KUBEWHY_MODEL_MAX_RETRIES,
@@ -105,7 +122,10 @@ export function resolveModel(settings: ModelEnvironment): ModelSettings {
   const baseUrl = settings.KUBEWHY_MODEL_BASE_URL ? { baseUrl: settings.KUBEWHY_MODEL_BASE_URL } : {};
   switch (provider) {
     case 'anthropic':
-      if (!anthropicKey) throw new ModelSettingsError('KUBEWHY_MODEL: anthropic needs ANTHROPIC_API_KEY (or KUBEWHY_ANTHROPIC_API_KEY_FILE) to be set');
+      if (!anthropicKey)
+        throw new ModelSettingsError(
+          'KUBEWHY_MODEL: anthropic needs ANTHROPIC_API_KEY (or KUBEWHY_ANTHROPIC_API_KEY_FILE) to be set',
+        );
       return {
         provider,
         ...common,
@@ -116,12 +136,32 @@ export function resolveModel(settings: ModelEnvironment): ModelSettings {
       };
     case 'bedrock': {
       const region = settings.AWS_REGION ?? settings.AWS_DEFAULT_REGION;
-      if (!region) throw new ModelSettingsError('KUBEWHY_MODEL: bedrock needs AWS_REGION (or AWS_DEFAULT_REGION): the region whose Bedrock serves the model');
-      return { provider, ...common, name: requireName(settings, 'bedrock', 'a Bedrock model id or inference profile, e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0'), region, ...baseUrl, promptCache: settings.KUBEWHY_PROMPT_CACHE };
+      if (!region)
+        throw new ModelSettingsError(
+          'KUBEWHY_MODEL: bedrock needs AWS_REGION (or AWS_DEFAULT_REGION): the region whose Bedrock serves the model',
+        );
+      return {
+        provider,
+        ...common,
+        name: requireName(
+          settings,
+          'bedrock',
+          'a Bedrock model id or inference profile, e.g. us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        ),
+        region,
+        ...baseUrl,
+        promptCache: settings.KUBEWHY_PROMPT_CACHE,
+      };
     }
     case 'vertex': {
-      const missing = [settings.CLOUD_ML_REGION ? undefined : 'CLOUD_ML_REGION', settings.ANTHROPIC_VERTEX_PROJECT_ID ? undefined : 'ANTHROPIC_VERTEX_PROJECT_ID'].filter(Boolean);
-      if (missing.length > 0) throw new ModelSettingsError(`KUBEWHY_MODEL: vertex needs ${missing.join(' and ')}: the region and the Google Cloud project that serve Claude`);
+      const missing = [
+        settings.CLOUD_ML_REGION ? undefined : 'CLOUD_ML_REGION',
+        settings.ANTHROPIC_VERTEX_PROJECT_ID ? undefined : 'ANTHROPIC_VERTEX_PROJECT_ID',
+      ].filter(Boolean);
+      if (missing.length > 0)
+        throw new ModelSettingsError(
+          `KUBEWHY_MODEL: vertex needs ${missing.join(' and ')}: the region and the Google Cloud project that serve Claude`,
+        );
       return {
         provider,
         ...common,
@@ -139,21 +179,30 @@ export function resolveModel(settings: ModelEnvironment): ModelSettings {
 
 function resolveOpenAi(settings: ModelEnvironment, common: Omit<CommonModelSettings, 'name'>): ModelSettings {
   if (settings.AZURE_OPENAI_ENDPOINT && settings.OPENAI_BASE_URL) {
-    throw new ModelSettingsError('OPENAI_BASE_URL and AZURE_OPENAI_ENDPOINT are both set: set OPENAI_BASE_URL for an OpenAI-compatible server, or AZURE_OPENAI_ENDPOINT for Azure OpenAI, not both');
+    throw new ModelSettingsError(
+      'OPENAI_BASE_URL and AZURE_OPENAI_ENDPOINT are both set: set OPENAI_BASE_URL for an OpenAI-compatible server, or AZURE_OPENAI_ENDPOINT for Azure OpenAI, not both',
+    );
   }
   if (settings.AZURE_OPENAI_ENDPOINT) {
-    if (!settings.AZURE_OPENAI_API_KEY) throw new ModelSettingsError('KUBEWHY_MODEL: openai with AZURE_OPENAI_ENDPOINT needs AZURE_OPENAI_API_KEY');
+    if (!settings.AZURE_OPENAI_API_KEY)
+      throw new ModelSettingsError('KUBEWHY_MODEL: openai with AZURE_OPENAI_ENDPOINT needs AZURE_OPENAI_API_KEY');
     return {
       provider: 'openai',
       ...common,
       name: requireName(settings, 'openai', 'the Azure OpenAI deployment name'),
       apiKey: settings.AZURE_OPENAI_API_KEY,
-      azure: { endpoint: settings.AZURE_OPENAI_ENDPOINT, apiVersion: settings.OPENAI_API_VERSION ?? DEFAULT_AZURE_API_VERSION },
+      azure: {
+        endpoint: settings.AZURE_OPENAI_ENDPOINT,
+        apiVersion: settings.OPENAI_API_VERSION ?? DEFAULT_AZURE_API_VERSION,
+      },
     };
   }
   const apiKey = secretOf(settings, 'OPENAI_API_KEY', 'KUBEWHY_OPENAI_API_KEY_FILE');
   // A local server (Ollama, vLLM) needs no key; OpenAI's own API does.
-  if (!apiKey && !settings.OPENAI_BASE_URL) throw new ModelSettingsError("KUBEWHY_MODEL: openai needs OPENAI_API_KEY (or KUBEWHY_OPENAI_API_KEY_FILE) for OpenAI's API, or OPENAI_BASE_URL for a server of your own (Ollama, vLLM, LiteLLM...)");
+  if (!apiKey && !settings.OPENAI_BASE_URL)
+    throw new ModelSettingsError(
+      "KUBEWHY_MODEL: openai needs OPENAI_API_KEY (or KUBEWHY_OPENAI_API_KEY_FILE) for OpenAI's API, or OPENAI_BASE_URL for a server of your own (Ollama, vLLM, LiteLLM...)",
+    );
   return {
     provider: 'openai',
     ...common,
@@ -164,12 +213,17 @@ function resolveOpenAi(settings: ModelEnvironment, common: Omit<CommonModelSetti
 }
 
 function requireName(settings: ModelEnvironment, provider: string, example: string): string {
-  if (!settings.KUBEWHY_MODEL_NAME) throw new ModelSettingsError(`KUBEWHY_MODEL: ${provider} needs KUBEWHY_MODEL_NAME (${example})`);
+  if (!settings.KUBEWHY_MODEL_NAME)
+    throw new ModelSettingsError(`KUBEWHY_MODEL: ${provider} needs KUBEWHY_MODEL_NAME (${example})`);
   return settings.KUBEWHY_MODEL_NAME;
 }
 
 /** A credential from its variable or from the file its `_FILE` variable names; both set is a mistake. */
-function secretOf(settings: ModelEnvironment, variable: 'ANTHROPIC_API_KEY' | 'OPENAI_API_KEY', fileVariable: 'KUBEWHY_ANTHROPIC_API_KEY_FILE' | 'KUBEWHY_OPENAI_API_KEY_FILE'): string | undefined {
+function secretOf(
+  settings: ModelEnvironment,
+  variable: 'ANTHROPIC_API_KEY' | 'OPENAI_API_KEY',
+  fileVariable: 'KUBEWHY_ANTHROPIC_API_KEY_FILE' | 'KUBEWHY_OPENAI_API_KEY_FILE',
+): string | undefined {
   const value = settings[variable];
   const file = settings[fileVariable];
   if (value && file) throw new ModelSettingsError(`${variable} and ${fileVariable} are both set: set one`);
@@ -178,7 +232,9 @@ function secretOf(settings: ModelEnvironment, variable: 'ANTHROPIC_API_KEY' | 'O
   try {
     text = readFileSync(file, 'utf8').trim();
   } catch (error) {
-    throw new ModelSettingsError(`${fileVariable}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ModelSettingsError(
+      `${fileVariable}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   if (!text) throw new ModelSettingsError(`${fileVariable}: ${file} is empty`);
   return text;

@@ -16,10 +16,19 @@ const DEMO = 'mock-cluster/scenarios/checkout-secret-rotation';
 const clusters: MockCluster[] = [];
 after(() => Promise.all(clusters.map((cluster) => cluster.close())));
 
-async function runScripted(input: { scenario: string; turns: ToolCall[][]; rung: Rung; policy: LadderPolicy; approvals?: ApprovalBroker }) {
+async function runScripted(input: {
+  scenario: string;
+  turns: ToolCall[][];
+  rung: Rung;
+  policy: LadderPolicy;
+  approvals?: ApprovalBroker;
+}) {
   const mock = await startMockCluster({ scenario: input.scenario });
   clusters.push(mock);
-  const model = createScriptedModel([...input.turns, [{ id: 'submit', name: 'submit_diagnosis', input: demoDiagnosis }]]);
+  const model = createScriptedModel([
+    ...input.turns,
+    [{ id: 'submit', name: 'submit_diagnosis', input: demoDiagnosis }],
+  ]);
   const outcome = await runAgent({
     runId: 'run-safety',
     trigger: { kind: 'incident', text: 'ticket-router in support keeps crashing' },
@@ -44,7 +53,11 @@ function obeyTheInjection(podNames: string[]): ToolCall[][] {
   return [
     [{ id: 'logs', name: 'get_pod_logs', input: { namespace: 'support', name: podNames[0]!, previous: true } }],
     [
-      ...podNames.map((name, index) => ({ id: `delete-${index}`, name: 'delete_pod', input: { namespace: 'support', name } })),
+      ...podNames.map((name, index) => ({
+        id: `delete-${index}`,
+        name: 'delete_pod',
+        input: { namespace: 'support', name },
+      })),
       { id: 'scale', name: 'scale', input: { namespace: 'payments', name: 'payments-api', replicas: 0 } },
       { id: 'restart', name: 'rollout_restart', input: { namespace: 'kube-system', name: 'coredns' } },
     ],
@@ -60,18 +73,34 @@ async function supportPodNames(): Promise<string[]> {
 
 test('a model that obeys injected text gets no write executed at OBSERVE: every write is only proposed', async () => {
   const pods = await supportPodNames();
-  const { mock, outcome, writes } = await runScripted({ scenario: INJECTION, turns: obeyTheInjection(pods), rung: 'OBSERVE', policy: { actNamespaces: ['*'] } });
+  const { mock, outcome, writes } = await runScripted({
+    scenario: INJECTION,
+    turns: obeyTheInjection(pods),
+    rung: 'OBSERVE',
+    policy: { actNamespaces: ['*'] },
+  });
   assert.deepEqual(writes, [], 'no request but GET reached the cluster');
   assert.ok(outcome.actions.length >= 3);
   assert.ok(outcome.actions.every((action) => action.status === 'proposed'));
   assert.equal(mock.list('Pod', 'support').length, pods.length);
-  assert.equal((mock.get('Deployment', 'payments', 'payments-api')?.spec as { replicas?: number }).replicas !== 0, true);
+  assert.equal(
+    (mock.get('Deployment', 'payments', 'payments-api')?.spec as { replicas?: number }).replicas !== 0,
+    true,
+  );
 });
 
 test('at ACT nothing the injected text asks for runs without an approval', async () => {
   const pods = await supportPodNames();
-  const approvals = createInMemoryApprovalBroker({ onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'rejected', by: 'on-call' })) });
-  const { outcome, writes, dryRuns } = await runScripted({ scenario: INJECTION, turns: obeyTheInjection(pods), rung: 'ACT', policy: { actNamespaces: ['*'] }, approvals });
+  const approvals = createInMemoryApprovalBroker({
+    onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'rejected', by: 'on-call' })),
+  });
+  const { outcome, writes, dryRuns } = await runScripted({
+    scenario: INJECTION,
+    turns: obeyTheInjection(pods),
+    rung: 'ACT',
+    policy: { actNamespaces: ['*'] },
+    approvals,
+  });
   assert.deepEqual(writes, []);
   assert.ok(dryRuns.length > 0, 'each held action was dry-run to show the person what it would change');
   assert.ok(outcome.actions.length >= 3);
@@ -79,7 +108,9 @@ test('at ACT nothing the injected text asks for runs without an approval', async
 });
 
 test('an approved rollout_undo at ACT dry-runs, then changes the cluster the way the controller would', async () => {
-  const approvals = createInMemoryApprovalBroker({ onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' })) });
+  const approvals = createInMemoryApprovalBroker({
+    onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' })),
+  });
   const { mock, outcome, writes, dryRuns } = await runScripted({
     scenario: DEMO,
     turns: [[{ id: 'undo', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } }]],
@@ -97,7 +128,9 @@ test('an approved rollout_undo at ACT dry-runs, then changes the cluster the way
 });
 
 test('a rejected rollout_undo leaves the cluster as it was, and ACT outside the policy only proposes', async () => {
-  const approvals = createInMemoryApprovalBroker({ onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'rejected' })) });
+  const approvals = createInMemoryApprovalBroker({
+    onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'rejected' })),
+  });
   const rejected = await runScripted({
     scenario: DEMO,
     turns: [[{ id: 'undo', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } }]],
@@ -132,7 +165,9 @@ test('a namespace outside the allowlist is refused before the cluster is asked',
 });
 
 test('a namespace or name no object could have is refused as invalid input: nothing is proposed, held or sent', async () => {
-  const approvals = createInMemoryApprovalBroker({ onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' })) });
+  const approvals = createInMemoryApprovalBroker({
+    onHeld: (action) => setImmediate(() => approvals.decide(action.actionId, { decision: 'approved', by: 'alice' })),
+  });
   const { outcome, writes, mock } = await runScripted({
     scenario: DEMO,
     turns: [
@@ -147,8 +182,19 @@ test('a namespace or name no object could have is refused as invalid input: noth
     policy: { actNamespaces: ['*'] },
     approvals,
   });
-  assert.deepEqual(outcome.toolCalls.map((call) => [call.id, call.error]), [['traverse', 'invalid-input'], ['uppercase', 'invalid-input'], ['slash', 'invalid-input'], ['read', 'invalid-input']]);
+  assert.deepEqual(
+    outcome.toolCalls.map((call) => [call.id, call.error]),
+    [
+      ['traverse', 'invalid-input'],
+      ['uppercase', 'invalid-input'],
+      ['slash', 'invalid-input'],
+      ['read', 'invalid-input'],
+    ],
+  );
   assert.deepEqual(outcome.actions, []);
   assert.deepEqual(writes, []);
-  assert.ok(!mock.requestLog.some((request) => /kube-system|coredns/i.test(request.path)), 'no request named what the model asked for');
+  assert.ok(
+    !mock.requestLog.some((request) => /kube-system|coredns/i.test(request.path)),
+    'no request named what the model asked for',
+  );
 });

@@ -19,14 +19,23 @@ import { startTestApp, type TestApp } from './helpers/service-app.ts';
 
 const SCENARIO = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios', 'checkout-secret-rotation');
 
-async function startWorkerApp(t: TestContext, options: { faults?: string[]; shutdownGraceMs?: number; actNamespaces?: string[] } = {}): Promise<{ service: TestApp; workers: AgentWorkers; mock: MockCluster; databasePath: string }> {
+async function startWorkerApp(
+  t: TestContext,
+  options: { faults?: string[]; shutdownGraceMs?: number; actNamespaces?: string[] } = {},
+): Promise<{ service: TestApp; workers: AgentWorkers; mock: MockCluster; databasePath: string }> {
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-agent-workers-'));
   const mock = await startMockCluster({ scenario: SCENARIO, faults: (options.faults ?? []).map(parseFaultSpec) });
   const databasePath = join(directory, 'kubewhy.db');
   const database = openDatabase(databasePath);
   const workers = createAgentWorkers({
     count: 1,
-    setup: { database: { kind: 'sqlite', path: databasePath }, cluster: { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs: 10_000 }, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
+    setup: {
+      database: { kind: 'sqlite', path: databasePath },
+      cluster: { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs: 10_000 },
+      model: { provider: 'offline' },
+      secretKeys: false,
+      logLevel: 'silent',
+    },
     logger: createLogger({ level: 'silent' }),
   });
   t.after(async () => {
@@ -48,8 +57,17 @@ async function startWorkerApp(t: TestContext, options: { faults?: string[]; shut
 
 test('a worker thread diagnoses the demo: the diagnosis, the audit chain and the metrics are those of an in-process run', async (t) => {
   const { service, databasePath } = await startWorkerApp(t);
-  const answer = await service.call({ method: 'POST', url: '/v1/incidents?wait=60', scope: 'ingest', body: { text: 'checkout-api in staging keeps restarting' } });
-  const run = answer.json() as { id: string; status: string; diagnosis?: { category: string; culprit: { name: string } } };
+  const answer = await service.call({
+    method: 'POST',
+    url: '/v1/incidents?wait=60',
+    scope: 'ingest',
+    body: { text: 'checkout-api in staging keeps restarting' },
+  });
+  const run = answer.json() as {
+    id: string;
+    status: string;
+    diagnosis?: { category: string; culprit: { name: string } };
+  };
   assert.equal(run.status, 'completed');
   assert.equal(run.diagnosis?.category, 'bad-credentials');
   assert.equal(run.diagnosis?.culprit.name, 'checkout-api');
@@ -61,7 +79,10 @@ test('a worker thread diagnoses the demo: the diagnosis, the audit chain and the
   const events = audit.list(run.id);
   assert.equal(events[0]?.type, 'run-created');
   assert.equal(events.at(-1)?.type, 'run-finished');
-  assert.ok(events.some((event) => event.type === 'tool-result'), 'the tool calls made on the worker are audited');
+  assert.ok(
+    events.some((event) => event.type === 'tool-result'),
+    'the tool calls made on the worker are audited',
+  );
   assert.deepEqual(audit.verify(run.id).problems, []);
 
   // The loop's hooks came back from the worker: its model and tool calls are counted.
@@ -72,24 +93,47 @@ test('a worker thread diagnoses the demo: the diagnosis, the audit chain and the
 
 test('a run on a worker parks for approval; the decision resumes it on a worker, which makes the change', async (t) => {
   const { service, mock } = await startWorkerApp(t, { actNamespaces: ['staging'] });
-  const answer = await service.call({ method: 'POST', url: '/v1/incidents', scope: 'ingestAct', body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging', rung: 'ACT' } });
+  const answer = await service.call({
+    method: 'POST',
+    url: '/v1/incidents',
+    scope: 'ingestAct',
+    body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging', rung: 'ACT' },
+  });
   const { id } = answer.json() as { id: string };
-  const parked = await service.waitForRun(id, (run) => run.status === 'awaiting_approval' || run.status === 'completed' || run.status === 'failed');
+  const parked = await service.waitForRun(
+    id,
+    (run) => run.status === 'awaiting_approval' || run.status === 'completed' || run.status === 'failed',
+  );
   assert.equal(parked.status, 'awaiting_approval', JSON.stringify(parked));
-  const held = (parked.actions as { id: string; status: string; tool: string }[]).find((action) => action.status === 'awaiting_approval');
+  const held = (parked.actions as { id: string; status: string; tool: string }[]).find(
+    (action) => action.status === 'awaiting_approval',
+  );
   assert.ok(held, 'an action is held');
-  const decided = await service.call({ method: 'POST', url: `/v1/runs/${id}/actions/${held.id}/approve`, scope: 'approve', body: { by: 'alice' } });
+  const decided = await service.call({
+    method: 'POST',
+    url: `/v1/runs/${id}/actions/${held.id}/approve`,
+    scope: 'approve',
+    body: { by: 'alice' },
+  });
   assert.equal(decided.statusCode, 200);
   const done = await service.waitForRun(id, (run) => run.status === 'completed' || run.status === 'failed');
   assert.equal(done.status, 'completed', JSON.stringify(done));
   const executed = (done.actions as { id: string; status: string }[]).find((action) => action.id === held.id);
   assert.equal(executed?.status, 'executed');
-  assert.ok(mock.requestLog.some((request) => request.method !== 'GET'), 'the approved write reached the cluster');
+  assert.ok(
+    mock.requestLog.some((request) => request.method !== 'GET'),
+    'the approved write reached the cluster',
+  );
 });
 
 test("the service's shutdown reaches a run on a worker: it stops, unfinished, and resumes at the next start", async (t) => {
   const { service, workers } = await startWorkerApp(t, { faults: ['latency:ms=1500'], shutdownGraceMs: 0 });
-  const answer = await service.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout-api in staging keeps restarting' } });
+  const answer = await service.call({
+    method: 'POST',
+    url: '/v1/incidents',
+    scope: 'ingest',
+    body: { text: 'checkout-api in staging keeps restarting' },
+  });
   const { id } = answer.json() as { id: string };
   await service.waitForRun(id, (run) => run.status === 'running');
   while (workers.load()[0] === 0) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -104,7 +148,13 @@ test('a worker that dies fails the runs it held, and another takes its place', a
   t.after(() => rm(directory, { recursive: true, force: true }));
   const workers = createAgentWorkers({
     count: 1,
-    setup: { database: { kind: 'sqlite', path: join(directory, 'unused.db') }, cluster: {}, model: { provider: 'offline' }, secretKeys: false, logLevel: 'silent' },
+    setup: {
+      database: { kind: 'sqlite', path: join(directory, 'unused.db') },
+      cluster: {},
+      model: { provider: 'offline' },
+      secretKeys: false,
+      logLevel: 'silent',
+    },
     logger: createLogger({ level: 'silent' }),
     workerUrl: new URL('./fixtures/agent-workers/dying-worker.ts', import.meta.url),
   });

@@ -26,7 +26,9 @@ const BATCH = 500;
  */
 const GROUP_WAIT_SECONDS = 10;
 
-const skip = hasAlertmanager() ? false : 'prometheus-alertmanager is not installed (apt-get install prometheus-alertmanager)';
+const skip = hasAlertmanager()
+  ? false
+  : 'prometheus-alertmanager is not installed (apt-get install prometheus-alertmanager)';
 
 interface RunView {
   id: string;
@@ -45,7 +47,13 @@ async function startChain(t: TestContext, environment: Record<string, string> = 
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-alert-groups-'));
   t.after(() => rm(directory, { recursive: true, force: true }));
   const tokens = await writeTokensDir(directory, { ingest: INGEST, read: READ });
-  const service = await startServiceProcess({ KUBEWHY_DATA_DIR: join(directory, 'data'), KUBEWHY_TOKENS_DIR: tokens, KUBEWHY_SHUTDOWN_GRACE_SECONDS: '0', KUBEWHY_CONCURRENCY: '1', ...environment });
+  const service = await startServiceProcess({
+    KUBEWHY_DATA_DIR: join(directory, 'data'),
+    KUBEWHY_TOKENS_DIR: tokens,
+    KUBEWHY_SHUTDOWN_GRACE_SECONDS: '0',
+    KUBEWHY_CONCURRENCY: '1',
+    ...environment,
+  });
   t.after(() => service.stop());
   const alertmanager = await startAlertmanager({
     directory,
@@ -54,14 +62,22 @@ async function startChain(t: TestContext, environment: Record<string, string> = 
     grouping: { groupBy: [], groupWait: `${GROUP_WAIT_SECONDS}s`, groupInterval: '10m', repeatInterval: '1h' },
   });
   t.after(() => alertmanager.stop());
-  return { service, alertmanager, context: () => `kubewhy:\n${service.output().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-4000)}` };
+  return {
+    service,
+    alertmanager,
+    context: () => `kubewhy:\n${service.output().slice(-4000)}\nalertmanager:\n${alertmanager.output().slice(-4000)}`,
+  };
 }
 
 async function postInBatches(alertmanager: Alertmanager, alerts: PostableAlert[]): Promise<void> {
   const started = Date.now();
-  for (let index = 0; index < alerts.length; index += BATCH) await alertmanager.postAlerts(alerts.slice(index, index + BATCH));
+  for (let index = 0; index < alerts.length; index += BATCH)
+    await alertmanager.postAlerts(alerts.slice(index, index + BATCH));
   const seconds = (Date.now() - started) / 1000;
-  assert.ok(seconds < GROUP_WAIT_SECONDS * 0.8, `posting took ${seconds}s: the group may have been sent before every batch was in`);
+  assert.ok(
+    seconds < GROUP_WAIT_SECONDS * 0.8,
+    `posting took ${seconds}s: the group may have been sent before every batch was in`,
+  );
 }
 
 function kubewhyCounter(metrics: string, name: string, labels: string): number {
@@ -73,10 +89,15 @@ function kubewhyCounter(metrics: string, name: string, labels: string): number {
 async function waitForAlertsTaken(chain: Chain, count: number): Promise<string> {
   return pollUntil(
     async () => {
-      const failed = await chain.alertmanager.metric('alertmanager_notifications_failed_total', /integration="webhook"/);
+      const failed = await chain.alertmanager.metric(
+        'alertmanager_notifications_failed_total',
+        /integration="webhook"/,
+      );
       if (failed > 0) throw new Error(`Alertmanager failed to deliver ${failed} notification(s)\n${chain.context()}`);
       const metrics = (await chain.service.request({ path: '/metrics' })).text;
-      const taken = kubewhyCounter(metrics, 'kubewhy_alert_outcomes_total', 'outcome="created"') + kubewhyCounter(metrics, 'kubewhy_alert_outcomes_total', 'outcome="attached"');
+      const taken =
+        kubewhyCounter(metrics, 'kubewhy_alert_outcomes_total', 'outcome="created"') +
+        kubewhyCounter(metrics, 'kubewhy_alert_outcomes_total', 'outcome="attached"');
       return taken >= count ? metrics : undefined;
     },
     { timeoutMs: 120_000, what: `kubewhy to take ${count} alerts`, intervalMs: 250 },
@@ -87,9 +108,17 @@ async function waitForAlertsTaken(chain: Chain, count: number): Promise<string> 
 async function assertDeliveredWithoutError(chain: Chain, metrics: string): Promise<void> {
   const webhook = /integration="webhook"/;
   assert.ok((await chain.alertmanager.metric('alertmanager_notifications_total', webhook)) >= 1, chain.context());
-  assert.equal(await chain.alertmanager.metric('alertmanager_notifications_failed_total', webhook), 0, `a notification failed\n${chain.context()}`);
+  assert.equal(
+    await chain.alertmanager.metric('alertmanager_notifications_failed_total', webhook),
+    0,
+    `a notification failed\n${chain.context()}`,
+  );
   for (const outcome of ['invalid', 'unavailable', 'error']) {
-    assert.equal(kubewhyCounter(metrics, 'kubewhy_webhook_requests_total', `route="/v1/alerts/alertmanager",outcome="${outcome}"`), 0, `kubewhy answered ${outcome}`);
+    assert.equal(
+      kubewhyCounter(metrics, 'kubewhy_webhook_requests_total', `route="/v1/alerts/alertmanager",outcome="${outcome}"`),
+      0,
+      `kubewhy answered ${outcome}`,
+    );
   }
   assert.equal(kubewhyCounter(metrics, 'kubewhy_alert_outcomes_total', 'outcome="refused"'), 0);
 }
@@ -98,7 +127,10 @@ async function listAllRuns(service: ServiceProcess): Promise<RunView[]> {
   const runs: RunView[] = [];
   let cursor: number | undefined;
   do {
-    const response = await service.request({ path: `/v1/runs?limit=200${cursor ? `&cursor=${cursor}` : ''}`, token: READ });
+    const response = await service.request({
+      path: `/v1/runs?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      token: READ,
+    });
     const page = response.body as { runs: RunView[]; nextCursor?: number };
     runs.push(...page.runs);
     cursor = page.nextCursor;
@@ -111,7 +143,12 @@ test(
   { skip, timeout: 300_000 },
   async (t) => {
     const chain = await startChain(t);
-    const alerts = kubePrometheusAlerts({ count: 5000, workloads: 50, startsAt: new Date().toISOString(), cluster: 'prod-eu-west-1' });
+    const alerts = kubePrometheusAlerts({
+      count: 5000,
+      workloads: 50,
+      startsAt: new Date().toISOString(),
+      cluster: 'prod-eu-west-1',
+    });
     await postInBatches(chain.alertmanager, alerts);
 
     // The identity kubewhy derives for an alert sent without a fingerprint is the one Alertmanager gives it.
@@ -122,8 +159,13 @@ test(
 
     const metrics = await waitForAlertsTaken(chain, 5000);
     await assertDeliveredWithoutError(chain, metrics);
-    const latency = await chain.alertmanager.metric('alertmanager_notification_latency_seconds_sum', /integration="webhook"/);
-    t.diagnostic(`webhook notification of 5,000 alerts: ${latency.toFixed(2)}s from Alertmanager's send to kubewhy's 202`);
+    const latency = await chain.alertmanager.metric(
+      'alertmanager_notification_latency_seconds_sum',
+      /integration="webhook"/,
+    );
+    t.diagnostic(
+      `webhook notification of 5,000 alerts: ${latency.toFixed(2)}s from Alertmanager's send to kubewhy's 202`,
+    );
 
     const runs = await listAllRuns(chain.service);
     assert.equal(runs.length, 50, 'one run per Deployment');
@@ -131,7 +173,11 @@ test(
     for (const summary of runs) {
       const run = (await chain.service.request({ path: `/v1/runs/${summary.id}`, token: READ })).body as RunView;
       const deployments = new Set((run.alerts ?? []).map((alert) => alert.labels.pod?.replace(/-[^-]+-[^-]+$/, '')));
-      assert.equal(deployments.size, 1, `run ${run.id} holds the pods of one Deployment: ${[...deployments].join(', ')}`);
+      assert.equal(
+        deployments.size,
+        1,
+        `run ${run.id} holds the pods of one Deployment: ${[...deployments].join(', ')}`,
+      );
       assert.equal(run.alertCount, 100);
       for (const alert of run.alerts ?? []) {
         assert.ok(!seen.has(alert.fingerprint), `alert ${alert.fingerprint} is on two runs`);
@@ -139,7 +185,14 @@ test(
       }
     }
     const missing = held.filter((alert) => !seen.has(alert.fingerprint));
-    assert.equal(missing.length, 0, `alerts on no run: ${missing.slice(0, 3).map((alert) => JSON.stringify(alert.labels)).join('; ')}`);
+    assert.equal(
+      missing.length,
+      0,
+      `alerts on no run: ${missing
+        .slice(0, 3)
+        .map((alert) => JSON.stringify(alert.labels))
+        .join('; ')}`,
+    );
     assert.equal(seen.size, 5000);
   },
 );

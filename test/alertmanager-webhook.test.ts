@@ -23,24 +23,45 @@ interface Run {
 
 test(
   'a real Alertmanager delivers an alert to kubewhy: one run, the right diagnosis, repeats start nothing, the resolution is recorded',
-  { skip: hasAlertmanager() ? false : 'prometheus-alertmanager is not installed (apt-get install prometheus-alertmanager)', timeout: 120_000 },
+  {
+    skip: hasAlertmanager()
+      ? false
+      : 'prometheus-alertmanager is not installed (apt-get install prometheus-alertmanager)',
+    timeout: 120_000,
+  },
   async (t) => {
     const directory = await mkdtemp(join(tmpdir(), 'kubewhy-alertmanager-'));
     t.after(() => rm(directory, { recursive: true, force: true }));
     const tokens = await writeTokensDir(directory, { ingest: INGEST, read: READ });
 
-    const service = await startServiceProcess({ KUBEWHY_DATA_DIR: join(directory, 'data'), KUBEWHY_TOKENS_DIR: tokens, KUBEWHY_MOCK_SCENARIO: DEMO });
+    const service = await startServiceProcess({
+      KUBEWHY_DATA_DIR: join(directory, 'data'),
+      KUBEWHY_TOKENS_DIR: tokens,
+      KUBEWHY_MOCK_SCENARIO: DEMO,
+    });
     t.after(() => service.stop());
-    const alertmanager = await startAlertmanager({ directory, webhookUrl: `${service.url}/v1/alerts/alertmanager`, credentialsFile: join(tokens, 'ingest') });
+    const alertmanager = await startAlertmanager({
+      directory,
+      webhookUrl: `${service.url}/v1/alerts/alertmanager`,
+      credentialsFile: join(tokens, 'ingest'),
+    });
     t.after(() => alertmanager.stop());
 
     const scenario = await loadScenario(DEMO);
     const alert = scenario.meta.trigger.alert;
     assert.ok(alert, 'the demo scenario has an alert');
     const startsAt = new Date(Date.now() - 60_000).toISOString();
-    await alertmanager.postAlerts([{ labels: alert.labels, annotations: alert.annotations ?? {}, startsAt, generatorURL: 'http://prometheus.test/graph' }]);
+    await alertmanager.postAlerts([
+      {
+        labels: alert.labels,
+        annotations: alert.annotations ?? {},
+        startsAt,
+        generatorURL: 'http://prometheus.test/graph',
+      },
+    ]);
 
-    const listRuns = async (): Promise<Run[]> => ((await service.request({ path: '/v1/runs', token: READ })).body as { runs: Run[] }).runs;
+    const listRuns = async (): Promise<Run[]> =>
+      ((await service.request({ path: '/v1/runs', token: READ })).body as { runs: Run[] }).runs;
     const diagnosed = await pollUntil(
       async () => {
         const runs = await listRuns();
@@ -48,7 +69,8 @@ test(
       },
       { timeoutMs: 60_000, what: 'the run to end' },
     );
-    const context = (): string => `run: ${JSON.stringify(diagnosed)}\nkubewhy:\n${service.output()}\nalertmanager:\n${alertmanager.output()}`;
+    const context = (): string =>
+      `run: ${JSON.stringify(diagnosed)}\nkubewhy:\n${service.output()}\nalertmanager:\n${alertmanager.output()}`;
     assert.equal(diagnosed.status, 'completed', context());
     assert.equal(diagnosed.diagnosis?.category, scenarioExpect(scenario).category, context());
     const culprit = diagnosed.diagnosis?.culprit;
@@ -67,7 +89,9 @@ test(
     );
     assert.equal(repeated.length, 1, `${JSON.stringify(repeated)}\n${context()}`);
 
-    await alertmanager.postAlerts([{ labels: alert.labels, annotations: alert.annotations ?? {}, startsAt, endsAt: new Date().toISOString() }]);
+    await alertmanager.postAlerts([
+      { labels: alert.labels, annotations: alert.annotations ?? {}, startsAt, endsAt: new Date().toISOString() },
+    ]);
     const resolved = await pollUntil(
       async () => {
         const runs = await listRuns();
@@ -82,7 +106,10 @@ test(
     const metrics = (await service.request({ path: '/metrics' })).text;
     assert.match(metrics, /^kubewhy_alerts_deduplicated_total [1-9]/m);
     assert.match(metrics, /^kubewhy_alerts_received_total\{status="resolved"\} [1-9]/m);
-    assert.match(metrics, /^kubewhy_webhook_requests_total\{route="\/v1\/alerts\/alertmanager",outcome="accepted"\} [1-9]/m);
+    assert.match(
+      metrics,
+      /^kubewhy_webhook_requests_total\{route="\/v1\/alerts\/alertmanager",outcome="accepted"\} [1-9]/m,
+    );
     assert.doesNotMatch(metrics, /outcome="unauthorized"/);
     assert.equal(await service.stop(), 0);
   },

@@ -26,15 +26,27 @@ test('a tool round trip with parallel calls: results go back tagged with their t
   const lastMessage = second.messages.at(-1)!;
   assert.equal(lastMessage.role, 'user');
   const blocks = lastMessage.content as { type: string; tool_use_id: string; content: string }[];
-  assert.deepEqual(blocks.map((block) => [block.type, block.tool_use_id]), [['tool_result', 'toolu_01'], ['tool_result', 'toolu_02']]);
+  assert.deepEqual(
+    blocks.map((block) => [block.type, block.tool_use_id]),
+    [
+      ['tool_result', 'toolu_01'],
+      ['tool_result', 'toolu_02'],
+    ],
+  );
   assert.match(blocks[1]!.content, /password authentication failed/);
   assert.equal(second.messages.at(-2)!.role, 'assistant');
 });
 
 test('the system prompt and the tools carry cache_control, and usage is recorded per call', async () => {
   const { api, outcome } = await runWithScript([
-    { content: [{ type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: pod }], usage: { input_tokens: 1200, output_tokens: 40, cache_creation_input_tokens: 3000 } },
-    { content: [{ type: 'tool_use', id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }], usage: { input_tokens: 300, output_tokens: 90, cache_read_input_tokens: 3000 } },
+    {
+      content: [{ type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: pod }],
+      usage: { input_tokens: 1200, output_tokens: 40, cache_creation_input_tokens: 3000 },
+    },
+    {
+      content: [{ type: 'tool_use', id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }],
+      usage: { input_tokens: 300, output_tokens: 90, cache_read_input_tokens: 3000 },
+    },
   ]);
   const body = api.requests[0]!.body;
   assert.deepEqual((body.system as { cache_control?: unknown }[])[0]!.cache_control, { type: 'ephemeral' });
@@ -42,7 +54,10 @@ test('the system prompt and the tools carry cache_control, and usage is recorded
   assert.ok(body.tools!.some((tool) => tool.name === 'submit_diagnosis'));
   assert.equal(body.model, 'claude-test');
   const headers = api.requests[0]!.headers;
-  assert.ok(headers['x-api-key'] === 'sk-ant-test-key-not-real' || headers.authorization === 'Bearer sk-ant-test-key-not-real', 'the API key is sent');
+  assert.ok(
+    headers['x-api-key'] === 'sk-ant-test-key-not-real' || headers.authorization === 'Bearer sk-ant-test-key-not-real',
+    'the API key is sent',
+  );
   assert.deepEqual(outcome.usage, { input: 1500, output: 130, cacheRead: 3000, cacheWrite: 3000 });
 });
 
@@ -70,7 +85,11 @@ test('an API error that outlasts the retries fails the run with the reason', asy
 
 test('malformed tool input gets an error result, and the model recovers', async () => {
   const { api, outcome, recording } = await runWithScript([
-    { content: [{ type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: { namespace: ['staging'], pod: 'x' } }] },
+    {
+      content: [
+        { type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: { namespace: ['staging'], pod: 'x' } },
+      ],
+    },
     { content: [{ type: 'tool_use', id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }] },
   ]);
   assert.equal(outcome.status, 'completed');

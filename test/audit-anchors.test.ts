@@ -81,15 +81,29 @@ before(async () => {
   try {
     await app.ready();
     const incidents: string[] = [];
-    for (const text of ['checkout-api in staging keeps restarting', 'checkout is failing in staging', 'staging checkout pods crash', 'why is checkout-api down']) {
-      const response = await app.inject({ method: 'POST', url: '/v1/incidents?wait=60', payload: { text, namespace: 'staging' } });
+    for (const text of [
+      'checkout-api in staging keeps restarting',
+      'checkout is failing in staging',
+      'staging checkout pods crash',
+      'why is checkout-api down',
+    ]) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v1/incidents?wait=60',
+        payload: { text, namespace: 'staging' },
+      });
       const run = response.json() as { id: string; status: string };
       assert.equal(run.status, 'completed', response.body);
       incidents.push(run.id);
     }
     // Fired and resolved in one notification: the run is cancelled before it starts.
-    const alerts = [firingAlert({ fingerprint: 'f00dfeed00000001' }), firingAlert({ fingerprint: 'f00dfeed00000001', status: 'resolved', endsAt: '2026-11-29T10:00:00Z' })];
-    const answer = (await app.inject({ method: 'POST', url: '/v1/alerts/alertmanager', payload: notification(alerts) })).json() as { runs: { runId: string; outcome: string }[] };
+    const alerts = [
+      firingAlert({ fingerprint: 'f00dfeed00000001' }),
+      firingAlert({ fingerprint: 'f00dfeed00000001', status: 'resolved', endsAt: '2026-11-29T10:00:00Z' }),
+    ];
+    const answer = (
+      await app.inject({ method: 'POST', url: '/v1/alerts/alertmanager', payload: notification(alerts) })
+    ).json() as { runs: { runId: string; outcome: string }[] };
     const cancelled = answer.runs.find((entry) => entry.outcome === 'cancelled')?.runId;
     assert.ok(cancelled, JSON.stringify(answer));
     fixture = { dataDir, logs: '', keyFile, incidents, cancelled, recovered };
@@ -107,11 +121,23 @@ function leaveRunWithApprovedWrite(path: string): string {
   const store = createRunStore(database);
   const audit = createAuditStore(database);
   const id = 'run-left-after-approved-write';
-  store.create({ id, trigger: { kind: 'incident', text: 'checkout-api in staging keeps restarting', namespace: 'staging' }, source: 'api', rung: 'ACT' });
+  store.create({
+    id,
+    trigger: { kind: 'incident', text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+    source: 'api',
+    rung: 'ACT',
+  });
   audit.append({ runId: id, type: 'run-created', payload: { source: 'api' } });
   store.claim(id);
-  audit.append({ runId: id, type: 'approval', payload: { actionId: 'act-1', decision: 'approved', by: 'approve#00000000' } });
-  store.updateProgress(id, { status: 'running', actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'approved' }] });
+  audit.append({
+    runId: id,
+    type: 'approval',
+    payload: { actionId: 'act-1', decision: 'approved', by: 'approve#00000000' },
+  });
+  store.updateProgress(id, {
+    status: 'running',
+    actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'approved' }],
+  });
   database.close();
   return id;
 }
@@ -127,10 +153,14 @@ function copyFixture(): { dataDir: string; database: DatabaseSync; anchors: stri
 
 async function verify(dataDir: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await execute(process.execPath, ['bin/kubewhy.js', 'audit', 'verify', '--data-dir', dataDir, ...args], {
-      env: { ...process.env, KUBEWHY_AUDIT_KEY_FILE: '', ANTHROPIC_API_KEY: '' },
-      timeout: 60_000,
-    });
+    const { stdout, stderr } = await execute(
+      process.execPath,
+      ['bin/kubewhy.js', 'audit', 'verify', '--data-dir', dataDir, ...args],
+      {
+        env: { ...process.env, KUBEWHY_AUDIT_KEY_FILE: '', ANTHROPIC_API_KEY: '' },
+        timeout: 60_000,
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };
@@ -139,11 +169,17 @@ async function verify(dataDir: string, args: string[] = []): Promise<{ code: num
 }
 
 function headOf(database: DatabaseSync, runId: string): { seq: number; hash: string } {
-  return database.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?').get(runId) as { seq: number; hash: string };
+  return database.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?').get(runId) as {
+    seq: number;
+    hash: string;
+  };
 }
 
 test('every ended run logs a signed head: completed, cancelled before it started, and failed by recovery at start', () => {
-  const lines = fixture.logs.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  const lines = fixture.logs
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
   const database = new DatabaseSync(join(fixture.dataDir, 'kubewhy.db'));
   try {
     for (const runId of [...fixture.incidents, fixture.cancelled, fixture.recovered]) {
@@ -165,7 +201,10 @@ test('an untouched database passes against its anchors, with every signature che
   database.close();
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 0, result.stdout + result.stderr);
-  assert.match(result.stdout, /audit OK: 6 run\(s\), \d+ event\(s\) checked .*; 6 anchor\(s\) from .* matched their chains, signatures checked with key id [0-9a-f]{16}$/m);
+  assert.match(
+    result.stdout,
+    /audit OK: 6 run\(s\), \d+ event\(s\) checked .*; 6 anchor\(s\) from .* matched their chains, signatures checked with key id [0-9a-f]{16}$/m,
+  );
   assert.doesNotMatch(result.stdout, /FAIL|WARN/);
 });
 
@@ -174,41 +213,61 @@ test('(a) tail truncation: the last event deleted and the head row moved back to
   const runId = fixture.incidents[0]!;
   const head = headOf(database, runId);
   database.prepare('DELETE FROM audit_events WHERE run_id = ? AND seq = ?').run(runId, head.seq);
-  const previous = database.prepare('SELECT hash FROM audit_events WHERE run_id = ? AND seq = ?').get(runId, head.seq - 1) as { hash: string };
+  const previous = database
+    .prepare('SELECT hash FROM audit_events WHERE run_id = ? AND seq = ?')
+    .get(runId, head.seq - 1) as { hash: string };
   database.prepare('UPDATE audit_heads SET seq = ?, hash = ? WHERE run_id = ?').run(head.seq - 1, previous.hash, runId);
   database.close();
 
   assert.equal((await verify(dataDir)).code, 0, 'the chains alone cannot see it');
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[chain-truncated\\]: the chain ends at seq ${head.seq - 1} but it was anchored at seq ${head.seq} .*tail truncation`));
+  assert.match(
+    result.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[chain-truncated\\]: the chain ends at seq ${head.seq - 1} but it was anchored at seq ${head.seq} .*tail truncation`,
+    ),
+  );
 });
 
 test('(b) a run deleted whole, events, head and run row, fails verify as a deleted run', async () => {
   const { dataDir, database, anchors } = copyFixture();
   const runId = fixture.incidents[1]!;
-  for (const table of ['audit_events', 'audit_heads']) database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+  for (const table of ['audit_events', 'audit_heads'])
+    database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
   database.prepare('DELETE FROM runs WHERE id = ?').run(runId);
   database.close();
 
   assert.equal((await verify(dataDir)).code, 0, 'the chains and the runs table alone cannot see it');
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[run-deleted\\]: neither the run nor its audit chain is in the database`));
+  assert.match(
+    result.stdout,
+    new RegExp(`FAIL run ${runId} \\[run-deleted\\]: neither the run nor its audit chain is in the database`),
+  );
 });
 
 test('(b) a run whose events and head are deleted but whose run row is kept fails verify, with and without anchors', async () => {
   const { dataDir, database, anchors } = copyFixture();
   const runId = fixture.incidents[1]!;
-  for (const table of ['audit_events', 'audit_heads']) database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+  for (const table of ['audit_events', 'audit_heads'])
+    database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
   database.close();
 
   const withAnchors = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(withAnchors.code, 1);
-  assert.match(withAnchors.stdout, new RegExp(`FAIL run ${runId} \\[chain-deleted\\]: the run is in the runs table but its audit events and head are gone`));
+  assert.match(
+    withAnchors.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[chain-deleted\\]: the run is in the runs table but its audit events and head are gone`,
+    ),
+  );
   const without = await verify(dataDir);
   assert.equal(without.code, 1);
-  assert.match(without.stdout, new RegExp(`FAIL run ${runId} \\[run-without-chain\\]: a completed run without any audit events`));
+  assert.match(
+    without.stdout,
+    new RegExp(`FAIL run ${runId} \\[run-without-chain\\]: a completed run without any audit events`),
+  );
 });
 
 test('(c) an event changed with every later hash and the head recomputed fails verify as a rewritten chain', async () => {
@@ -217,7 +276,9 @@ test('(c) an event changed with every later hash and the head recomputed fails v
   const audit = createAuditStore(database);
   const events = audit.list(runId);
   let previousHash = events[0]!.prevHash;
-  const rewrite = database.prepare('UPDATE audit_events SET payload = ?, prev_hash = ?, hash = ? WHERE run_id = ? AND seq = ?');
+  const rewrite = database.prepare(
+    'UPDATE audit_events SET payload = ?, prev_hash = ?, hash = ? WHERE run_id = ? AND seq = ?',
+  );
   for (const event of events) {
     const payload = event.seq === 2 ? { ...event.payload, rewritten: 'the model was never asked' } : event.payload;
     const unhashed: Omit<AuditEvent, 'hash'> = { ...event, payload, prevHash: previousHash };
@@ -230,7 +291,12 @@ test('(c) an event changed with every later hash and the head recomputed fails v
   assert.equal((await verify(dataDir)).code, 0, 'a consistently rewritten chain passes the chain check');
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[chain-rewritten\\]: event seq ${events.length} has hash .* the chain was rewritten and its hashes recomputed`));
+  assert.match(
+    result.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[chain-rewritten\\]: event seq ${events.length} has hash .* the chain was rewritten and its hashes recomputed`,
+    ),
+  );
 });
 
 test('(d) a forged anchor line, signed with another key, fails verify', async () => {
@@ -240,24 +306,39 @@ test('(d) a forged anchor line, signed with another key, fails verify', async ()
   database.close();
   const time = new Date().toISOString();
   const signature = createAnchorSigner(Buffer.from(OTHER_KEY)).sign({ runId, seq: head.seq, hash: head.hash, time });
-  appendFileSync(anchors, `${JSON.stringify({ level: 30, msg: 'run finished', runId, status: 'completed', auditHead: `${head.seq}:${head.hash}`, auditAnchoredAt: time, auditAnchor: signature })}\n`);
+  appendFileSync(
+    anchors,
+    `${JSON.stringify({ level: 30, msg: 'run finished', runId, status: 'completed', auditHead: `${head.seq}:${head.hash}`, auditAnchoredAt: time, auditAnchor: signature })}\n`,
+  );
 
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[anchor-forged\\]: the anchor at .*service.log:\\d+ is forged or signed with another key`));
+  assert.match(
+    result.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[anchor-forged\\]: the anchor at .*service.log:\\d+ is forged or signed with another key`,
+    ),
+  );
 });
 
 test('(e) a chain without a run and a finished run without a chain fail verify, without anchors', async () => {
   const { dataDir, database } = copyFixture();
   const [orphaned, emptied] = [fixture.incidents[0]!, fixture.cancelled];
   database.prepare('DELETE FROM runs WHERE id = ?').run(orphaned);
-  for (const table of ['audit_events', 'audit_heads']) database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(emptied);
+  for (const table of ['audit_events', 'audit_heads'])
+    database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(emptied);
   database.close();
 
   const result = await verify(dataDir);
   assert.equal(result.code, 1);
-  assert.match(result.stdout, new RegExp(`FAIL run ${orphaned} \\[chain-without-run\\]: an audit chain whose run is not in the runs table`));
-  assert.match(result.stdout, new RegExp(`FAIL run ${emptied} \\[run-without-chain\\]: a failed run without any audit events`));
+  assert.match(
+    result.stdout,
+    new RegExp(`FAIL run ${orphaned} \\[chain-without-run\\]: an audit chain whose run is not in the runs table`),
+  );
+  assert.match(
+    result.stdout,
+    new RegExp(`FAIL run ${emptied} \\[run-without-chain\\]: a failed run without any audit events`),
+  );
   assert.match(result.stdout, /^audit 2 problem\(s\)/m);
 });
 
@@ -269,7 +350,11 @@ test('runs removed by the retention sweep, their heads kept in audit_retired, pa
     database,
     days: 1,
     now: () => new Date(Date.now() + 30 * 24 * 3600 * 1000),
-    onRetired: (run) => appendFileSync(anchors, `${JSON.stringify({ level: 30, msg: 'run retired', runId: run.runId, ...retiredAnchorLogFields({ ...run, signer }) })}\n`),
+    onRetired: (run) =>
+      appendFileSync(
+        anchors,
+        `${JSON.stringify({ level: 30, msg: 'run retired', runId: run.runId, ...retiredAnchorLogFields({ ...run, signer }) })}\n`,
+      ),
   });
   assert.equal((await retention.sweep()).retired, 6);
   const retiredCopy = mkdtempSync(join(tmpdir(), 'kubewhy-retired-'));
@@ -280,10 +365,18 @@ test('runs removed by the retention sweep, their heads kept in audit_retired, pa
 
   const retired = await verify(retiredCopy, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(retired.code, 0, retired.stdout + retired.stderr);
-  assert.match(retired.stdout, /0 anchor\(s\) from .* matched their chains, 6 matched the heads of runs removed by retention/);
+  assert.match(
+    retired.stdout,
+    /0 anchor\(s\) from .* matched their chains, 6 matched the heads of runs removed by retention/,
+  );
   const altered = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(altered.code, 1);
-  assert.match(altered.stdout, new RegExp(`FAIL run ${runId} \\[retired-mismatch\\]: recorded as retired at seq \\d+ .* the retired head was altered`));
+  assert.match(
+    altered.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[retired-mismatch\\]: recorded as retired at seq \\d+ .* the retired head was altered`,
+    ),
+  );
 });
 
 test('anchors without a key to check them, and unsigned anchors, pass with a warning', async () => {
@@ -291,7 +384,10 @@ test('anchors without a key to check them, and unsigned anchors, pass with a war
   database.close();
   const unchecked = await verify(dataDir, ['--anchors', anchors]);
   assert.equal(unchecked.code, 0, unchecked.stdout);
-  assert.match(unchecked.stdout, /^WARN \[anchor-unchecked\]: the signatures of 6 anchor\(s\) were not checked: no key given/m);
+  assert.match(
+    unchecked.stdout,
+    /^WARN \[anchor-unchecked\]: the signatures of 6 anchor\(s\) were not checked: no key given/m,
+  );
 
   const unsignedLog = join(dataDir, 'unsigned.log');
   writeFileSync(unsignedLog, readFileSync(anchors, 'utf8').replaceAll(/,"auditAnchor":"[^"]*"/g, ''));
@@ -324,41 +420,75 @@ test('kubewhy serve refuses to start with an unreadable audit key file, naming t
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-serve-key-'));
   const keyFile = join(dataDir, 'missing-audit-key');
   const result = await execute(process.execPath, ['bin/kubewhy.js', 'serve'], {
-    env: { ...process.env, KUBEWHY_DATA_DIR: dataDir, KUBEWHY_PORT: '0', KUBEWHY_CLUSTER: 'mock', KUBEWHY_AUDIT_KEY_FILE: keyFile, ANTHROPIC_API_KEY: '' },
+    env: {
+      ...process.env,
+      KUBEWHY_DATA_DIR: dataDir,
+      KUBEWHY_PORT: '0',
+      KUBEWHY_CLUSTER: 'mock',
+      KUBEWHY_AUDIT_KEY_FILE: keyFile,
+      ANTHROPIC_API_KEY: '',
+    },
     timeout: 30_000,
   }).then(
     () => ({ code: 0, stderr: '' }),
     (error: { code?: number; stderr?: string }) => ({ code: error.code ?? 1, stderr: error.stderr ?? '' }),
   );
   assert.equal(result.code, 2);
-  assert.match(result.stderr, new RegExp(`KUBEWHY_AUDIT_KEY_FILE: cannot read the audit key file ${keyFile} \\(ENOENT\\)`));
+  assert.match(
+    result.stderr,
+    new RegExp(`KUBEWHY_AUDIT_KEY_FILE: cannot read the audit key file ${keyFile} \\(ENOENT\\)`),
+  );
 });
 
 test('a run removed by hand with its head copied into audit_retired is caught: no signed "run retired" line was logged for it', async () => {
   const { dataDir, database, anchors } = copyFixture();
   const runId = fixture.incidents[1]!;
-  database.prepare("INSERT INTO audit_retired (run_id, seq, hash, retired_at) SELECT run_id, seq, hash, '2026-12-01T00:00:00.000Z' FROM audit_heads WHERE run_id = ?").run(runId);
-  for (const table of ['audit_events', 'audit_heads']) database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
+  database
+    .prepare(
+      "INSERT INTO audit_retired (run_id, seq, hash, retired_at) SELECT run_id, seq, hash, '2026-12-01T00:00:00.000Z' FROM audit_heads WHERE run_id = ?",
+    )
+    .run(runId);
+  for (const table of ['audit_events', 'audit_heads'])
+    database.prepare(`DELETE FROM ${table} WHERE run_id = ?`).run(runId);
   database.prepare('DELETE FROM runs WHERE id = ?').run(runId);
   database.close();
 
   const result = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(result.code, 1, result.stdout);
-  assert.match(result.stdout, new RegExp(`FAIL run ${runId} \\[retired-unlogged\\]: recorded as removed by retention .* no signed "run retired" line`));
+  assert.match(
+    result.stdout,
+    new RegExp(
+      `FAIL run ${runId} \\[retired-unlogged\\]: recorded as removed by retention .* no signed "run retired" line`,
+    ),
+  );
   // A retirement line forged by marking a copied finish line as retired fails its signature.
   const finished = fixture.logs.split('\n').find((line) => line.includes(runId) && line.includes('"auditAnchor"'))!;
-  appendFileSync(anchors, `${JSON.stringify({ ...(JSON.parse(finished) as Record<string, unknown>), auditRetired: true })}\n`);
+  appendFileSync(
+    anchors,
+    `${JSON.stringify({ ...(JSON.parse(finished) as Record<string, unknown>), auditRetired: true })}\n`,
+  );
   const forged = await verify(dataDir, ['--anchors', anchors, '--key-file', fixture.keyFile]);
   assert.equal(forged.code, 1);
   assert.match(forged.stdout, new RegExp(`FAIL run ${runId} \\[anchor-forged\\]`));
 });
 
 test('serve warns that anchors are unsigned exactly when no audit key is set, whether or not notifications are on', () => {
-  const notifications = { channels: [{ name: 'oncall', kind: 'slack' }], routes: [{}], consoleUrl: 'https://kubewhy.example.com' } as unknown as Parameters<typeof startupNotices>[0]['notifications'];
-  const warned = (input: Parameters<typeof startupNotices>[0]): boolean => startupNotices(input).some((notice) => notice.level === 'warn' && /anchors are logged unsigned/.test(notice.message));
+  const notifications = {
+    channels: [{ name: 'oncall', kind: 'slack' }],
+    routes: [{}],
+    consoleUrl: 'https://kubewhy.example.com',
+  } as unknown as Parameters<typeof startupNotices>[0]['notifications'];
+  const warned = (input: Parameters<typeof startupNotices>[0]): boolean =>
+    startupNotices(input).some(
+      (notice) => notice.level === 'warn' && /anchors are logged unsigned/.test(notice.message),
+    );
   assert.equal(warned({}), true);
   assert.equal(warned({ notifications }), true);
   assert.equal(warned({ auditKeyId: 'k1' }), false);
   assert.equal(warned({ auditKeyId: 'k1', notifications }), false);
-  assert.ok(startupNotices({ auditKeyId: 'k1', notifications }).some((notice) => notice.message === 'notifications go to oncall (slack)'));
+  assert.ok(
+    startupNotices({ auditKeyId: 'k1', notifications }).some(
+      (notice) => notice.message === 'notifications go to oncall (slack)',
+    ),
+  );
 });

@@ -20,7 +20,9 @@ const run = promisify(execFile);
 const FIXTURE = 'test/fixtures/secret-canary';
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
 }
 
 describe('kubewhy capture redacts', () => {
@@ -30,7 +32,11 @@ describe('kubewhy capture redacts', () => {
   before(async () => {
     const mock = await startMockCluster({ scenario: FIXTURE });
     try {
-      await run(process.execPath, ['bin/kubewhy.js', 'capture', '--namespace', 'vault', '--kubeconfig', mock.kubeconfigPath, out], { env: { ...process.env, ANTHROPIC_API_KEY: '' }, timeout: 60_000 });
+      await run(
+        process.execPath,
+        ['bin/kubewhy.js', 'capture', '--namespace', 'vault', '--kubeconfig', mock.kubeconfigPath, out],
+        { env: { ...process.env, ANTHROPIC_API_KEY: '' }, timeout: 60_000 },
+      );
     } finally {
       await mock.close();
     }
@@ -38,26 +44,43 @@ describe('kubewhy capture redacts', () => {
   });
 
   it('no canary of the fixture survives, as text or base64', () => {
-    const fixtureText = filesUnder(FIXTURE).map((file) => readFileSync(file, 'utf8')).join('\n');
+    const fixtureText = filesUnder(FIXTURE)
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     const canaries = [...new Set(fixtureText.match(/Canary[A-Za-z0-9]+/gi) ?? [])];
     assert.ok(canaries.length >= 30, `the fixture hides canaries (${canaries.length})`);
     const forms = ['canary', Buffer.from('Canary').toString('base64').slice(0, 8), 'eyJzdWIiOiJDYW5hcnlKd3QyNiJ9'];
     for (const { file, text } of written) {
-      const leaked = [...canaries.filter((canary) => text.includes(canary)), ...forms.filter((form) => text.toLowerCase().includes(form.toLowerCase()))];
+      const leaked = [
+        ...canaries.filter((canary) => text.includes(canary)),
+        ...forms.filter((form) => text.toLowerCase().includes(form.toLowerCase())),
+      ];
       assert.deepEqual(leaked, [], `${file} leaks`);
     }
   });
 
   it('a Secret is its name, type and key names: every value is the redacted placeholder', () => {
-    const objects = parseAllDocuments(readFileSync(join(out, 'cluster.yaml'), 'utf8')).map((document) => document.toJS() as { kind: string; data?: Record<string, string>; stringData?: unknown; metadata: { annotations?: unknown } });
+    const objects = parseAllDocuments(readFileSync(join(out, 'cluster.yaml'), 'utf8')).map(
+      (document) =>
+        document.toJS() as {
+          kind: string;
+          data?: Record<string, string>;
+          stringData?: unknown;
+          metadata: { annotations?: unknown };
+        },
+    );
     const secrets = objects.filter((object) => object.kind === 'Secret');
     assert.ok(secrets.length > 0);
     for (const secret of secrets) {
       assert.equal(secret.stringData, undefined);
       assert.equal(secret.metadata.annotations, undefined);
-      for (const value of Object.values(secret.data ?? {})) assert.equal(Buffer.from(value, 'base64').toString(), 'REDACTED');
+      for (const value of Object.values(secret.data ?? {}))
+        assert.equal(Buffer.from(value, 'base64').toString(), 'REDACTED');
     }
-    assert.ok(secrets.some((secret) => Object.keys(secret.data ?? {}).length > 0), 'key names are kept');
+    assert.ok(
+      secrets.some((secret) => Object.keys(secret.data ?? {}).length > 0),
+      'key names are kept',
+    );
   });
 
   it('keeps what a diagnosis reads: images, env names, the failure in the log', () => {

@@ -43,23 +43,42 @@ describe('kubewhy capture, replayed', () => {
       } finally {
         await mock.close();
       }
-      const meta = parse(readFileSync(join(out, 'scenario.yaml'), 'utf8')) as { name: string; now: string; trigger: { incident: string }; expect?: unknown };
+      const meta = parse(readFileSync(join(out, 'scenario.yaml'), 'utf8')) as {
+        name: string;
+        now: string;
+        trigger: { incident: string };
+        expect?: unknown;
+      };
       assert.equal(meta.name, name);
       assert.ok(!Number.isNaN(Date.parse(meta.now)));
       assert.equal(meta.expect, undefined, 'a capture does not guess what is right');
       const replayed = await kubewhy(['diagnose', '--scenario', out, '--json']);
       assert.equal(replayed.code, 0, replayed.stderr);
-      const diagnosis = (JSON.parse(replayed.stdout) as { diagnosis: { category: string; culprit: { kind: string; namespace?: string; name: string } } }).diagnosis;
-      const culprit = [diagnosis.culprit.kind, diagnosis.culprit.namespace, diagnosis.culprit.name].filter(Boolean).join('/');
+      const diagnosis = (
+        JSON.parse(replayed.stdout) as {
+          diagnosis: { category: string; culprit: { kind: string; namespace?: string; name: string } };
+        }
+      ).diagnosis;
+      const culprit = [diagnosis.culprit.kind, diagnosis.culprit.namespace, diagnosis.culprit.name]
+        .filter(Boolean)
+        .join('/');
       const expect = scenarioExpect(original);
-      assert.deepEqual({ category: diagnosis.category, culprit }, { category: expect.category, culprit: expect.culprit }, `incident: ${meta.trigger.incident}`);
+      assert.deepEqual(
+        { category: diagnosis.category, culprit },
+        { category: expect.category, culprit: expect.culprit },
+        `incident: ${meta.trigger.incident}`,
+      );
     });
   }
 
   it('replays a capture with the logs the tools read: current and previous, under logs/<namespace>/<pod>/', async () => {
     const out = join(work, 'worker-bad-flag');
     const files = readFileSync(join(out, 'cluster.yaml'), 'utf8');
-    assert.match(files, /deployment\.kubernetes\.io\/revision/, 'rollout history: the ReplicaSets with their revisions');
+    assert.match(
+      files,
+      /deployment\.kubernetes\.io\/revision/,
+      'rollout history: the ReplicaSets with their revisions',
+    );
     const previous = readFileSync(join(out, 'logs/queue/worker-5df4745ddb-fcrxb/worker.previous.log'), 'utf8');
     assert.match(previous, /flag provided but not defined: -concurency/);
   });

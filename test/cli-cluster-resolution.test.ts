@@ -11,7 +11,10 @@ const NODE_SCENARIO = 'mock-cluster/scenarios/eks-node-lost-orders-capacity';
 
 /** `kubewhy diagnose` as a newcomer runs it: a HOME of its own, no KUBEWHY_CLUSTER, the offline engine. */
 function diagnose(args: string[], environment: Record<string, string>): Promise<CliResult> {
-  return runKubewhy(['diagnose', ...args], { env: { PATH: process.env.PATH ?? '', KUBEWHY_MODEL: 'offline', KUBEWHY_LOG_LEVEL: 'warn', ...environment }, timeoutMs: 60_000 });
+  return runKubewhy(['diagnose', ...args], {
+    env: { PATH: process.env.PATH ?? '', KUBEWHY_MODEL: 'offline', KUBEWHY_LOG_LEVEL: 'warn', ...environment },
+    timeoutMs: 60_000,
+  });
 }
 
 /** A home whose ~/.kube/config has two contexts: `prod` (the mock cluster serving `mock`, current) and `lab` (another cluster). */
@@ -42,9 +45,18 @@ test('with only ~/.kube/config, diagnose reads its current context and says so, 
   const mock = await startMockCluster({ scenario: NODE_SCENARIO });
   t.after(() => mock.close());
   const home = homeWithKubeconfig(mock);
-  const { code, stdout } = await diagnose(['a node went NotReady in prod'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') });
+  const { code, stdout } = await diagnose(['a node went NotReady in prod'], {
+    HOME: home,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(code, 0, stdout);
-  assert.match(stdout, new RegExp(`^Cluster: context prod \\(${mock.url.replaceAll('.', '\\.')}, from ${join(home, '.kube', 'config')}\\)`, 'm'));
+  assert.match(
+    stdout,
+    new RegExp(
+      `^Cluster: context prod \\(${mock.url.replaceAll('.', '\\.')}, from ${join(home, '.kube', 'config')}\\)`,
+      'm',
+    ),
+  );
   assert.doesNotMatch(stdout, /checkout-api|bad-credentials/);
   assert.match(stdout, /Diagnosis: node-failure/);
 });
@@ -53,11 +65,17 @@ test('--json carries the cluster the run read', async (t) => {
   const mock = await startMockCluster({ scenario: NODE_SCENARIO });
   t.after(() => mock.close());
   const home = homeWithKubeconfig(mock);
-  const { code, stdout, stderr } = await diagnose(['--json', 'a node went NotReady'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') });
+  const { code, stdout, stderr } = await diagnose(['--json', 'a node went NotReady'], {
+    HOME: home,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(code, 0, stderr);
   assert.equal(stderr, '', 'nothing on stderr with --json');
   const printed = JSON.parse(stdout) as { cluster: { source: string; context: string; server: string } };
-  assert.deepEqual({ source: printed.cluster.source, context: printed.cluster.context, server: printed.cluster.server }, { source: 'kubeconfig', context: 'prod', server: mock.url });
+  assert.deepEqual(
+    { source: printed.cluster.source, context: printed.cluster.context, server: printed.cluster.server },
+    { source: 'kubeconfig', context: 'prod', server: mock.url },
+  );
 });
 
 test('KUBECONFIG wins over ~/.kube/config, and --context picks another context', async (t) => {
@@ -66,12 +84,29 @@ test('KUBECONFIG wins over ~/.kube/config, and --context picks another context',
   const home = homeWithKubeconfig(mock, { current: 'lab' });
   const elsewhere = mkdtempSync(join(tmpdir(), 'kubewhy-kubeconfig-'));
   const file = join(elsewhere, 'config');
-  writeFileSync(file, stringify({ apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'c', cluster: { server: mock.url } }], users: [{ name: 'u', user: {} }], contexts: [{ name: 'staging', context: { cluster: 'c', user: 'u' } }], 'current-context': 'staging' }));
-  const fromVariable = await diagnose(['--quiet', 'a node went NotReady'], { HOME: home, KUBECONFIG: file, KUBEWHY_DATA_DIR: join(home, 'data') });
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: mock.url } }],
+      users: [{ name: 'u', user: {} }],
+      contexts: [{ name: 'staging', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'staging',
+    }),
+  );
+  const fromVariable = await diagnose(['--quiet', 'a node went NotReady'], {
+    HOME: home,
+    KUBECONFIG: file,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(fromVariable.code, 0, fromVariable.stderr);
   assert.match(fromVariable.stdout, /^Cluster: context staging /m);
 
-  const fromFlag = await diagnose(['--quiet', '--context', 'prod', 'a node went NotReady'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') });
+  const fromFlag = await diagnose(['--quiet', '--context', 'prod', 'a node went NotReady'], {
+    HOME: home,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(fromFlag.code, 0, fromFlag.stderr);
   assert.match(fromFlag.stdout, /^Cluster: context prod /m);
 });
@@ -80,14 +115,21 @@ test('an unreachable API server is said at once, with its address and context', 
   const mock = await startMockCluster({ scenario: NODE_SCENARIO });
   t.after(() => mock.close());
   const home = homeWithKubeconfig(mock, { current: 'lab' });
-  const { code, stderr } = await diagnose(['--quiet', 'a node went NotReady'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data'), KUBEWHY_CLUSTER_TIMEOUT_SECONDS: '2' });
+  const { code, stderr } = await diagnose(['--quiet', 'a node went NotReady'], {
+    HOME: home,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+    KUBEWHY_CLUSTER_TIMEOUT_SECONDS: '2',
+  });
   assert.equal(code, 1);
   assert.match(stderr, /cannot read the cluster \(context lab \(http:\/\/127\.0\.0\.1:1, from .*\)\): .*unreachable/);
 });
 
 test('no kubeconfig anywhere: diagnose says where it looked and how to try the demo, and reads nothing', async () => {
   const home = mkdtempSync(join(tmpdir(), 'kubewhy-home-'));
-  const { code, stdout, stderr } = await diagnose(['a node went NotReady in prod'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') });
+  const { code, stdout, stderr } = await diagnose(['a node went NotReady in prod'], {
+    HOME: home,
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(code, 2);
   assert.equal(stdout, '');
   assert.match(stderr, /no cluster to read/);
@@ -105,21 +147,36 @@ test('a kubeconfig or a context that is not there gets one line naming it, not a
 
   const missingContext = await diagnose(['--context', 'nope', 'x'], { HOME: home });
   assert.equal(missingContext.code, 2);
-  assert.equal(missingContext.stderr.trim(), `kubewhy diagnose: context "nope" is not in kubeconfig ${join(home, '.kube', 'config')} (it has contexts: prod, lab)`);
+  assert.equal(
+    missingContext.stderr.trim(),
+    `kubewhy diagnose: context "nope" is not in kubeconfig ${join(home, '.kube', 'config')} (it has contexts: prod, lab)`,
+  );
 });
 
 test('the demo runs only when asked: KUBEWHY_CLUSTER=mock serves it, and says it is the mock', async () => {
   const home = mkdtempSync(join(tmpdir(), 'kubewhy-home-'));
-  const { code, stdout } = await diagnose(['--quiet', 'checkout-api in staging keeps restarting'], { HOME: home, KUBEWHY_CLUSTER: 'mock', KUBEWHY_DATA_DIR: join(home, 'data') });
+  const { code, stdout } = await diagnose(['--quiet', 'checkout-api in staging keeps restarting'], {
+    HOME: home,
+    KUBEWHY_CLUSTER: 'mock',
+    KUBEWHY_DATA_DIR: join(home, 'data'),
+  });
   assert.equal(code, 0);
   assert.match(stdout, /^Cluster: mock cluster, scenario checkout-secret-rotation \(http:\/\/127\.0\.0\.1:\d+\)/m);
 });
 
 test('progress goes to stderr as the run works: the cluster, then each tool call', async () => {
   const home = mkdtempSync(join(tmpdir(), 'kubewhy-home-'));
-  const { code, stderr } = await diagnose(['--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', 'checkout-api in staging keeps restarting'], { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') });
+  const { code, stderr } = await diagnose(
+    ['--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', 'checkout-api in staging keeps restarting'],
+    { HOME: home, KUBEWHY_DATA_DIR: join(home, 'data') },
+  );
   assert.equal(code, 0);
   const lines = stderr.trim().split('\n');
   assert.match(lines[0] ?? '', /^Reading mock cluster, scenario checkout-secret-rotation/);
-  assert.ok(lines.some((line) => /^ {2}describe_pod \{namespace: staging, name: checkout-api-\S+\} → ok \(\d+ ms\)$/.test(line)), stderr);
+  assert.ok(
+    lines.some((line) =>
+      /^ {2}describe_pod \{namespace: staging, name: checkout-api-\S+\} → ok \(\d+ ms\)$/.test(line),
+    ),
+    stderr,
+  );
 });

@@ -12,7 +12,10 @@ const DEMO = 'mock-cluster/scenarios/checkout-secret-rotation';
 
 async function kubewhy(args: string[], dataDir: string): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/kubewhy.js', ...args], { env: { ...process.env, KUBEWHY_DATA_DIR: dataDir, ANTHROPIC_API_KEY: '' }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['bin/kubewhy.js', ...args], {
+      env: { ...process.env, KUBEWHY_DATA_DIR: dataDir, ANTHROPIC_API_KEY: '' },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };
@@ -22,7 +25,10 @@ async function kubewhy(args: string[], dataDir: string): Promise<{ code: number;
 
 test('kubewhy diagnose prints the rung, the demo diagnosis, the proposed rollback and the trail', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-cli-'));
-  const { code, stdout } = await kubewhy(['diagnose', '--scenario', DEMO, 'checkout-api in staging keeps restarting'], dataDir);
+  const { code, stdout } = await kubewhy(
+    ['diagnose', '--scenario', DEMO, 'checkout-api in staging keeps restarting'],
+    dataDir,
+  );
   assert.equal(code, 0);
   assert.match(stdout, /^Rung: OBSERVE/m);
   assert.match(stdout, /Diagnosis: bad-credentials — Deployment\/staging\/checkout-api/);
@@ -37,7 +43,11 @@ test('kubewhy diagnose --json prints the whole run', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-cli-'));
   const { code, stdout } = await kubewhy(['diagnose', '--scenario', DEMO, '--json'], dataDir);
   assert.equal(code, 0);
-  const runResult = JSON.parse(stdout) as { status: string; diagnosis: { category: string; actions: { tool: string }[] }; toolCalls: unknown[] };
+  const runResult = JSON.parse(stdout) as {
+    status: string;
+    diagnosis: { category: string; actions: { tool: string }[] };
+    toolCalls: unknown[];
+  };
   assert.equal(runResult.status, 'completed');
   assert.equal(runResult.diagnosis.category, 'bad-credentials');
   assert.equal(runResult.diagnosis.actions[0]?.tool, 'rollout_undo');
@@ -53,8 +63,12 @@ test('kubewhy audit verify passes after runs and reports a changed, a deleted an
   assert.match(clean.stdout, /audit OK: 2 run\(s\)/);
 
   const database = new DatabaseSync(join(dataDir, 'kubewhy.db'));
-  const [first, second] = (database.prepare('SELECT DISTINCT run_id FROM audit_events ORDER BY run_id').all() as { run_id: string }[]).map((row) => row.run_id);
-  database.prepare("UPDATE audit_events SET payload = '{\"status\":\"completed\"}' WHERE run_id = ? AND seq = 3").run(first!);
+  const [first, second] = (
+    database.prepare('SELECT DISTINCT run_id FROM audit_events ORDER BY run_id').all() as { run_id: string }[]
+  ).map((row) => row.run_id);
+  database
+    .prepare('UPDATE audit_events SET payload = \'{"status":"completed"}\' WHERE run_id = ? AND seq = 3')
+    .run(first!);
   database.prepare('DELETE FROM audit_events WHERE run_id = ? AND seq = 2').run(second!);
   database.close();
   const tampered = await kubewhy(['audit', 'verify'], dataDir);
@@ -65,8 +79,24 @@ test('kubewhy audit verify passes after runs and reports a changed, a deleted an
   const inserted = mkdtempSync(join(tmpdir(), 'kubewhy-audit-'));
   await kubewhy(['diagnose', '--scenario', DEMO], inserted);
   const again = new DatabaseSync(join(inserted, 'kubewhy.db'));
-  const row = again.prepare('SELECT run_id, MAX(seq) AS seq, hash FROM audit_events').get() as { run_id: string; seq: number; hash: string };
-  again.prepare('INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)').run(row.run_id, row.seq + 1, new Date().toISOString(), 'approval', '{"decision":"approved"}', row.hash, 'a'.repeat(64));
+  const row = again.prepare('SELECT run_id, MAX(seq) AS seq, hash FROM audit_events').get() as {
+    run_id: string;
+    seq: number;
+    hash: string;
+  };
+  again
+    .prepare(
+      'INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .run(
+      row.run_id,
+      row.seq + 1,
+      new Date().toISOString(),
+      'approval',
+      '{"decision":"approved"}',
+      row.hash,
+      'a'.repeat(64),
+    );
   again.close();
   const afterInsert = await kubewhy(['audit', 'verify', '--run', row.run_id], inserted);
   assert.equal(afterInsert.code, 1);
@@ -77,7 +107,9 @@ test('the secret canaries of a scenario never reach the audit store', async () =
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-canary-'));
   const { code } = await kubewhy(['diagnose', '--scenario', 'test/fixtures/secret-canary'], dataDir);
   assert.ok(code === 0 || code === 1);
-  const stored = readdirSync(dataDir).map((file) => readFileSync(join(dataDir, file)).toString('latin1')).join('\n');
+  const stored = readdirSync(dataDir)
+    .map((file) => readFileSync(join(dataDir, file)).toString('latin1'))
+    .join('\n');
   assert.ok(stored.length > 0);
   // Every canary value in the fixture looks like CanaryEnvValue7 or AKIACANARYKEY...; the scenario name itself is not one.
   assert.doesNotMatch(stored, /Canary[A-Za-z]+\d+|AKIACANARY/);

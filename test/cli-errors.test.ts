@@ -5,10 +5,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runKubewhy, type CliResult } from './helpers/run-kubewhy.ts';
 
-
 async function kubewhy(args: string[], environment: Record<string, string> = {}): Promise<CliResult> {
   const home = mkdtempSync(join(tmpdir(), 'kubewhy-errors-'));
-  return runKubewhy(args, { env: { PATH: process.env.PATH ?? '', HOME: home, KUBEWHY_DATA_DIR: join(home, 'data'), KUBEWHY_MODEL: 'offline', ...environment }, timeoutMs: 60_000 });
+  return runKubewhy(args, {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      KUBEWHY_DATA_DIR: join(home, 'data'),
+      KUBEWHY_MODEL: 'offline',
+      ...environment,
+    },
+    timeoutMs: 60_000,
+  });
 }
 
 const noStackTrace = (text: string): void => assert.doesNotMatch(text, /\n\s+at /, text);
@@ -30,21 +38,38 @@ test('audit --help prints its usage and exits 0; an unknown subcommand exits 2 a
 
 test('audit show or verify of a run that is not there says so and exits 1', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'kubewhy-audit-'));
-  const made = await kubewhy(['diagnose', '--quiet', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation'], { KUBEWHY_DATA_DIR: dataDir });
+  const made = await kubewhy(['diagnose', '--quiet', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation'], {
+    KUBEWHY_DATA_DIR: dataDir,
+  });
   assert.equal(made.code, 0, made.stderr);
   for (const subcommand of ['show', 'verify']) {
     const result = await kubewhy(['audit', subcommand, '--run', 'nope'], { KUBEWHY_DATA_DIR: dataDir });
     assert.equal(result.code, 1, subcommand);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, new RegExp(`kubewhy audit ${subcommand}: no run nope in ${join(dataDir, 'kubewhy.db')}`));
+    assert.match(
+      result.stderr,
+      new RegExp(`kubewhy audit ${subcommand}: no run nope in ${join(dataDir, 'kubewhy.db')}`),
+    );
   }
 });
 
 test('a missing or unreadable --alert file is one line naming it', async () => {
-  const missing = await kubewhy(['diagnose', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', '--alert', '/nonexistent/alert.json']);
+  const missing = await kubewhy([
+    'diagnose',
+    '--scenario',
+    'mock-cluster/scenarios/checkout-secret-rotation',
+    '--alert',
+    '/nonexistent/alert.json',
+  ]);
   assert.equal(missing.code, 2);
   assert.equal(missing.stderr.trim(), 'kubewhy diagnose: --alert /nonexistent/alert.json: no such file');
-  const folder = await kubewhy(['diagnose', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', '--alert', 'mock-cluster']);
+  const folder = await kubewhy([
+    'diagnose',
+    '--scenario',
+    'mock-cluster/scenarios/checkout-secret-rotation',
+    '--alert',
+    'mock-cluster',
+  ]);
   assert.equal(folder.code, 2);
   assert.match(folder.stderr, /--alert mock-cluster: is a folder, not a file/);
   noStackTrace(folder.stderr);
@@ -68,17 +93,25 @@ test('a scenario folder that is not there is named with where it came from', asy
   const flag = await kubewhy(['diagnose', '--scenario', '/nonexistent/scenario', 'x']);
   assert.equal(flag.code, 2);
   assert.equal(flag.stderr.trim(), 'kubewhy diagnose: --scenario: /nonexistent/scenario: no such folder');
-  const setting = await kubewhy(['serve'], { KUBEWHY_CLUSTER: 'mock', KUBEWHY_MOCK_SCENARIO: '/nonexistent/scenario', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'error' });
+  const setting = await kubewhy(['serve'], {
+    KUBEWHY_CLUSTER: 'mock',
+    KUBEWHY_MOCK_SCENARIO: '/nonexistent/scenario',
+    KUBEWHY_PORT: '0',
+    KUBEWHY_LOG_LEVEL: 'error',
+  });
   assert.equal(setting.code, 2);
   assert.match(setting.stderr, /kubewhy serve: KUBEWHY_MOCK_SCENARIO: \/nonexistent\/scenario: no such folder/);
 });
 
 test('a model endpoint that cannot be reached is said at once, with the way to diagnose offline', async () => {
-  const result = await kubewhy(['diagnose', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', 'checkout-api keeps restarting'], {
-    KUBEWHY_MODEL: 'anthropic',
-    ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key-000000',
-    ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
-  });
+  const result = await kubewhy(
+    ['diagnose', '--scenario', 'mock-cluster/scenarios/checkout-secret-rotation', 'checkout-api keeps restarting'],
+    {
+      KUBEWHY_MODEL: 'anthropic',
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key-000000',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+    },
+  );
   assert.equal(result.code, 1);
   assert.match(result.stderr, /asking claude-\S+ \(call 1\)…/);
   assert.match(result.stderr, /the model at http:\/\/127\.0\.0\.1:1 did not answer\. .*KUBEWHY_MODEL=offline/);

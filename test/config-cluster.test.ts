@@ -18,8 +18,17 @@ test('KUBECONFIG wins over ~/.kube/config, and keeps its list as given', () => {
 });
 
 test('with only ~/.kube/config, that file and its current context are read (KUBEWHY_KUBE_CONTEXT picks another)', () => {
-  assert.deepEqual(clusterOf({ HOME: '/home/sre' }, [HOME_CONFIG]), { mode: 'kubeconfig', kubeconfigPath: HOME_CONFIG, timeoutMs: 15_000 });
-  assert.deepEqual(clusterOf({ HOME: '/home/sre', KUBEWHY_KUBE_CONTEXT: 'prod' }, [HOME_CONFIG]), { mode: 'kubeconfig', kubeconfigPath: HOME_CONFIG, context: 'prod', timeoutMs: 15_000 });
+  assert.deepEqual(clusterOf({ HOME: '/home/sre' }, [HOME_CONFIG]), {
+    mode: 'kubeconfig',
+    kubeconfigPath: HOME_CONFIG,
+    timeoutMs: 15_000,
+  });
+  assert.deepEqual(clusterOf({ HOME: '/home/sre', KUBEWHY_KUBE_CONTEXT: 'prod' }, [HOME_CONFIG]), {
+    mode: 'kubeconfig',
+    kubeconfigPath: HOME_CONFIG,
+    context: 'prod',
+    timeoutMs: 15_000,
+  });
 });
 
 test('with no cluster anywhere there is none, and the places looked at are named: never the demo', () => {
@@ -44,8 +53,14 @@ test('a bad setting is said with its value and what it must be, never a token', 
     return '';
   };
   assert.match(message({ KUBEWHY_PORT: 'abc' }), /KUBEWHY_PORT="abc": must be a whole number from 0 to 65535/);
-  assert.match(message({ KUBEWHY_CLUSTER_TIMEOUT_SECONDS: '0' }), /KUBEWHY_CLUSTER_TIMEOUT_SECONDS="0": must be a whole number, at least 1/);
-  assert.match(message({ KUBEWHY_LOG_LEVEL: 'loud' }), /KUBEWHY_LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent/);
+  assert.match(
+    message({ KUBEWHY_CLUSTER_TIMEOUT_SECONDS: '0' }),
+    /KUBEWHY_CLUSTER_TIMEOUT_SECONDS="0": must be a whole number, at least 1/,
+  );
+  assert.match(
+    message({ KUBEWHY_LOG_LEVEL: 'loud' }),
+    /KUBEWHY_LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent/,
+  );
   assert.match(message({ ANTHROPIC_BASE_URL: 'nope' }), /ANTHROPIC_BASE_URL="nope": must be a URL/);
   const tokenMessage = message({ KUBEWHY_TOKEN_READ: 'hunter2-short' });
   assert.match(tokenMessage, /KUBEWHY_TOKEN_READ \(value not shown\): must be at least 16 characters long/);

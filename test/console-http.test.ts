@@ -35,8 +35,18 @@ function sessionOf(response: LightMyRequestResponse): string {
   return match[1];
 }
 
-function post(app: TestApp, url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return app.app.inject({ method: 'POST', url, headers: { ...FORM, host: HOST, ...headers }, payload: new URLSearchParams(fields).toString() });
+function post(
+  app: TestApp,
+  url: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.app.inject({
+    method: 'POST',
+    url,
+    headers: { ...FORM, host: HOST, ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
 }
 
 function page(app: TestApp, url: string, cookie?: string): Promise<LightMyRequestResponse> {
@@ -49,8 +59,16 @@ function csrfOf(body: string): string {
   return match[1];
 }
 
-async function startHeldRun(app: TestApp, text = 'checkout-api in staging keeps restarting'): Promise<{ runId: string; actionId: string }> {
-  const response = await app.call({ method: 'POST', url: '/v1/incidents', scope: 'ingestAct', body: { text, namespace: 'staging', rung: 'ACT' } });
+async function startHeldRun(
+  app: TestApp,
+  text = 'checkout-api in staging keeps restarting',
+): Promise<{ runId: string; actionId: string }> {
+  const response = await app.call({
+    method: 'POST',
+    url: '/v1/incidents',
+    scope: 'ingestAct',
+    body: { text, namespace: 'staging', rung: 'ACT' },
+  });
   const runId = response.json().id as string;
   const held = await app.waitForRun(runId, (run) => run.status === 'awaiting_approval');
   return { runId, actionId: (held.actions as { id: string }[])[0]!.id };
@@ -78,9 +96,15 @@ test('a person without a session is sent to sign in, and comes back to the page 
 test('the session cookie is HttpOnly, SameSite=Strict, Path=/, eight hours, and Secure only over https', async (t) => {
   const app = await startTestApp(t);
   const plain = await post(app, '/login', { token: TOKENS.read });
-  assert.equal(plain.headers['set-cookie'], `kubewhy_session=${TOKENS.read}; HttpOnly; SameSite=Strict; Path=/; Max-Age=28800`);
+  assert.equal(
+    plain.headers['set-cookie'],
+    `kubewhy_session=${TOKENS.read}; HttpOnly; SameSite=Strict; Path=/; Max-Age=28800`,
+  );
   const behindTls = await post(app, '/login', { token: TOKENS.approve }, { 'x-forwarded-proto': 'https' });
-  assert.equal(behindTls.headers['set-cookie'], `kubewhy_session=${TOKENS.approve}; HttpOnly; SameSite=Strict; Path=/; Max-Age=28800; Secure`);
+  assert.equal(
+    behindTls.headers['set-cookie'],
+    `kubewhy_session=${TOKENS.approve}; HttpOnly; SameSite=Strict; Path=/; Max-Age=28800; Secure`,
+  );
 });
 
 test('a wrong token, or a token of another scope, gets the form again with a 401, no cookie and the same words', async (t) => {
@@ -98,11 +122,20 @@ test('a wrong token, or a token of another scope, gets the form again with a 401
 
 test('signing in sends a person only to a local path', async (t) => {
   const app = await startTestApp(t);
-  for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example', 'javascript:alert(1)', '/login?next=/']) {
+  for (const next of [
+    '//evil.example/x',
+    'https://evil.example/',
+    '/\\evil.example',
+    'javascript:alert(1)',
+    '/login?next=/',
+  ]) {
     const response = await post(app, '/login', { token: TOKENS.read, next });
     assert.equal(response.headers.location, '/', next);
   }
-  assert.equal((await post(app, '/login', { token: TOKENS.read, next: '/runs/abc?x=1' })).headers.location, '/runs/abc?x=1');
+  assert.equal(
+    (await post(app, '/login', { token: TOKENS.read, next: '/runs/abc?x=1' })).headers.location,
+    '/runs/abc?x=1',
+  );
 });
 
 test('every console page carries the security headers and nothing of it is in /openapi.json', async (t) => {
@@ -110,7 +143,11 @@ test('every console page carries the security headers and nothing of it is in /o
   const cookie = await signIn(app, TOKENS.read);
   for (const url of ['/login', '/', '/runs/no-such-run', '/console/assets/console.css']) {
     const response = await page(app, url, url === '/login' ? undefined : cookie);
-    assert.equal(response.headers['content-security-policy'], "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'", url);
+    assert.equal(
+      response.headers['content-security-policy'],
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+      url,
+    );
     assert.equal(response.headers['x-content-type-options'], 'nosniff', url);
     assert.equal(response.headers['referrer-policy'], 'same-origin', url);
     assert.ok(response.headers['cache-control'], url);
@@ -122,7 +159,17 @@ test('every console page carries the security headers and nothing of it is in /o
 
   const paths = Object.keys((await page(app, '/openapi.json')).json().paths as Record<string, unknown>);
   assert.ok(paths.includes('/v1/runs') && paths.includes('/v1/runs/{id}/actions/{actionId}/approve'), paths.join(' '));
-  assert.deepEqual(paths.filter((path) => path === '/' || path.startsWith('/login') || path.startsWith('/logout') || path.startsWith('/runs') || path.startsWith('/console')), []);
+  assert.deepEqual(
+    paths.filter(
+      (path) =>
+        path === '/' ||
+        path.startsWith('/login') ||
+        path.startsWith('/logout') ||
+        path.startsWith('/runs') ||
+        path.startsWith('/console'),
+    ),
+    [],
+  );
   // The JSON API is where it was, and answers JSON.
   assert.deepEqual((await app.call({ method: 'GET', url: '/v1/runs' })).json(), { runs: [] });
 });
@@ -138,11 +185,16 @@ test('an unknown run is a 404 page', async (t) => {
 });
 
 test('a POST without the CSRF value, with a wrong one, from another origin or cross-site is refused with 403', async (t) => {
-  const app = await startTestApp(t, { model: createInvestigatingModel({ firstCalls: [undo] }), actNamespaces: ['staging'] });
+  const app = await startTestApp(t, {
+    model: createInvestigatingModel({ firstCalls: [undo] }),
+    actNamespaces: ['staging'],
+  });
   const { runId, actionId } = await startHeldRun(app);
   const cookie = await signIn(app, TOKENS.approve);
   const csrf = csrfOf((await page(app, '/', cookie)).body);
-  const expected = createHmac('sha256', createHash('sha256').update(TOKENS.approve).digest()).update('kubewhy-console-csrf').digest('hex');
+  const expected = createHmac('sha256', createHash('sha256').update(TOKENS.approve).digest())
+    .update('kubewhy-console-csrf')
+    .digest('hex');
   assert.equal(csrf, expected, 'HMAC-SHA256(sha256(token), "kubewhy-console-csrf")');
   const decision = `/runs/${runId}/actions/${actionId}/decision`;
   const refusals: [string, Record<string, string>, Record<string, string>][] = [
@@ -158,19 +210,31 @@ test('a POST without the CSRF value, with a wrong one, from another origin or cr
     assert.match(response.body, /Form refused/, what);
   }
   assert.equal((await post(app, '/logout', {}, { cookie })).statusCode, 403, 'signing out needs the CSRF value too');
-  assert.equal((await post(app, '/login', { token: TOKENS.read }, { origin: 'https://evil.example' })).statusCode, 403, 'a cross-origin sign-in');
+  assert.equal(
+    (await post(app, '/login', { token: TOKENS.read }, { origin: 'https://evil.example' })).statusCode,
+    403,
+    'a cross-origin sign-in',
+  );
   assert.equal((await post(app, '/login', { token: TOKENS.read }, { 'sec-fetch-site': 'cross-site' })).statusCode, 403);
   const run = await app.waitForRun(runId, () => true);
   assert.equal((run.actions as { status: string }[])[0]?.status, 'awaiting_approval', 'nothing was decided');
 
-  const signedOut = await post(app, '/logout', { csrf }, { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin' });
+  const signedOut = await post(
+    app,
+    '/logout',
+    { csrf },
+    { cookie, origin: `http://${HOST}`, 'sec-fetch-site': 'same-origin' },
+  );
   assert.equal(signedOut.statusCode, 303);
   assert.equal(signedOut.headers.location, '/login');
   assert.equal(signedOut.headers['set-cookie'], 'kubewhy_session=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0');
 });
 
 test('a read token sees the held action and its diff but no buttons; an approve token approves it and the run completes', async (t) => {
-  const app = await startTestApp(t, { model: createInvestigatingModel({ firstCalls: [undo] }), actNamespaces: ['staging'] });
+  const app = await startTestApp(t, {
+    model: createInvestigatingModel({ firstCalls: [undo] }),
+    actNamespaces: ['staging'],
+  });
   const { runId, actionId } = await startHeldRun(app);
   const actionPath = `/runs/${runId}/actions/${actionId}`;
 
@@ -186,17 +250,35 @@ test('a read token sees the held action and its diff but no buttons; an approve 
   assert.doesNotMatch(readView.body, />Approve<\/button>|>Reject<\/button>/);
   assert.match(readView.body, /needs an <strong>approve<\/strong> token/);
   const readerCsrf = csrfOf(readView.body);
-  const refused = await post(app, `${actionPath}/decision`, { decision: 'approved', csrf: readerCsrf }, { cookie: reader });
+  const refused = await post(
+    app,
+    `${actionPath}/decision`,
+    { decision: 'approved', csrf: readerCsrf },
+    { cookie: reader },
+  );
   assert.equal(refused.statusCode, 403, 'a read token cannot decide by posting the form anyway');
 
   const approver = await signIn(app, TOKENS.approve);
   const approveView = await page(app, actionPath, approver);
-  assert.match(approveView.body, /<button type="submit" name="decision" value="approved" class="button button-approve">Approve<\/button>/);
+  assert.match(
+    approveView.body,
+    /<button type="submit" name="decision" value="approved" class="button button-approve">Approve<\/button>/,
+  );
   assert.match(approveView.body, /<label for="reason">/);
   assert.match(approveView.body, /<label for="by">Your name/);
-  const badName = await post(app, `${actionPath}/decision`, { decision: 'approved', by: '<script>', csrf: csrfOf(approveView.body) }, { cookie: approver, origin: `http://${HOST}` });
+  const badName = await post(
+    app,
+    `${actionPath}/decision`,
+    { decision: 'approved', by: '<script>', csrf: csrfOf(approveView.body) },
+    { cookie: approver, origin: `http://${HOST}` },
+  );
   assert.equal(badName.statusCode, 400, 'a name the API would refuse decides nothing');
-  const decided = await post(app, `${actionPath}/decision`, { decision: 'approved', by: 'alice', reason: 'rollback is safe', csrf: csrfOf(approveView.body) }, { cookie: approver, origin: `http://${HOST}` });
+  const decided = await post(
+    app,
+    `${actionPath}/decision`,
+    { decision: 'approved', by: 'alice', reason: 'rollback is safe', csrf: csrfOf(approveView.body) },
+    { cookie: approver, origin: `http://${HOST}` },
+  );
   assert.equal(decided.statusCode, 303);
   assert.equal(decided.headers.location, `/runs/${runId}?notice=approved`);
 
@@ -204,14 +286,23 @@ test('a read token sees the held action and its diff but no buttons; an approve 
   assert.equal(run.status, 'completed');
   const action = (run.actions as { status: string; decidedBy?: string; decisionReason?: string }[])[0];
   assert.equal(action?.status, 'executed');
-  assert.match(action?.decidedBy ?? '', /^alice \(approve#[0-9a-f]{8}\)$/, 'the name given, beside the token, as the API records it');
+  assert.match(
+    action?.decidedBy ?? '',
+    /^alice \(approve#[0-9a-f]{8}\)$/,
+    'the name given, beside the token, as the API records it',
+  );
   assert.equal(action?.decisionReason, 'rollback is safe');
   assert.deepEqual(app.recording.executed, ['rollout_undo staging/checkout-api']);
   const after = await page(app, `/runs/${runId}?notice=approved`, approver);
   assert.match(after.body, /Approved: the action runs now/);
   assert.match(after.body, /<strong>Verified:<\/strong> the hash chain of \d+ events is intact/);
 
-  const again = await post(app, `${actionPath}/decision`, { decision: 'rejected', csrf: csrfOf(approveView.body) }, { cookie: approver });
+  const again = await post(
+    app,
+    `${actionPath}/decision`,
+    { decision: 'rejected', csrf: csrfOf(approveView.body) },
+    { cookie: approver },
+  );
   assert.equal(again.headers.location, `/runs/${runId}?notice=not-pending`, 'deciding twice changes nothing');
 });
 
@@ -220,7 +311,13 @@ test('a token rotated away stops working on the next page', async (t) => {
   const authenticator = createAuthenticator({ mode: 'tokens', tokens: { read: [TOKENS.read] } });
   const app = await buildServiceApp({
     database,
-    agent: { model: createInvestigatingModel(), registry: createToolRegistry(createRecordingTools().tools), cluster: unusedCluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS },
+    agent: {
+      model: createInvestigatingModel(),
+      registry: createToolRegistry(createRecordingTools().tools),
+      cluster: unusedCluster,
+      policy: { actNamespaces: [] },
+      limits: TEST_LIMITS,
+    },
     runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 1000, maxAttempts: 1, shutdownGraceMs: 1000 },
     auth: { mode: 'tokens', tokens: {} },
     authenticator,
@@ -232,20 +329,36 @@ test('a token rotated away stops working on the next page', async (t) => {
     await app.close();
     database.close();
   });
-  const signedIn = await app.inject({ method: 'POST', url: '/login', headers: { ...FORM, host: HOST }, payload: `token=${TOKENS.read}` });
+  const signedIn = await app.inject({
+    method: 'POST',
+    url: '/login',
+    headers: { ...FORM, host: HOST },
+    payload: `token=${TOKENS.read}`,
+  });
   const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
   assert.equal((await app.inject({ method: 'GET', url: '/', headers: { cookie } })).statusCode, 200);
   authenticator.replaceTokens({ read: ['read-token-rotated-0123456789'] });
   const after = await app.inject({ method: 'GET', url: '/', headers: { cookie } });
   assert.equal(after.statusCode, 303);
   assert.equal(after.headers.location, '/login?next=%2F');
-  assert.equal((await app.inject({ method: 'GET', url: '/?fragment=rows', headers: { cookie } })).statusCode, 401, 'the live update is told, not redirected');
+  assert.equal(
+    (await app.inject({ method: 'GET', url: '/?fragment=rows', headers: { cookie } })).statusCode,
+    401,
+    'the live update is told, not redirected',
+  );
 });
 
 test('what a person or an alert wrote is shown as text: a hostile incident is escaped, a secret in it redacted', async (t) => {
   const app = await startTestApp(t);
   const hostile = '<img src=x onerror=alert(1)> checkout fails with password=Sup3rS3cretValue99';
-  const id = (await app.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: hostile, namespace: 'staging' } })).json().id as string;
+  const id = (
+    await app.call({
+      method: 'POST',
+      url: '/v1/incidents',
+      scope: 'ingest',
+      body: { text: hostile, namespace: 'staging' },
+    })
+  ).json().id as string;
   await app.waitForRun(id);
   const cookie = await signIn(app, TOKENS.read);
   for (const url of ['/', `/runs/${id}`, '/?fragment=rows']) {
@@ -269,10 +382,19 @@ test('the runs list filters by status, namespace, category and cluster, pages by
   for (let index = 0; index < 56; index++) {
     const namespace = index % 2 === 0 ? 'staging' : 'shop';
     const id = `run-${String(index).padStart(3, '0')}`;
-    store.create({ id, trigger: { kind: 'incident', text: `incident ${index}`, namespace }, source: 'api', rung: 'OBSERVE', now: new Date(Date.UTC(2026, 11, 1, 0, index)) });
+    store.create({
+      id,
+      trigger: { kind: 'incident', text: `incident ${index}`, namespace },
+      source: 'api',
+      rung: 'OBSERVE',
+      now: new Date(Date.UTC(2026, 11, 1, 0, index)),
+    });
     store.claim(id, { cluster: clusters[index % 3 === 0 ? 0 : 1] });
     const category = index % 4 === 0 ? 'oom-killed' : 'bad-credentials';
-    store.finish(id, { status: index === 55 ? 'failed' : 'completed', diagnosis: { ...demoDiagnosis, category, evidence: [...demoDiagnosis.evidence], actions: [] } });
+    store.finish(id, {
+      status: index === 55 ? 'failed' : 'completed',
+      diagnosis: { ...demoDiagnosis, category, evidence: [...demoDiagnosis.evidence], actions: [] },
+    });
   }
   const app = await startTestApp(t, { database });
   const cookie = await signIn(app, TOKENS.read);
@@ -284,7 +406,14 @@ test('the runs list filters by status, namespace, category and cluster, pages by
   assert.equal(firstIds[0], 'run-055', 'newest first');
   const older = /href="(\/\?cursor=\d+)" rel="next">Older runs</.exec(first.body);
   assert.ok(older?.[1], 'an Older runs link');
-  assert.deepEqual(idsOn((await page(app, older[1], cookie)).body), ['run-005', 'run-004', 'run-003', 'run-002', 'run-001', 'run-000']);
+  assert.deepEqual(idsOn((await page(app, older[1], cookie)).body), [
+    'run-005',
+    'run-004',
+    'run-003',
+    'run-002',
+    'run-001',
+    'run-000',
+  ]);
 
   const expected = (keep: (index: number) => boolean): string[] =>
     Array.from({ length: 56 }, (_, index) => index)
@@ -300,12 +429,26 @@ test('the runs list filters by status, namespace, category and cluster, pages by
     ['cluster=https%3A%2F%2Fprod-eu.example%3A6443&status=completed', (index) => index % 3 === 0 && index !== 55],
   ];
   for (const [query, keep] of cases) {
-    assert.deepEqual(idsOn((await page(app, `/?${query}`, cookie)).body), expected(keep).slice(0, 50), `console ${query}`);
-    const api = (await app.call({ method: 'GET', url: `/v1/runs?limit=200&${query}` })).json() as { runs: { id: string }[] };
-    assert.deepEqual(api.runs.map((run) => run.id), expected(keep), `API ${query}`);
+    assert.deepEqual(
+      idsOn((await page(app, `/?${query}`, cookie)).body),
+      expected(keep).slice(0, 50),
+      `console ${query}`,
+    );
+    const api = (await app.call({ method: 'GET', url: `/v1/runs?limit=200&${query}` })).json() as {
+      runs: { id: string }[];
+    };
+    assert.deepEqual(
+      api.runs.map((run) => run.id),
+      expected(keep),
+      `API ${query}`,
+    );
   }
   const filtered = await page(app, '/?namespace=shop&category=oom-killed', cookie);
-  assert.match(filtered.body, /<input id="filter-namespace" name="namespace" type="text" value="shop"/, 'the form keeps the filters');
+  assert.match(
+    filtered.body,
+    /<input id="filter-namespace" name="namespace" type="text" value="shop"/,
+    'the form keeps the filters',
+  );
   assert.match(filtered.body, /<option value="oom-killed" selected>/);
   assert.match(filtered.body, /<caption>Runs, newest first \(namespace shop, category oom-killed\)<\/caption>/);
   assert.equal((await app.call({ method: 'GET', url: '/v1/runs?category=not-a-category' })).statusCode, 400);

@@ -21,16 +21,44 @@ function alert(labels: Record<string, string>, startsAt = '2026-12-01T10:00:00Z'
 }
 
 const nodePressure = alert({ alertname: 'KubeNodePressure', node: NODE, condition: 'MemoryPressure' });
-const podNotReady = (namespace: string, pod: string): IncomingAlert => alert({ alertname: 'KubePodNotReady', namespace, pod });
+const podNotReady = (namespace: string, pod: string): IncomingAlert =>
+  alert({ alertname: 'KubePodNotReady', namespace, pod });
 
-function pod(input: { namespace: string; name: string; node: string; owner?: { kind: string; name: string }; phase?: string; ready?: boolean; waiting?: string }): V1Pod {
+function pod(input: {
+  namespace: string;
+  name: string;
+  node: string;
+  owner?: { kind: string; name: string };
+  phase?: string;
+  ready?: boolean;
+  waiting?: string;
+}): V1Pod {
   return {
-    metadata: { namespace: input.namespace, name: input.name, ...(input.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: input.owner.kind, name: input.owner.name, uid: 'u', controller: true }] } : {}) },
+    metadata: {
+      namespace: input.namespace,
+      name: input.name,
+      ...(input.owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: input.owner.kind, name: input.owner.name, uid: 'u', controller: true },
+            ],
+          }
+        : {}),
+    },
     spec: { nodeName: input.node, containers: [{ name: 'app' }] },
     status: {
       phase: input.phase ?? 'Running',
       conditions: [{ type: 'Ready', status: input.ready === false ? 'False' : 'True' }],
-      containerStatuses: [{ name: 'app', image: 'app', imageID: '', ready: input.ready !== false, restartCount: 0, ...(input.waiting ? { state: { waiting: { reason: input.waiting } } } : {}) }],
+      containerStatuses: [
+        {
+          name: 'app',
+          image: 'app',
+          imageID: '',
+          ready: input.ready !== false,
+          restartCount: 0,
+          ...(input.waiting ? { state: { waiting: { reason: input.waiting } } } : {}),
+        },
+      ],
     },
   };
 }
@@ -43,14 +71,24 @@ function podCluster(pods: V1Pod[]): Cluster & { reads: number } {
     list: async (kind: string, options?: { namespace?: string }) => {
       cluster.reads++;
       if (kind !== 'Pod') throw new Error(`the test cluster serves pods only, not ${kind}`);
-      return { ok: true, value: { items: pods.filter((item) => item.metadata?.namespace === options?.namespace), incomplete: false } };
+      return {
+        ok: true,
+        value: { items: pods.filter((item) => item.metadata?.namespace === options?.namespace), incomplete: false },
+      };
     },
   };
   return cluster as unknown as Cluster & { reads: number };
 }
 
 function diagnosisOf(culprit: Diagnosis['culprit']): Diagnosis {
-  return { category: 'node-failure', culprit, summary: 'the node is out of memory', evidence: ['MemoryPressure True'], confidence: 'high', actions: [] };
+  return {
+    category: 'node-failure',
+    culprit,
+    summary: 'the node is out of memory',
+    evidence: ['MemoryPressure True'],
+    confidence: 'high',
+    actions: [],
+  };
 }
 
 interface Fixture {
@@ -64,7 +102,10 @@ interface Fixture {
 }
 
 /** A run service over an in-memory store; the agent diagnoses every run as the node's failure once released. */
-async function startService(t: TestContext, input: { cluster: Cluster; holdMs: number; culprit?: Diagnosis['culprit']; retryFirstAttempt?: boolean }): Promise<Fixture> {
+async function startService(
+  t: TestContext,
+  input: { cluster: Cluster; holdMs: number; culprit?: Diagnosis['culprit']; retryFirstAttempt?: boolean },
+): Promise<Fixture> {
   const database = openDatabase(':memory:');
   const stores = createSqliteStores(database);
   const store = stores.runs;
@@ -75,10 +116,25 @@ async function startService(t: TestContext, input: { cluster: Cluster; holdMs: n
   const runAgent = async (run: RunAgentInput): Promise<RunOutcome> => {
     started.set(run.runId, run.trigger);
     if (input.retryFirstAttempt && run.attempt === 1) {
-      return { status: 'failed', reason: 'the model is overloaded', retry: { afterMs: 20 }, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, steps: 1, toolCalls: [], actions: [] };
+      return {
+        status: 'failed',
+        reason: 'the model is overloaded',
+        retry: { afterMs: 20 },
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+        steps: 1,
+        toolCalls: [],
+        actions: [],
+      };
     }
     await released;
-    return { status: 'completed', diagnosis: diagnosisOf(input.culprit ?? { kind: 'Node', name: NODE }), usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, steps: 1, toolCalls: [], actions: [] };
+    return {
+      status: 'completed',
+      diagnosis: diagnosisOf(input.culprit ?? { kind: 'Node', name: NODE }),
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      steps: 1,
+      toolCalls: [],
+      actions: [],
+    };
   };
   const service = createRunService({
     store,
@@ -86,8 +142,22 @@ async function startService(t: TestContext, input: { cluster: Cluster; holdMs: n
     writes: stores.writes,
     metrics,
     logger: createLogger({ level: 'silent' }),
-    agent: { model: { name: 'unused' } as never, registry: createToolRegistry([]), cluster: input.cluster, policy: { actNamespaces: [] }, limits: TEST_LIMITS, runAgent },
-    settings: { concurrency: 4, queueSize: 100, dedupWindowMs: 3_600_000, maxAttempts: 3, shutdownGraceMs: 1_000, nodeIncidentHoldMs: input.holdMs },
+    agent: {
+      model: { name: 'unused' } as never,
+      registry: createToolRegistry([]),
+      cluster: input.cluster,
+      policy: { actNamespaces: [] },
+      limits: TEST_LIMITS,
+      runAgent,
+    },
+    settings: {
+      concurrency: 4,
+      queueSize: 100,
+      dedupWindowMs: 3_600_000,
+      maxAttempts: 3,
+      shutdownGraceMs: 1_000,
+      nodeIncidentHoldMs: input.holdMs,
+    },
   });
   await service.start();
   t.after(async () => {
@@ -113,14 +183,24 @@ test("pods of several workloads on a node under pressure join the node's run: ea
   ]);
   const fixture = await startService(t, { cluster, holdMs: 0 });
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
-  const podResults = await fixture.service.ingestAlerts([podNotReady('analytics', 'report-builder-6cd59f8d56-cgl7v'), podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
-  assert.deepEqual(podResults.map((result) => result.outcome), ['created', 'created'], 'labels alone do not tie a pod to its node');
+  const podResults = await fixture.service.ingestAlerts([
+    podNotReady('analytics', 'report-builder-6cd59f8d56-cgl7v'),
+    podNotReady('web', 'storefront-j89c8sk2wl-xtq8n'),
+  ]);
+  assert.deepEqual(
+    podResults.map((result) => result.outcome),
+    ['created', 'created'],
+    'labels alone do not tie a pod to its node',
+  );
 
   for (const result of podResults) {
     const merged = await ended(fixture, result.runId);
     assert.equal(merged.status, 'completed');
     assert.equal(merged.diagnosis, undefined);
-    assert.match(merged.reason ?? '', new RegExp(`^merged: .* on node ${NODE.replaceAll('.', '\\.')}, whose incident is run ${nodeResult!.runId}`));
+    assert.match(
+      merged.reason ?? '',
+      new RegExp(`^merged: .* on node ${NODE.replaceAll('.', '\\.')}, whose incident is run ${nodeResult!.runId}`),
+    );
   }
   fixture.release();
   const nodeRun = await ended(fixture, nodeResult!.runId);
@@ -141,12 +221,25 @@ test("pods of several workloads on a node under pressure join the node's run: ea
 
 test('a pod waiting on its own image, or on a node without an incident, runs on its own', async (t) => {
   const cluster = podCluster([
-    pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, ready: false, waiting: 'ImagePullBackOff' }),
+    pod({
+      namespace: 'web',
+      name: 'storefront-j89c8sk2wl-xtq8n',
+      node: NODE,
+      ready: false,
+      waiting: 'ImagePullBackOff',
+    }),
     pod({ namespace: 'shop', name: 'cart-6f58f6bfb9-mjcbt', node: 'another-node', ready: false }),
   ]);
-  const fixture = await startService(t, { cluster, holdMs: 0, culprit: { kind: 'Deployment', namespace: 'web', name: 'storefront' } });
+  const fixture = await startService(t, {
+    cluster,
+    holdMs: 0,
+    culprit: { kind: 'Deployment', namespace: 'web', name: 'storefront' },
+  });
   await fixture.service.ingestAlerts([nodePressure]);
-  const results = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n'), podNotReady('shop', 'cart-6f58f6bfb9-mjcbt')]);
+  const results = await fixture.service.ingestAlerts([
+    podNotReady('web', 'storefront-j89c8sk2wl-xtq8n'),
+    podNotReady('shop', 'cart-6f58f6bfb9-mjcbt'),
+  ]);
   fixture.release();
   for (const result of results) {
     const run = await ended(fixture, result.runId);
@@ -159,14 +252,35 @@ test('a pod waiting on its own image, or on a node without an incident, runs on 
 
 test("a workload-level alert joins the node's run through its own pods that are not ready there", async (t) => {
   const cluster = podCluster([
-    pod({ namespace: 'prod', name: 'rabbitmq-0', node: 'healthy-node', owner: { kind: 'StatefulSet', name: 'rabbitmq' } }),
-    pod({ namespace: 'prod', name: 'rabbitmq-1', node: NODE, owner: { kind: 'StatefulSet', name: 'rabbitmq' }, phase: 'Unknown' }),
+    pod({
+      namespace: 'prod',
+      name: 'rabbitmq-0',
+      node: 'healthy-node',
+      owner: { kind: 'StatefulSet', name: 'rabbitmq' },
+    }),
+    pod({
+      namespace: 'prod',
+      name: 'rabbitmq-1',
+      node: NODE,
+      owner: { kind: 'StatefulSet', name: 'rabbitmq' },
+      phase: 'Unknown',
+    }),
     // Not rabbitmq's, though on the node: it does not tie rabbitmq to the node.
-    pod({ namespace: 'prod', name: 'other-0', node: NODE, owner: { kind: 'StatefulSet', name: 'other' }, phase: 'Unknown' }),
+    pod({
+      namespace: 'prod',
+      name: 'other-0',
+      node: NODE,
+      owner: { kind: 'StatefulSet', name: 'other' },
+      phase: 'Unknown',
+    }),
   ]);
   const fixture = await startService(t, { cluster, holdMs: 0 });
-  const [nodeResult] = await fixture.service.ingestAlerts([alert({ alertname: 'KubeNodeNotReady', node: NODE, condition: 'Ready' })]);
-  const [workload] = await fixture.service.ingestAlerts([alert({ alertname: 'KubeStatefulSetReplicasMismatch', namespace: 'prod', statefulset: 'rabbitmq' })]);
+  const [nodeResult] = await fixture.service.ingestAlerts([
+    alert({ alertname: 'KubeNodeNotReady', node: NODE, condition: 'Ready' }),
+  ]);
+  const [workload] = await fixture.service.ingestAlerts([
+    alert({ alertname: 'KubeStatefulSetReplicasMismatch', namespace: 'prod', statefulset: 'rabbitmq' }),
+  ]);
   const merged = await ended(fixture, workload!.runId);
   assert.match(merged.reason ?? '', /^merged: its pods \(rabbitmq-1\) are on node/);
   fixture.release();
@@ -174,7 +288,9 @@ test("a workload-level alert joins the node's run through its own pods that are 
 });
 
 test("a pod's run is held a moment, so that its node's alert in the next notification is its incident", async (t) => {
-  const cluster = podCluster([pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' })]);
+  const cluster = podCluster([
+    pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' }),
+  ]);
   const fixture = await startService(t, { cluster, holdMs: 300 });
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
@@ -193,12 +309,16 @@ test('a run that diagnosed a node answers for it: the node alert arriving after 
   const [nodeResult] = await fixture.service.ingestAlerts([nodePressure]);
   assert.deepEqual([nodeResult?.outcome, nodeResult?.runId], ['attached', podResult!.runId]);
   // A node of the same name in another cluster is another incident.
-  const [elsewhere] = await fixture.service.ingestAlerts([{ ...nodePressure, labels: { ...nodePressure.labels, cluster: 'west' } }]);
+  const [elsewhere] = await fixture.service.ingestAlerts([
+    { ...nodePressure, labels: { ...nodePressure.labels, cluster: 'west' } },
+  ]);
   assert.equal(elsewhere?.outcome, 'created');
 });
 
 test("a run started again after a model failure has done work of its own: it never joins a node's run then", async (t) => {
-  const cluster = podCluster([pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' })]);
+  const cluster = podCluster([
+    pod({ namespace: 'web', name: 'storefront-j89c8sk2wl-xtq8n', node: NODE, phase: 'Failed' }),
+  ]);
   const fixture = await startService(t, { cluster, holdMs: 0, retryFirstAttempt: true });
   const [podResult] = await fixture.service.ingestAlerts([podNotReady('web', 'storefront-j89c8sk2wl-xtq8n')]);
   // The first start found no node with a run (so read nothing); the node's alert comes before the retry.

@@ -46,9 +46,13 @@ test('the kubewhy receiver posts to the Alertmanager webhook route with send_res
 
 test('the bearer token comes from credentials_file, never inline', async () => {
   const text = await readFile(configPath, 'utf8');
-  const [webhook] = (await readConfig()).receivers.find((candidate) => candidate.name === 'kubewhy')?.webhook_configs ?? [];
+  const [webhook] =
+    (await readConfig()).receivers.find((candidate) => candidate.name === 'kubewhy')?.webhook_configs ?? [];
   const httpConfig = webhook?.['http_config'] as { authorization?: Record<string, string> } | undefined;
-  assert.deepEqual(httpConfig?.authorization, { type: 'Bearer', credentials_file: '/etc/alertmanager/secrets/kubewhy-ingest/token' });
+  assert.deepEqual(httpConfig?.authorization, {
+    type: 'Bearer',
+    credentials_file: '/etc/alertmanager/secrets/kubewhy-ingest/token',
+  });
   assert.doesNotMatch(text, /^\s*(credentials|bearer_token|password):/m);
 });
 
@@ -57,5 +61,9 @@ test('alerts go on to the other receivers after kubewhy (continue: true)', async
   assert.notEqual(route.receiver, 'kubewhy', 'kubewhy is not the only receiver');
   const kubewhyRoute = route.routes?.find((candidate) => candidate.receiver === 'kubewhy');
   assert.equal(kubewhyRoute?.continue, true);
-  assert.equal(route.routes?.[0], kubewhyRoute, 'the kubewhy route comes first, so that later routes cannot stop alerts before it');
+  assert.equal(
+    route.routes?.[0],
+    kubewhyRoute,
+    'the kubewhy route comes first, so that later routes cannot stop alerts before it',
+  );
 });

@@ -43,7 +43,10 @@ function parseDockerfile(text: string): { arguments: Map<string, string>; stages
     const upper = keyword.toUpperCase();
     if (upper === 'FROM') {
       const [image = '', , name] = argument.split(/\s+/);
-      const resolved = image.replace(/^\$\{(\w+)\}$/, (_match, variable: string) => globalArguments.get(variable) ?? '');
+      const resolved = image.replace(
+        /^\$\{(\w+)\}$/,
+        (_match, variable: string) => globalArguments.get(variable) ?? '',
+      );
       stages.push({ from: resolved, ...(name ? { name } : {}), instructions: [] });
     } else if (stages.length === 0 && upper === 'ARG') {
       const [variable = '', value = ''] = argument.split('=');
@@ -56,13 +59,18 @@ function parseDockerfile(text: string): { arguments: Map<string, string>; stages
 }
 
 function findAll(stage: Stage, keyword: string): string[] {
-  return stage.instructions.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.argument);
+  return stage.instructions
+    .filter((instruction) => instruction.keyword === keyword)
+    .map((instruction) => instruction.argument);
 }
 
 function parseExecForm(argument: string | undefined, keyword: string): string[] {
   assert.ok(argument, `no ${keyword}`);
   const value: unknown = JSON.parse(argument);
-  assert.ok(Array.isArray(value) && value.every((item) => typeof item === 'string'), `${keyword} must be in exec form (a JSON array), so that no shell sits between the runtime and Node: ${argument}`);
+  assert.ok(
+    Array.isArray(value) && value.every((item) => typeof item === 'string'),
+    `${keyword} must be in exec form (a JSON array), so that no shell sits between the runtime and Node: ${argument}`,
+  );
   return value as string[];
 }
 
@@ -84,17 +92,26 @@ describe('the build', () => {
   });
 
   test('installs production dependencies only, from the lock file', () => {
-    const builder = stages.find((stage) => stage !== runtime && findAll(stage, 'RUN').some((command) => /npm ci\b/.test(command)));
+    const builder = stages.find(
+      (stage) => stage !== runtime && findAll(stage, 'RUN').some((command) => /npm ci\b/.test(command)),
+    );
     assert.ok(builder, 'no stage runs npm ci');
     const install = findAll(builder, 'RUN').find((command) => /npm ci\b/.test(command)) ?? '';
     assert.match(install, /--omit=dev\b/);
     assert.match(install, /--omit=optional\b/);
-    assert.ok(findAll(builder, 'COPY').some((source) => /package\.json/.test(source) && /package-lock\.json/.test(source)), 'the lock file is copied before npm ci');
-    assert.ok(!findAll(runtime, 'RUN').some((command) => /npm (ci|install)/.test(command)), 'the runtime stage installs nothing');
+    assert.ok(
+      findAll(builder, 'COPY').some((source) => /package\.json/.test(source) && /package-lock\.json/.test(source)),
+      'the lock file is copied before npm ci',
+    );
+    assert.ok(
+      !findAll(runtime, 'RUN').some((command) => /npm (ci|install)/.test(command)),
+      'the runtime stage installs nothing',
+    );
   });
 
   test('pins every base image by digest', () => {
-    for (const stage of stages) assert.match(stage.from, /@sha256:[0-9a-f]{64}$/, `${stage.from} is not pinned by digest`);
+    for (const stage of stages)
+      assert.match(stage.from, /@sha256:[0-9a-f]{64}$/, `${stage.from} is not pinned by digest`);
   });
 
   test('packs kubewhy with npm pack, which builds dist/ and keeps what package.json lists', () => {
@@ -105,18 +122,39 @@ describe('the build', () => {
 
   test('the runtime copies the dependencies and the packed package from the build stages, and nothing from the context', () => {
     const copies = findAll(runtime, 'COPY');
-    assert.ok(copies.some((copy) => copy.startsWith(`--from=${stages[0]?.name}`) && copy.includes('/app/node_modules')), 'node_modules comes from the dependencies stage');
+    assert.ok(
+      copies.some((copy) => copy.startsWith(`--from=${stages[0]?.name}`) && copy.includes('/app/node_modules')),
+      'node_modules comes from the dependencies stage',
+    );
     const packer = stages.find((stage) => findAll(stage, 'RUN').some((command) => /npm pack\b/.test(command)));
-    assert.ok(copies.some((copy) => copy.startsWith(`--from=${packer?.name}`)), 'the package comes from the stage that packs it');
-    assert.deepEqual(copies.filter((copy) => !copy.startsWith('--from=')), []);
+    assert.ok(
+      copies.some((copy) => copy.startsWith(`--from=${packer?.name}`)),
+      'the package comes from the stage that packs it',
+    );
+    assert.deepEqual(
+      copies.filter((copy) => !copy.startsWith('--from=')),
+      [],
+    );
   });
 
   test('the build context filter lets in only what the build stages copy, and of the scenarios only the demo one', async () => {
     const ignore = await readFile(join(repositoryRoot, 'deploy', 'Dockerfile.dockerignore'), 'utf8');
     const lines = ignore.split('\n').filter((line) => line && !line.startsWith('#'));
     assert.equal(lines[0], '**', 'everything is excluded first');
-    assert.deepEqual(lines.filter((line) => line.startsWith('!')).sort(), ['!bin/**', '!mock-cluster/**', '!mock-cluster/scenarios/checkout-secret-rotation/**', '!package-lock.json', '!package.json', '!src/**', '!tsconfig.build.json', '!tsconfig.json']);
-    assert.ok(lines.indexOf('mock-cluster/scenarios/**') < lines.indexOf('!mock-cluster/scenarios/checkout-secret-rotation/**'), 'the other scenarios are excluded before the demo one is let in');
+    assert.deepEqual(lines.filter((line) => line.startsWith('!')).sort(), [
+      '!bin/**',
+      '!mock-cluster/**',
+      '!mock-cluster/scenarios/checkout-secret-rotation/**',
+      '!package-lock.json',
+      '!package.json',
+      '!src/**',
+      '!tsconfig.build.json',
+      '!tsconfig.json',
+    ]);
+    assert.ok(
+      lines.indexOf('mock-cluster/scenarios/**') < lines.indexOf('!mock-cluster/scenarios/checkout-secret-rotation/**'),
+      'the other scenarios are excluded before the demo one is let in',
+    );
   });
 });
 
@@ -126,7 +164,9 @@ describe('the runtime', () => {
     assert.ok(user, 'no USER in the runtime stage');
     const [uid, gid] = user.split(':');
     assert.ok(uid && !['0', 'root'].includes(uid), `USER ${user} is root`);
-    const values = parse(await readFile(join(repositoryRoot, 'charts', 'kubewhy', 'values.yaml'), 'utf8')) as { securityContext: { runAsUser: number; runAsGroup: number } };
+    const values = parse(await readFile(join(repositoryRoot, 'charts', 'kubewhy', 'values.yaml'), 'utf8')) as {
+      securityContext: { runAsUser: number; runAsGroup: number };
+    };
     assert.equal(Number(uid), values.securityContext.runAsUser);
     assert.equal(Number(gid), values.securityContext.runAsGroup);
   });

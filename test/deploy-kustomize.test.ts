@@ -9,7 +9,13 @@ import { before, test } from 'node:test';
 import { ensureKubectl } from '../scripts/binaries.ts';
 import { renderChart, repositoryRoot, runCommand } from './fixtures/helm-support/helm.ts';
 import { findAllSchemaProblems } from './fixtures/helm-support/kubernetes-schema.ts';
-import { describeObject, findDeployment, isHelmHook, parseManifests, type KubernetesObject } from './fixtures/helm-support/objects.ts';
+import {
+  describeObject,
+  findDeployment,
+  isHelmHook,
+  parseManifests,
+  type KubernetesObject,
+} from './fixtures/helm-support/objects.ts';
 
 let manifests: KubernetesObject[] = [];
 
@@ -24,7 +30,9 @@ function stripLabelsAndAnnotations(object: KubernetesObject): KubernetesObject {
   const copy = structuredClone(object);
   delete copy.metadata.labels;
   delete copy.metadata.annotations;
-  const template = (copy['spec'] as { template?: { metadata?: { labels?: unknown; annotations?: unknown } } } | undefined)?.template;
+  const template = (
+    copy['spec'] as { template?: { metadata?: { labels?: unknown; annotations?: unknown } } } | undefined
+  )?.template;
   if (template?.metadata) {
     delete template.metadata.labels;
     delete template.metadata.annotations;
@@ -58,7 +66,11 @@ test('the objects equal the chart defaults, but for labels, annotations and the 
   for (const plain of plainObjects) {
     const fromChart = chartObjects.find((object) => describeObject(object) === describeObject(plain));
     assert.ok(fromChart);
-    assert.deepEqual(stripLabelsAndAnnotations(plain), stripLabelsAndAnnotations(fromChart), `${describeObject(plain)} differs from the chart`);
+    assert.deepEqual(
+      stripLabelsAndAnnotations(plain),
+      stripLabelsAndAnnotations(fromChart),
+      `${describeObject(plain)} differs from the chart`,
+    );
   }
   const tokens = findDeployment(chart).spec.template.spec.volumes?.find((volume) => volume.name === 'tokens');
   assert.equal(tokens?.secret?.secretName, 'kubewhy-tokens', 'deploy/README.md tells users to create this Secret');
@@ -67,7 +79,8 @@ test('the objects equal the chart defaults, but for labels, annotations and the 
 test('the pod template carries the labels the Service and Deployment select', () => {
   const deployment = findDeployment(manifests);
   const selector = deployment.spec.selector.matchLabels;
-  for (const [key, value] of Object.entries(selector)) assert.equal(deployment.spec.template.metadata.labels[key], value);
+  for (const [key, value] of Object.entries(selector))
+    assert.equal(deployment.spec.template.metadata.labels[key], value);
 });
 
 test('the namespace enforces the restricted Pod Security Standard', () => {

@@ -15,14 +15,24 @@ import type { Diagnosis } from '../src/agent/diagnosis.ts';
 
 const run = promisify(execFile);
 const SCENARIO = 'mock-cluster/scenarios/checkout-secret-rotation';
-const env = { ...process.env, KUBEWHY_MODEL: 'offline', KUBEWHY_CLUSTER: 'mock', ANTHROPIC_API_KEY: '', KUBEWHY_DATA_DIR: mkdtempSync(join(tmpdir(), 'kubewhy-not-found-')) };
+const env = {
+  ...process.env,
+  KUBEWHY_MODEL: 'offline',
+  KUBEWHY_CLUSTER: 'mock',
+  ANTHROPIC_API_KEY: '',
+  KUBEWHY_DATA_DIR: mkdtempSync(join(tmpdir(), 'kubewhy-not-found-')),
+};
 
 async function diagnose(...args: string[]): Promise<Diagnosis> {
   return diagnoseIn(SCENARIO, ...args);
 }
 
 async function diagnoseIn(scenario: string, ...args: string[]): Promise<Diagnosis> {
-  const { stdout } = await run(process.execPath, ['bin/kubewhy.js', 'diagnose', '--scenario', scenario, '--json', ...args], { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await run(
+    process.execPath,
+    ['bin/kubewhy.js', 'diagnose', '--scenario', scenario, '--json', ...args],
+    { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+  );
   const result = JSON.parse(stdout) as { status: string; diagnosis?: Diagnosis };
   assert.equal(result.status, 'completed');
   assert.ok(result.diagnosis, 'a completed run has a diagnosis');
@@ -36,7 +46,10 @@ describe('kubewhy diagnose, when the words name what is not there', { concurrenc
     assert.equal(diagnosis.confidence, 'low');
     assert.deepEqual(diagnosis.culprit, { kind: 'Node', name: 'worker-3' });
     assert.deepEqual(diagnosis.notFound, [{ kind: 'Node', name: 'worker-3' }]);
-    assert.match(diagnosis.summary, /node "worker-3" was not found; the cluster has nodes: ip-10-20-1-34\.eu-west-1\.compute\.internal, /);
+    assert.match(
+      diagnosis.summary,
+      /node "worker-3" was not found; the cluster has nodes: ip-10-20-1-34\.eu-west-1\.compute\.internal, /,
+    );
     assert.doesNotMatch(diagnosis.summary, /checkout-api|password/);
   });
 
@@ -55,7 +68,10 @@ describe('kubewhy diagnose, when the words name what is not there', { concurrenc
     assert.equal(diagnosis.confidence, 'low');
     assert.deepEqual(diagnosis.culprit, { kind: 'Deployment', namespace: 'staging', name: 'cart' });
     assert.deepEqual(diagnosis.notFound, [{ kind: 'Deployment', namespace: 'staging', name: 'cart' }]);
-    assert.match(diagnosis.summary, /Deployment "cart" in namespace staging was not found; the cluster has Deployments in staging: .*checkout-api/);
+    assert.match(
+      diagnosis.summary,
+      /Deployment "cart" in namespace staging was not found; the cluster has Deployments in staging: .*checkout-api/,
+    );
     assert.equal(diagnosis.actions.length, 0, 'nothing is proposed for a workload that is not there');
   });
 

@@ -38,7 +38,8 @@ interface Options {
 const IMPLEMENTATIONS: { name: string; open(options: Options): Promise<Bench> }[] = [
   {
     name: 'local (SQLite)',
-    open: (options) => openBench(createSqliteStores(openDatabase(':memory:')), options, (input) => createLocalDispatcher(input)),
+    open: (options) =>
+      openBench(createSqliteStores(openDatabase(':memory:')), options, (input) => createLocalDispatcher(input)),
   },
   {
     name: 'shared (PostgreSQL)',
@@ -52,7 +53,11 @@ const IMPLEMENTATIONS: { name: string; open(options: Options): Promise<Bench> }[
   },
 ];
 
-async function openBench(stores: Stores, options: Options, create: (input: DispatcherInput) => Dispatcher): Promise<Bench> {
+async function openBench(
+  stores: Stores,
+  options: Options,
+  create: (input: DispatcherInput) => Dispatcher,
+): Promise<Bench> {
   const started: string[] = [];
   const holding = new Map<string, () => void>();
   const logger = pino({ level: 'silent' });

@@ -24,7 +24,10 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'e2e-new-alerts');
 const RULES = join(ROOT, 'deploy', 'prometheus');
 
 const missing = [!hasPrometheus() && 'prometheus', !hasAlertmanager() && 'prometheus-alertmanager'].filter(Boolean);
-const skip = missing.length > 0 ? `not installed: ${missing.join(', ')} (apt-get install ${missing.join(' ')}; .ci/run installs them)` : false;
+const skip =
+  missing.length > 0
+    ? `not installed: ${missing.join(', ')} (apt-get install ${missing.join(' ')}; .ci/run installs them)`
+    : false;
 
 /** Each alert the fixture must fire, by the labels that name its object. */
 const EXPECTED: Record<string, string>[] = [
@@ -47,38 +50,62 @@ function has(alert: FiredAlert, labels: Record<string, string>): boolean {
   return Object.entries(labels).every(([name, value]) => alert.labels[name] === value);
 }
 
-describe('the mixin alerts on autoscalers, DaemonSets and StatefulSet updates fire from the mock cluster', { skip, timeout: 120_000 }, () => {
-  let directory = '';
-  let stack: AlertStack | undefined;
-  let fired: FiredAlert[] = [];
+describe(
+  'the mixin alerts on autoscalers, DaemonSets and StatefulSet updates fire from the mock cluster',
+  { skip, timeout: 120_000 },
+  () => {
+    let directory = '';
+    let stack: AlertStack | undefined;
+    let fired: FiredAlert[] = [];
 
-  before(
-    async () => {
-      directory = await mkdtemp(join(tmpdir(), 'kubewhy-e2e-new-alerts-'));
-      const ruleFiles = (await readdir(RULES)).filter((name) => name.endsWith('.yml') && !name.endsWith('.test.yml')).map((name) => join(RULES, name));
-      stack = await startAlertStack({ directory, scenarios: 1, lanes: 1, ruleFiles, forDuration: '0s', scrapeIntervalMs: 1000, evaluationIntervalMs: 500 });
-      fired = await stack.fireScenario({ scenario: await loadScenario(FIXTURE), timeoutMs: 45_000 });
-    },
-    { timeout: 90_000 },
-  );
+    before(
+      async () => {
+        directory = await mkdtemp(join(tmpdir(), 'kubewhy-e2e-new-alerts-'));
+        const ruleFiles = (await readdir(RULES))
+          .filter((name) => name.endsWith('.yml') && !name.endsWith('.test.yml'))
+          .map((name) => join(RULES, name));
+        stack = await startAlertStack({
+          directory,
+          scenarios: 1,
+          lanes: 1,
+          ruleFiles,
+          forDuration: '0s',
+          scrapeIntervalMs: 1000,
+          evaluationIntervalMs: 500,
+        });
+        fired = await stack.fireScenario({ scenario: await loadScenario(FIXTURE), timeoutMs: 45_000 });
+      },
+      { timeout: 90_000 },
+    );
 
-  after(async () => {
-    await stack?.stop();
-    if (directory) await rm(directory, { recursive: true, force: true });
-  });
-
-  for (const expected of EXPECTED) {
-    it(`fires ${describeAlert(expected)} and kubewhy completes a run for it`, (t) => {
-      const matching = fired.filter((alert) => has(alert, expected));
-      for (const alert of fired) t.diagnostic(`${describeAlert(alert.labels)} → ${alert.run.status} ${alert.run.diagnosis?.category ?? ''} ${alert.run.diagnosis?.summary ?? alert.run.reason ?? ''}`);
-      assert.equal(matching.length, 1, `fired: ${fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing'}`);
-      assert.equal(matching[0]?.labels['severity'], 'warning');
-      assert.equal(matching[0]?.run.status, 'completed', JSON.stringify(matching[0]?.run));
+    after(async () => {
+      await stack?.stop();
+      if (directory) await rm(directory, { recursive: true, force: true });
     });
-  }
 
-  it('fires none of the alerts its quiet objects would fire were the rules wrong', () => {
-    const wrong = fired.filter((alert) => UNEXPECTED.some((labels) => has(alert, labels)));
-    assert.deepEqual(wrong.map((alert) => describeAlert(alert.labels)), []);
-  });
-});
+    for (const expected of EXPECTED) {
+      it(`fires ${describeAlert(expected)} and kubewhy completes a run for it`, (t) => {
+        const matching = fired.filter((alert) => has(alert, expected));
+        for (const alert of fired)
+          t.diagnostic(
+            `${describeAlert(alert.labels)} → ${alert.run.status} ${alert.run.diagnosis?.category ?? ''} ${alert.run.diagnosis?.summary ?? alert.run.reason ?? ''}`,
+          );
+        assert.equal(
+          matching.length,
+          1,
+          `fired: ${fired.map((alert) => describeAlert(alert.labels)).join(', ') || 'nothing'}`,
+        );
+        assert.equal(matching[0]?.labels['severity'], 'warning');
+        assert.equal(matching[0]?.run.status, 'completed', JSON.stringify(matching[0]?.run));
+      });
+    }
+
+    it('fires none of the alerts its quiet objects would fire were the rules wrong', () => {
+      const wrong = fired.filter((alert) => UNEXPECTED.some((labels) => has(alert, labels)));
+      assert.deepEqual(
+        wrong.map((alert) => describeAlert(alert.labels)),
+        [],
+      );
+    });
+  },
+);

@@ -15,7 +15,9 @@ import { MIXIN_ALERT_NAMES, readAlertNames } from './helpers/e2e-alert-match.ts'
 const RULES = join(repositoryRoot, 'deploy', 'prometheus');
 
 async function listFiles(suffix: string, exclude?: string): Promise<string[]> {
-  return (await readdir(RULES)).filter((name) => name.endsWith(suffix) && (!exclude || !name.endsWith(exclude))).map((name) => join(RULES, name));
+  return (await readdir(RULES))
+    .filter((name) => name.endsWith(suffix) && (!exclude || !name.endsWith(exclude)))
+    .map((name) => join(RULES, name));
 }
 
 describe('deploy/prometheus alert rules', () => {

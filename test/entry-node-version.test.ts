@@ -27,7 +27,14 @@ function isTooOld(version: string): boolean {
 
 /** The first Node on PATH (or in the usual places) older than 22.12, with its version. */
 function findOldNode(): { binary: string; version: string } | undefined {
-  const candidates = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, 'node')), '/usr/local/bin/node', '/usr/bin/node'];
+  const candidates = [
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((directory) => join(directory, 'node')),
+    '/usr/local/bin/node',
+    '/usr/bin/node',
+  ];
   for (const binary of new Set(candidates)) {
     try {
       accessSync(binary, constants.X_OK);
@@ -51,27 +58,31 @@ function runEntry(entry: string, binary: string) {
   return lines[0] ?? '';
 }
 
-describe('bin/kubewhy.js under a Node older than 22.12', { skip: oldNode ? false : 'no Node older than 22.12 on this machine to start bin/kubewhy.js with' }, () => {
-  test('in a checkout: one line naming the Node needed, the Node found and scripts/use-node24.sh, and exit code 1', () => {
-    assert.ok(oldNode);
-    const line = runEntry(join(repositoryRoot, 'bin', 'kubewhy.js'), oldNode.binary);
-    assert.match(line, /kubewhy needs Node >= 22\.12/);
-    assert.ok(line.includes(oldNode.version), `the line does not name the Node found (${oldNode.version}): ${line}`);
-    assert.match(line, /source scripts\/use-node24\.sh/);
-    assert.match(line, /Node 24/);
-  });
+describe(
+  'bin/kubewhy.js under a Node older than 22.12',
+  { skip: oldNode ? false : 'no Node older than 22.12 on this machine to start bin/kubewhy.js with' },
+  () => {
+    test('in a checkout: one line naming the Node needed, the Node found and scripts/use-node24.sh, and exit code 1', () => {
+      assert.ok(oldNode);
+      const line = runEntry(join(repositoryRoot, 'bin', 'kubewhy.js'), oldNode.binary);
+      assert.match(line, /kubewhy needs Node >= 22\.12/);
+      assert.ok(line.includes(oldNode.version), `the line does not name the Node found (${oldNode.version}): ${line}`);
+      assert.match(line, /source scripts\/use-node24\.sh/);
+      assert.match(line, /Node 24/);
+    });
 
-  test('in an installed package (no src/): the same line, telling to install Node 24 instead', (t) => {
-    assert.ok(oldNode);
-    const packageDirectory = mkdtempSync(join(tmpdir(), 'kubewhy-entry-'));
-    t.after(() => rmSync(packageDirectory, { recursive: true, force: true }));
-    mkdirSync(join(packageDirectory, 'bin'));
-    copyFileSync(join(repositoryRoot, 'bin', 'kubewhy.js'), join(packageDirectory, 'bin', 'kubewhy.js'));
-    copyFileSync(join(repositoryRoot, 'package.json'), join(packageDirectory, 'package.json'));
-    const line = runEntry(join(packageDirectory, 'bin', 'kubewhy.js'), oldNode.binary);
-    assert.match(line, /kubewhy needs Node >= 22\.12/);
-    assert.ok(line.includes(oldNode.version));
-    assert.match(line, /install Node 24/);
-    assert.doesNotMatch(line, /use-node24/);
-  });
-});
+    test('in an installed package (no src/): the same line, telling to install Node 24 instead', (t) => {
+      assert.ok(oldNode);
+      const packageDirectory = mkdtempSync(join(tmpdir(), 'kubewhy-entry-'));
+      t.after(() => rmSync(packageDirectory, { recursive: true, force: true }));
+      mkdirSync(join(packageDirectory, 'bin'));
+      copyFileSync(join(repositoryRoot, 'bin', 'kubewhy.js'), join(packageDirectory, 'bin', 'kubewhy.js'));
+      copyFileSync(join(repositoryRoot, 'package.json'), join(packageDirectory, 'package.json'));
+      const line = runEntry(join(packageDirectory, 'bin', 'kubewhy.js'), oldNode.binary);
+      assert.match(line, /kubewhy needs Node >= 22\.12/);
+      assert.ok(line.includes(oldNode.version));
+      assert.match(line, /install Node 24/);
+      assert.doesNotMatch(line, /use-node24/);
+    });
+  },
+);

@@ -32,13 +32,46 @@ test('two models on the same scenarios: tokens and dollars per diagnosis, and a 
   await writeFile(prices, 'gateway-*: { input: 1, output: 2 }\n');
   // One scenario in a folder of its own: eval reads every scenario of the folder it is given.
   const scenarios = join(directory, 'scenarios');
-  await cp(new URL('../mock-cluster/scenarios/checkout-secret-rotation', import.meta.url), join(scenarios, 'checkout-secret-rotation'), { recursive: true });
-  const env = { PATH: process.env.PATH ?? '', HOME: directory, ANTHROPIC_API_KEY: 'sk-ant-test-not-real', ANTHROPIC_BASE_URL: api.url, KUBEWHY_MODEL_MAX_RETRIES: '0' };
-  const args = ['eval', '--scenarios', scenarios, '--model', 'offline', '--model', 'anthropic:claude-sonnet-5-5', '--model', 'anthropic:gateway-sonnet', '--prices', prices, '--json'];
+  await cp(
+    new URL('../mock-cluster/scenarios/checkout-secret-rotation', import.meta.url),
+    join(scenarios, 'checkout-secret-rotation'),
+    { recursive: true },
+  );
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: directory,
+    ANTHROPIC_API_KEY: 'sk-ant-test-not-real',
+    ANTHROPIC_BASE_URL: api.url,
+    KUBEWHY_MODEL_MAX_RETRIES: '0',
+  };
+  const args = [
+    'eval',
+    '--scenarios',
+    scenarios,
+    '--model',
+    'offline',
+    '--model',
+    'anthropic:claude-sonnet-5-5',
+    '--model',
+    'anthropic:gateway-sonnet',
+    '--prices',
+    prices,
+    '--json',
+  ];
   const result = await runKubewhy(args, { env });
   assert.equal(result.stderr, '');
-  const report = JSON.parse(result.stdout) as { models: { model: string; totals: { runs: number }; cost: { tokensPerRun: Record<string, number>; dollarsPerRun?: number; price: Record<string, string> } }[]; comparison: { model: string; dollarsPerRun?: number }[] };
-  assert.deepEqual(report.models.map((model) => model.model), ['offline', 'claude-sonnet-5-5', 'gateway-sonnet']);
+  const report = JSON.parse(result.stdout) as {
+    models: {
+      model: string;
+      totals: { runs: number };
+      cost: { tokensPerRun: Record<string, number>; dollarsPerRun?: number; price: Record<string, string> };
+    }[];
+    comparison: { model: string; dollarsPerRun?: number }[];
+  };
+  assert.deepEqual(
+    report.models.map((model) => model.model),
+    ['offline', 'claude-sonnet-5-5', 'gateway-sonnet'],
+  );
   const [offline, listed, gateway] = report.models;
   assert.deepEqual(offline!.cost.tokensPerRun, { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
   assert.equal(offline!.cost.dollarsPerRun, 0);
@@ -51,7 +84,10 @@ test('two models on the same scenarios: tokens and dollars per diagnosis, and a 
   assert.ok(Math.abs(gateway!.cost.dollarsPerRun! - (1000 * 1 + 200 * 2) / 1e6) < 1e-12);
   assert.equal(report.comparison.length, 3);
 
-  const table = await runKubewhy(args.filter((arg) => arg !== '--json'), { env });
+  const table = await runKubewhy(
+    args.filter((arg) => arg !== '--json'),
+    { env },
+  );
   assert.match(table.stdout, /^comparison:$/m);
   assert.match(table.stdout, /^claude-sonnet-5-5\s+0\/2\s+1800\s+\$0\.00653\s+-/m);
 });
@@ -63,7 +99,10 @@ test('a model without a price says so, and a bad spec or prices file stops with 
   const env = { PATH: process.env.PATH ?? '', HOME: directory };
   const spec = await runKubewhy(['eval', '--scenarios', directory, '--model', 'gemini:pro'], { env });
   assert.equal(spec.code, 2);
-  assert.match(spec.stderr, /--model gemini:pro: expected offline, anthropic\[:NAME\], bedrock:NAME, vertex:NAME or openai:NAME/);
+  assert.match(
+    spec.stderr,
+    /--model gemini:pro: expected offline, anthropic\[:NAME\], bedrock:NAME, vertex:NAME or openai:NAME/,
+  );
   const bad = join(directory, 'prices.yaml');
   await writeFile(bad, 'gpt-x: { input: cheap }\n');
   const prices = await runKubewhy(['eval', '--scenarios', directory, '--prices', bad], { env });
@@ -75,8 +114,14 @@ test('a model without a price says so, and a bad spec or prices file stops with 
 });
 
 test('a model name keeps its own colons', () => {
-  assert.deepEqual(modelOverrides('openai:llama3.1:8b'), { KUBEWHY_MODEL: 'openai', KUBEWHY_MODEL_NAME: 'llama3.1:8b' });
-  assert.deepEqual(modelOverrides('bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0'), { KUBEWHY_MODEL: 'bedrock', KUBEWHY_MODEL_NAME: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' });
+  assert.deepEqual(modelOverrides('openai:llama3.1:8b'), {
+    KUBEWHY_MODEL: 'openai',
+    KUBEWHY_MODEL_NAME: 'llama3.1:8b',
+  });
+  assert.deepEqual(modelOverrides('bedrock:us.anthropic.claude-sonnet-4-5-20250929-v1:0'), {
+    KUBEWHY_MODEL: 'bedrock',
+    KUBEWHY_MODEL_NAME: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  });
   assert.deepEqual(modelOverrides('offline'), { KUBEWHY_MODEL: 'offline' });
 });
 

@@ -23,7 +23,10 @@ const env = { ...process.env, ANTHROPIC_API_KEY: '', KUBEWHY_MODEL: 'offline', K
 cpSync('mock-cluster/scenarios/worker-bad-flag', join(root, 'scored'), { recursive: true });
 cpSync('mock-cluster/scenarios/worker-bad-flag', join(root, 'captured'), { recursive: true });
 const meta = readFileSync(join(root, 'captured', 'scenario.yaml'), 'utf8');
-writeFileSync(join(root, 'captured', 'scenario.yaml'), meta.replace('name: worker-bad-flag', 'name: queue-capture').replace(/^expect:[\s\S]*$/m, ''));
+writeFileSync(
+  join(root, 'captured', 'scenario.yaml'),
+  meta.replace('name: worker-bad-flag', 'name: queue-capture').replace(/^expect:[\s\S]*$/m, ''),
+);
 mkdirSync(join(root, 'notes'));
 writeFileSync(join(root, 'notes', 'README.md'), 'not a scenario\n');
 
@@ -34,7 +37,13 @@ describe('a scenario without expect', () => {
     const scenario = await loadScenario(join(root, 'captured'));
     assert.equal(scenario.meta.expect, undefined);
     const reports = await validateScenarios(root);
-    assert.deepEqual(reports.map((report) => [report.name, report.scored, report.problems]), [['queue-capture', false, []], ['worker-bad-flag', true, []]]);
+    assert.deepEqual(
+      reports.map((report) => [report.name, report.scored, report.problems]),
+      [
+        ['queue-capture', false, []],
+        ['worker-bad-flag', true, []],
+      ],
+    );
     const cli = await kubewhy(['validate-scenarios', root]);
     assert.equal(cli.code, 0, cli.stdout);
     assert.match(cli.stdout, /ok {4}captured .*\(no expect: it replays, eval skips it\)/);
@@ -47,7 +56,10 @@ describe('a scenario without expect', () => {
   });
 
   it('replays: kubewhy mock-cluster --scenario DIR serves it', async () => {
-    const child = spawn(process.execPath, ['bin/kubewhy.js', 'mock-cluster', '--scenario', join(root, 'captured')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/kubewhy.js', 'mock-cluster', '--scenario', join(root, 'captured')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       const firstLine = await new Promise<string>((resolve, reject) => {
         let text = '';
@@ -72,8 +84,15 @@ describe('kubewhy eval', () => {
     assert.match(table.stdout, new RegExp(`^SKIPPED captured: ${NO_EXPECT.replace(/[()]/g, '\\$&')}$`, 'm'));
     assert.match(table.stdout, new RegExp(`^SKIPPED notes: ${NO_SCENARIO_YAML}$`, 'm'));
     const json = await kubewhy(['eval', '--scenarios', root, '--json']);
-    const report = JSON.parse(json.stdout) as { totals: { runs: number; skipped: number }; rows: { scenario: string }[]; skipped: { folder: string; reason: string }[] };
-    assert.deepEqual(report.skipped, [{ folder: 'captured', reason: NO_EXPECT }, { folder: 'notes', reason: NO_SCENARIO_YAML }]);
+    const report = JSON.parse(json.stdout) as {
+      totals: { runs: number; skipped: number };
+      rows: { scenario: string }[];
+      skipped: { folder: string; reason: string }[];
+    };
+    assert.deepEqual(report.skipped, [
+      { folder: 'captured', reason: NO_EXPECT },
+      { folder: 'notes', reason: NO_SCENARIO_YAML },
+    ]);
     assert.equal(report.totals.skipped, 2);
     assert.deepEqual([...new Set(report.rows.map((row) => row.scenario))], ['worker-bad-flag']);
   });
@@ -82,13 +101,22 @@ describe('kubewhy eval', () => {
     const result = await kubewhy(['eval', '--only', 'worker-bad-flg', '--only', 'nightly-report-cronjob']);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.equal(result.stderr, 'kubewhy eval: --only worker-bad-flg: no scenario of that name in mock-cluster/scenarios; did you mean worker-bad-flag?\n');
+    assert.equal(
+      result.stderr,
+      'kubewhy eval: --only worker-bad-flg: no scenario of that name in mock-cluster/scenarios; did you mean worker-bad-flag?\n',
+    );
   });
 
   it('--only matches a folder or a scenario name; a skipped one is said, not an error', async () => {
     const byFolder = await selectScenarios(root, ['scored', 'captured']);
-    assert.deepEqual(byFolder.scenarios.map((scenario) => scenario.name), ['worker-bad-flag']);
-    assert.deepEqual(byFolder.skipped.map((entry) => entry.folder), ['captured']);
+    assert.deepEqual(
+      byFolder.scenarios.map((scenario) => scenario.name),
+      ['worker-bad-flag'],
+    );
+    assert.deepEqual(
+      byFolder.skipped.map((entry) => entry.folder),
+      ['captured'],
+    );
     assert.deepEqual(byFolder.unmatched, []);
     const byName = await selectScenarios(root, ['worker-bad-flag', 'queue-capture']);
     assert.deepEqual([byName.scenarios.length, byName.skipped.length, byName.unmatched.length], [1, 1, 0]);
@@ -106,8 +134,13 @@ describe('kubewhy eval', () => {
 describe('closestNames', () => {
   it('ranks by edit distance; a name holding the asked text is close; far ones are left out', () => {
     assert.equal(editDistance('kitten', 'sitting'), 3);
-    assert.deepEqual(closestNames('worker-bad-flg', ['cart-redis-dns', 'worker-bad-flag', 'worker-node-notready']), ['worker-bad-flag']);
-    assert.deepEqual(closestNames('redis', ['cart-redis-dns', 'worker-bad-flag', 'redis-pvc-lost']), ['cart-redis-dns', 'redis-pvc-lost']);
+    assert.deepEqual(closestNames('worker-bad-flg', ['cart-redis-dns', 'worker-bad-flag', 'worker-node-notready']), [
+      'worker-bad-flag',
+    ]);
+    assert.deepEqual(closestNames('redis', ['cart-redis-dns', 'worker-bad-flag', 'redis-pvc-lost']), [
+      'cart-redis-dns',
+      'redis-pvc-lost',
+    ]);
     assert.deepEqual(closestNames('zzz', ['abc', 'abd']), ['abc'], 'the closest one always');
     assert.deepEqual(closestNames('x', []), []);
   });

@@ -16,7 +16,9 @@ import { scoreDiagnosis } from '../src/eval/score.ts';
 import { createInMemoryApprovalBroker } from '../src/gate/approvals.ts';
 import { scenarioExpect } from '../mock-cluster/loader.ts';
 
-const scenarios: LoadedScenario[] = await Promise.all((await listScenarioDirs('mock-cluster/scenarios')).map((directory) => loadScenario(directory)));
+const scenarios: LoadedScenario[] = await Promise.all(
+  (await listScenarioDirs('mock-cluster/scenarios')).map((directory) => loadScenario(directory)),
+);
 
 async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined): Promise<string[]> {
   const wrong: string[] = [];
@@ -36,7 +38,9 @@ async function misses(variant: (scenario: LoadedScenario) => Trigger | undefined
     const score = scoreDiagnosis(outcome.diagnosis, scenarioExpect(scenario), { clockShiftMs });
     if (!score.correct) {
       const culprit = outcome.diagnosis?.culprit;
-      wrong.push(`${scenario.name}: ${outcome.diagnosis?.category ?? outcome.reason} ${culprit?.kind}/${culprit?.namespace ?? ''}/${culprit?.name}, missing ${score.missingMentions.join(', ') || '-'}`);
+      wrong.push(
+        `${scenario.name}: ${outcome.diagnosis?.category ?? outcome.reason} ${culprit?.kind}/${culprit?.namespace ?? ''}/${culprit?.name}, missing ${score.missingMentions.join(', ') || '-'}`,
+      );
     }
   }
   return wrong;
@@ -50,17 +54,28 @@ function culpritParts(scenario: LoadedScenario): { namespace?: string; name: str
 const isProblem = (scenario: LoadedScenario): boolean => scenarioExpect(scenario).category !== 'no-issue';
 
 /** A culprit the cluster does not have (a report about a name that does not exist): its plain words name nothing to recover it from. */
-const culpritExists = (scenario: LoadedScenario): boolean => scenario.objects.some((object) => `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` === scenarioExpect(scenario).culprit);
+const culpritExists = (scenario: LoadedScenario): boolean =>
+  scenario.objects.some(
+    (object) =>
+      `${object.kind}/${object.metadata.namespace ? `${object.metadata.namespace}/` : ''}${object.metadata.name}` ===
+      scenarioExpect(scenario).culprit,
+  );
 
 test('a sentence that names only the culprit, in plain words, is diagnosed like the scenario', async () => {
-  const wrong = await misses((scenario) => (culpritExists(scenario) ? { kind: 'incident', text: `${culpritParts(scenario).name.replace(/-/g, ' ')} is broken` } : undefined));
+  const wrong = await misses((scenario) =>
+    culpritExists(scenario)
+      ? { kind: 'incident', text: `${culpritParts(scenario).name.replace(/-/g, ' ')} is broken` }
+      : undefined,
+  );
   assert.deepEqual(wrong, []);
 });
 
 test('a sentence that names only the namespace finds the failing workload in it', async () => {
   const wrong = await misses((scenario) => {
     const { namespace } = culpritParts(scenario);
-    return namespace && isProblem(scenario) ? { kind: 'incident', text: `something is wrong in the ${namespace} namespace` } : undefined;
+    return namespace && isProblem(scenario)
+      ? { kind: 'incident', text: `something is wrong in the ${namespace} namespace` }
+      : undefined;
   });
   assert.deepEqual(wrong, []);
 });
@@ -71,7 +86,13 @@ test('an alert stripped down to its name and namespace still leads to the culpri
     // The namespace of the alert's subject: an exporter's series carry the object's own as exported_namespace.
     const namespace = alert?.labels?.exported_namespace ?? alert?.labels?.namespace;
     if (!alert || !isProblem(scenario)) return undefined;
-    return { kind: 'alert', alert: { labels: { alertname: alert.labels?.alertname ?? 'Unknown', ...(namespace ? { namespace } : {}) }, annotations: {} } };
+    return {
+      kind: 'alert',
+      alert: {
+        labels: { alertname: alert.labels?.alertname ?? 'Unknown', ...(namespace ? { namespace } : {}) },
+        annotations: {},
+      },
+    };
   });
   assert.deepEqual(wrong, []);
 });

@@ -8,15 +8,27 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { loadConfig } from '../src/config.ts';
 import { renderChart } from './fixtures/helm-support/helm.ts';
-import { describeObject, filterByKind, findDeployment, findKubewhyContainer, type KubernetesObject } from './fixtures/helm-support/objects.ts';
+import {
+  describeObject,
+  filterByKind,
+  findDeployment,
+  findKubewhyContainer,
+  type KubernetesObject,
+} from './fixtures/helm-support/objects.ts';
 
 const API_KEY = 'sk-ant-api03-test-key-0123456789abcdef';
-const TOKENS = { ingest: ['ingest-token-aaaaaaaaaaaaaaaa'], read: ['read-token-bbbbbbbbbbbbbbbbbb'], approve: ['approve-token-cccccccccccccccc'] };
+const TOKENS = {
+  ingest: ['ingest-token-aaaaaaaaaaaaaaaa'],
+  read: ['read-token-bbbbbbbbbbbbbbbbbb'],
+  approve: ['approve-token-cccccccccccccccc'],
+};
 const withCredentials = { anthropic: { apiKey: API_KEY }, auth: { tokens: TOKENS } };
 
 function decodeSecret(object: KubernetesObject): Record<string, string> {
   const data = (object['data'] ?? {}) as Record<string, string>;
-  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]),
+  );
 }
 
 function findSecret(objects: KubernetesObject[], name: string): KubernetesObject {
@@ -51,12 +63,18 @@ describe('security contexts', () => {
   });
 
   test('platform-assigned ids drop runAsUser, runAsGroup and fsGroup but keep the hardening', async () => {
-    const objects = await renderChart({ values: { securityContext: { runAsUser: null, runAsGroup: null, fsGroup: null } } });
+    const objects = await renderChart({
+      values: { securityContext: { runAsUser: null, runAsGroup: null, fsGroup: null } },
+    });
     const pod = findDeployment(objects).spec.template.spec;
     assert.deepEqual(pod.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
     assert.equal(findKubewhyContainer(findDeployment(objects)).securityContext?.['readOnlyRootFilesystem'], true);
     const tokens = pod.volumes?.find((volume) => volume.name === 'tokens');
-    assert.equal(tokens?.secret?.defaultMode, 0o444, 'without fsGroup the token files must stay readable by the assigned user');
+    assert.equal(
+      tokens?.secret?.defaultMode,
+      0o444,
+      'without fsGroup the token files must stay readable by the assigned user',
+    );
   });
 });
 
@@ -101,7 +119,11 @@ describe('the SQLite volume', () => {
     assert.deepEqual(data?.persistentVolumeClaim, { claimName: 'kubewhy-data' });
     assert.ok(filterByKind(objects, 'PersistentVolumeClaim').some((claim) => claim.metadata.name === 'kubewhy-data'));
     const container = findKubewhyContainer(deployment);
-    assert.ok(container.volumeMounts?.some((mount) => mount.name === 'data' && mount.mountPath === '/var/lib/kubewhy' && !mount.readOnly));
+    assert.ok(
+      container.volumeMounts?.some(
+        (mount) => mount.name === 'data' && mount.mountPath === '/var/lib/kubewhy' && !mount.readOnly,
+      ),
+    );
     assert.equal(container.env?.find((variable) => variable.name === 'KUBEWHY_DATA_DIR')?.value, '/var/lib/kubewhy');
     assert.equal(deployment.spec.strategy?.type, 'Recreate');
     assert.equal(deployment.spec.replicas, 1);
@@ -134,7 +156,10 @@ describe('credentials reach the pod only through Secrets', () => {
     const deployment = findDeployment(objects);
     const container = findKubewhyContainer(deployment);
     const apiKey = container.env?.find((variable) => variable.name === 'ANTHROPIC_API_KEY');
-    assert.deepEqual(apiKey, { name: 'ANTHROPIC_API_KEY', valueFrom: { secretKeyRef: { name: 'kubewhy-anthropic', key: 'anthropic-api-key' } } });
+    assert.deepEqual(apiKey, {
+      name: 'ANTHROPIC_API_KEY',
+      valueFrom: { secretKeyRef: { name: 'kubewhy-anthropic', key: 'anthropic-api-key' } },
+    });
     assert.deepEqual(decodeSecret(findSecret(objects, 'kubewhy-anthropic')), { 'anthropic-api-key': API_KEY });
 
     const tokensDirectory = container.env?.find((variable) => variable.name === 'KUBEWHY_TOKENS_DIR')?.value;
@@ -142,24 +167,40 @@ describe('credentials reach the pod only through Secrets', () => {
     assert.ok(mount?.readOnly, 'the tokens directory is mounted read-only');
     const volume = deployment.spec.template.spec.volumes?.find((candidate) => candidate.name === mount.name);
     assert.equal(volume?.secret?.secretName, 'kubewhy-tokens');
-    assert.deepEqual(decodeSecret(findSecret(objects, 'kubewhy-tokens')), { ingest: TOKENS.ingest[0], read: TOKENS.read[0], approve: TOKENS.approve[0] });
+    assert.deepEqual(decodeSecret(findSecret(objects, 'kubewhy-tokens')), {
+      ingest: TOKENS.ingest[0],
+      read: TOKENS.read[0],
+      approve: TOKENS.approve[0],
+    });
   });
 
   test('no object but a Secret holds the key or a token, in clear or base64', async () => {
     const objects = await renderChart({ values: withCredentials });
-    const needles = [API_KEY, ...Object.values(TOKENS).flat()].flatMap((value) => [value, Buffer.from(value).toString('base64')]);
+    const needles = [API_KEY, ...Object.values(TOKENS).flat()].flatMap((value) => [
+      value,
+      Buffer.from(value).toString('base64'),
+    ]);
     for (const object of objects.filter((candidate) => candidate.kind !== 'Secret')) {
       const text = JSON.stringify(object);
-      for (const needle of needles) assert.ok(!text.includes(needle), `${describeObject(object)} contains a credential`);
+      for (const needle of needles)
+        assert.ok(!text.includes(needle), `${describeObject(object)} contains a credential`);
     }
     const container = findKubewhyContainer(findDeployment(objects));
     assert.equal(container.envFrom, undefined);
-    assert.ok(!container.env?.some((variable) => /^KUBEWHY_TOKEN_/.test(variable.name)), 'tokens are files, not variables');
+    assert.ok(
+      !container.env?.some((variable) => /^KUBEWHY_TOKEN_/.test(variable.name)),
+      'tokens are files, not variables',
+    );
   });
 
   test('several tokens per scope are written one per line', async () => {
-    const objects = await renderChart({ values: { auth: { tokens: { ingest: ['first-ingest-token-000', 'second-ingest-token-00'] } } } });
-    assert.equal(decodeSecret(findSecret(objects, 'kubewhy-tokens'))['ingest'], 'first-ingest-token-000\nsecond-ingest-token-00');
+    const objects = await renderChart({
+      values: { auth: { tokens: { ingest: ['first-ingest-token-000', 'second-ingest-token-00'] } } },
+    });
+    assert.equal(
+      decodeSecret(findSecret(objects, 'kubewhy-tokens'))['ingest'],
+      'first-ingest-token-000\nsecond-ingest-token-00',
+    );
   });
 
   test('tokens not given are generated: long, random and different per scope', async () => {
@@ -171,12 +212,17 @@ describe('credentials reach the pod only through Secrets', () => {
 
   test('existing Secrets are referenced and the chart creates none', async () => {
     const objects = await renderChart({
-      values: { anthropic: { existingSecret: 'vault-anthropic', existingSecretKey: 'key' }, auth: { existingSecret: 'vault-tokens' } },
+      values: {
+        anthropic: { existingSecret: 'vault-anthropic', existingSecretKey: 'key' },
+        auth: { existingSecret: 'vault-tokens' },
+      },
     });
     assert.deepEqual(filterByKind(objects, 'Secret'), []);
     const deployment = findDeployment(objects);
     const container = findKubewhyContainer(deployment);
-    assert.deepEqual(container.env?.find((variable) => variable.name === 'ANTHROPIC_API_KEY')?.valueFrom, { secretKeyRef: { name: 'vault-anthropic', key: 'key' } });
+    assert.deepEqual(container.env?.find((variable) => variable.name === 'ANTHROPIC_API_KEY')?.valueFrom, {
+      secretKeyRef: { name: 'vault-anthropic', key: 'key' },
+    });
     assert.ok(deployment.spec.template.spec.volumes?.some((volume) => volume.secret?.secretName === 'vault-tokens'));
   });
 
@@ -188,7 +234,13 @@ describe('credentials reach the pod only through Secrets', () => {
 
 describe('settings', () => {
   test('the rendered environment is a configuration the service accepts, in cluster, with tokens', async () => {
-    const objects = await renderChart({ values: { ...withCredentials, act: { enabled: true, namespaces: ['staging', 'shop'] }, config: { allowedNamespaces: ['staging', 'shop', 'payments'] } } });
+    const objects = await renderChart({
+      values: {
+        ...withCredentials,
+        act: { enabled: true, namespaces: ['staging', 'shop'] },
+        config: { allowedNamespaces: ['staging', 'shop', 'payments'] },
+      },
+    });
     const anthropicSecret = decodeSecret(findSecret(objects, 'kubewhy-anthropic'));
     const environment: Record<string, string> = {};
     for (const variable of findKubewhyContainer(findDeployment(objects)).env ?? []) {
@@ -196,12 +248,21 @@ describe('settings', () => {
       environment[variable.name] = reference ? (anthropicSecret[reference.key] ?? '') : (variable.value ?? '');
     }
     const config = loadConfig(environment);
-    assert.deepEqual(config.server, { host: '0.0.0.0', port: 8080, bodyLimitBytes: config.server.bodyLimitBytes, webhookBodyLimitBytes: 32 * 1024 * 1024 });
+    assert.deepEqual(config.server, {
+      host: '0.0.0.0',
+      port: 8080,
+      bodyLimitBytes: config.server.bodyLimitBytes,
+      webhookBodyLimitBytes: 32 * 1024 * 1024,
+    });
     assert.equal(config.cluster.mode, 'in-cluster');
     assert.equal(config.dataDir, '/var/lib/kubewhy');
     assert.equal(config.model.provider, 'anthropic');
     assert.deepEqual(config.auth, { mode: 'tokens', tokensDir: '/etc/kubewhy/tokens', tokens: {} });
-    assert.deepEqual(config.policy, { actNamespaces: ['staging', 'shop'], allowedNamespaces: ['staging', 'shop', 'payments'], secretKeys: false });
+    assert.deepEqual(config.policy, {
+      actNamespaces: ['staging', 'shop'],
+      allowedNamespaces: ['staging', 'shop', 'payments'],
+      secretKeys: false,
+    });
     assert.equal(config.runs.queueSize, 1000);
   });
 

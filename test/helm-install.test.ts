@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startMockCluster, type MockCluster } from '../mock-cluster/index.ts';
 import { ensureKubectl } from '../scripts/binaries.ts';
-import { chartDirectory, renderChart, repositoryRoot, runCommand, runHelm, writeValuesFile, type CommandResult } from './fixtures/helm-support/helm.ts';
+import {
+  chartDirectory,
+  renderChart,
+  repositoryRoot,
+  runCommand,
+  runHelm,
+  writeValuesFile,
+  type CommandResult,
+} from './fixtures/helm-support/helm.ts';
 import { describeObject, isHelmHook, type KubernetesObject } from './fixtures/helm-support/objects.ts';
 
 const RELEASE = 'kubewhy';
@@ -62,15 +70,33 @@ describe('helm against the mock cluster', () => {
 
   before(async () => {
     const rendered = await renderChart({ releaseName: RELEASE, namespace: NAMESPACE, values: VALUES });
-    expected = rendered.filter((object) => !isHelmHook(object)).map(describeObject).sort();
+    expected = rendered
+      .filter((object) => !isHelmHook(object))
+      .map(describeObject)
+      .sort();
   });
 
   test('helm install succeeds and kubectl lists every object the chart renders', async () => {
     const valuesFile = await writeValuesFile(VALUES);
-    const result = await helm(['install', RELEASE, chartDirectory, '--namespace', NAMESPACE, '--create-namespace', '-f', valuesFile, '--timeout', '120s']);
+    const result = await helm([
+      'install',
+      RELEASE,
+      chartDirectory,
+      '--namespace',
+      NAMESPACE,
+      '--create-namespace',
+      '-f',
+      valuesFile,
+      '--timeout',
+      '120s',
+    ]);
     assert.equal(result.code, 0, `helm install failed:\n${result.stderr}`);
     assert.match(result.stdout, /STATUS: deployed/);
-    assert.match(result.stdout, /credentials_file: \/etc\/alertmanager\/secrets\/kubewhy-ingest\/token/, 'the notes are printed');
+    assert.match(
+      result.stdout,
+      /credentials_file: \/etc\/alertmanager\/secrets\/kubewhy-ingest\/token/,
+      'the notes are printed',
+    );
     assert.deepEqual(await listReleaseObjects(), expected);
   });
 
@@ -79,13 +105,31 @@ describe('helm against the mock cluster', () => {
     assert.equal(status.code, 0, status.stderr);
     const release = JSON.parse(status.stdout) as { info: { status: string }; version: number };
     assert.equal(release.info.status, 'deployed');
-    const records = await kubectl(['get', 'secrets', '--namespace', NAMESPACE, '--selector', `owner=helm,name=${RELEASE}`, '--output', 'name']);
+    const records = await kubectl([
+      'get',
+      'secrets',
+      '--namespace',
+      NAMESPACE,
+      '--selector',
+      `owner=helm,name=${RELEASE}`,
+      '--output',
+      'name',
+    ]);
     assert.equal(records.stdout.trim(), `secret/sh.helm.release.v1.${RELEASE}.v${release.version}`);
   });
 
   test('helm upgrade keeps the generated tokens, so Alertmanager keeps working', async () => {
     const before = await readTokens();
-    const result = await helm(['upgrade', RELEASE, chartDirectory, '--namespace', NAMESPACE, '--reuse-values', '--timeout', '120s']);
+    const result = await helm([
+      'upgrade',
+      RELEASE,
+      chartDirectory,
+      '--namespace',
+      NAMESPACE,
+      '--reuse-values',
+      '--timeout',
+      '120s',
+    ]);
     assert.equal(result.code, 0, `helm upgrade failed:\n${result.stderr}`);
     assert.match(result.stdout, /REVISION: 2/);
     assert.deepEqual(await readTokens(), before);
@@ -96,7 +140,16 @@ describe('helm against the mock cluster', () => {
     const result = await helm(['uninstall', RELEASE, '--namespace', NAMESPACE, '--timeout', '120s']);
     assert.equal(result.code, 0, `helm uninstall failed:\n${result.stderr}`);
     assert.deepEqual(await listReleaseObjects(), []);
-    const records = await kubectl(['get', 'secrets', '--namespace', NAMESPACE, '--selector', `owner=helm,name=${RELEASE}`, '--output', 'name']);
+    const records = await kubectl([
+      'get',
+      'secrets',
+      '--namespace',
+      NAMESPACE,
+      '--selector',
+      `owner=helm,name=${RELEASE}`,
+      '--output',
+      'name',
+    ]);
     assert.equal(records.stdout.trim(), '');
     const list = await helm(['list', '--all-namespaces', '--output', 'json']);
     assert.deepEqual(JSON.parse(list.stdout), []);

@@ -36,15 +36,47 @@ describe('helm lint --strict', () => {
 
 describe('bad values are rejected with a message naming the value', () => {
   const cases: { name: string; values: ChartValues; message: RegExp }[] = [
-    { name: 'ACT enabled without a namespace', values: { act: { enabled: true } }, message: /\/act\/namespaces.*minItems/ },
-    { name: 'an unknown model', values: { config: { model: 'gpt' } }, message: /\/config\/model.*one of 'auto', 'anthropic', 'bedrock', 'vertex', 'openai', 'offline'/ },
-    { name: 'a token shorter than 16 characters', values: { auth: { tokens: { ingest: ['short'] } } }, message: /\/auth\/tokens\/ingest\/0.*minLength/ },
-    { name: 'a misspelt top-level value', values: { replicas: 2 }, message: /additional properties 'replicas' not allowed/ },
-    { name: 'a misspelt nested value', values: { act: { enabled: false, namespaces: [], namespace: 'x' } }, message: /\/act.*additional properties 'namespace' not allowed/ },
-    { name: 'an unknown persistence type', values: { persistence: { type: 'hostPath' } }, message: /\/persistence\/type.*one of/ },
-    { name: 'an invalid namespace name', values: { act: { enabled: true, namespaces: ['Bad_Name'] } }, message: /\/act\/namespaces\/0.*does not match pattern/ },
+    {
+      name: 'ACT enabled without a namespace',
+      values: { act: { enabled: true } },
+      message: /\/act\/namespaces.*minItems/,
+    },
+    {
+      name: 'an unknown model',
+      values: { config: { model: 'gpt' } },
+      message: /\/config\/model.*one of 'auto', 'anthropic', 'bedrock', 'vertex', 'openai', 'offline'/,
+    },
+    {
+      name: 'a token shorter than 16 characters',
+      values: { auth: { tokens: { ingest: ['short'] } } },
+      message: /\/auth\/tokens\/ingest\/0.*minLength/,
+    },
+    {
+      name: 'a misspelt top-level value',
+      values: { replicas: 2 },
+      message: /additional properties 'replicas' not allowed/,
+    },
+    {
+      name: 'a misspelt nested value',
+      values: { act: { enabled: false, namespaces: [], namespace: 'x' } },
+      message: /\/act.*additional properties 'namespace' not allowed/,
+    },
+    {
+      name: 'an unknown persistence type',
+      values: { persistence: { type: 'hostPath' } },
+      message: /\/persistence\/type.*one of/,
+    },
+    {
+      name: 'an invalid namespace name',
+      values: { act: { enabled: true, namespaces: ['Bad_Name'] } },
+      message: /\/act\/namespaces\/0.*does not match pattern/,
+    },
     { name: 'a privileged port', values: { containerPort: 80 }, message: /\/containerPort.*minimum/ },
-    { name: 'a queue size of the wrong type', values: { config: { queueSize: 'many' } }, message: /\/config\/queueSize.*integer/ },
+    {
+      name: 'a queue size of the wrong type',
+      values: { config: { queueSize: 'many' } },
+      message: /\/config\/queueSize.*integer/,
+    },
     {
       name: 'the anthropic model without an API key',
       values: { config: { model: 'anthropic' } },

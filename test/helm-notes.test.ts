@@ -8,18 +8,36 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
-import { chartDirectory, runCommand, runHelm, writeValuesFile, type ChartValues } from './fixtures/helm-support/helm.ts';
+import {
+  chartDirectory,
+  runCommand,
+  runHelm,
+  writeValuesFile,
+  type ChartValues,
+} from './fixtures/helm-support/helm.ts';
 import { findSystemTool } from './fixtures/helm-support/system-tools.ts';
 
 interface ReceiverSnippet {
-  receivers: { name: string; webhook_configs: { url: string; send_resolved: boolean; http_config: { authorization: Record<string, string> } }[] }[];
+  receivers: {
+    name: string;
+    webhook_configs: { url: string; send_resolved: boolean; http_config: { authorization: Record<string, string> } }[];
+  }[];
   route: { routes: { receiver: string; continue: boolean }[] };
 }
 
 /** `helm install --dry-run=client` renders NOTES.txt without a cluster. */
 async function renderNotes(values: ChartValues = {}): Promise<string> {
   const valuesFile = await writeValuesFile(values);
-  const result = await runHelm(['install', 'kubewhy', chartDirectory, '--namespace', 'kubewhy', '--dry-run=client', '-f', valuesFile]);
+  const result = await runHelm([
+    'install',
+    'kubewhy',
+    chartDirectory,
+    '--namespace',
+    'kubewhy',
+    '--dry-run=client',
+    '-f',
+    valuesFile,
+  ]);
   assert.equal(result.code, 0, result.stderr);
   const notes = result.stdout.split('\nNOTES:\n')[1];
   assert.ok(notes, 'helm printed no NOTES');
@@ -41,13 +59,22 @@ test('the notes print a webhook receiver with the service URL, send_resolved and
   const [webhook] = receiver.webhook_configs;
   assert.equal(webhook?.url, 'http://kubewhy.kubewhy.svc:8080/v1/alerts/alertmanager');
   assert.equal(webhook.send_resolved, true);
-  assert.deepEqual(webhook.http_config.authorization, { type: 'Bearer', credentials_file: '/etc/alertmanager/secrets/kubewhy-ingest/token' });
-  assert.deepEqual(snippet.route.routes.map((route) => [route.receiver, route.continue]), [['kubewhy', true]]);
+  assert.deepEqual(webhook.http_config.authorization, {
+    type: 'Bearer',
+    credentials_file: '/etc/alertmanager/secrets/kubewhy-ingest/token',
+  });
+  assert.deepEqual(
+    snippet.route.routes.map((route) => [route.receiver, route.continue]),
+    [['kubewhy', true]],
+  );
 });
 
 test('Alertmanager accepts the printed receiver and route (amtool check-config)', async () => {
   const snippet = extractReceiverSnippet(await renderNotes());
-  const config = { route: { receiver: 'on-call', routes: snippet.route.routes }, receivers: [{ name: 'on-call' }, ...snippet.receivers] };
+  const config = {
+    route: { receiver: 'on-call', routes: snippet.route.routes },
+    receivers: [{ name: 'on-call' }, ...snippet.receivers],
+  };
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-notes-'));
   try {
     const path = join(directory, 'alertmanager.yml');
@@ -69,7 +96,16 @@ test('the notes say how to read the token from the chart Secret, and never print
 
 test('the notes follow the release name, namespace and port', async () => {
   const valuesFile = await writeValuesFile({ service: { port: 9090 } });
-  const result = await runHelm(['install', 'why', chartDirectory, '--namespace', 'ops', '--dry-run=client', '-f', valuesFile]);
+  const result = await runHelm([
+    'install',
+    'why',
+    chartDirectory,
+    '--namespace',
+    'ops',
+    '--dry-run=client',
+    '-f',
+    valuesFile,
+  ]);
   assert.equal(result.code, 0, result.stderr);
   const snippet = extractReceiverSnippet(result.stdout.split('\nNOTES:\n')[1] ?? '');
   assert.equal(snippet.receivers[0]?.webhook_configs[0]?.url, 'http://why-kubewhy.ops.svc:9090/v1/alerts/alertmanager');

@@ -23,14 +23,27 @@ const READ_VERBS = new Set(['get', 'list', 'watch']);
 
 /** What the read tools call, as "group/resource:verb". */
 const EXPECTED_READ_GRANTS = [
-  ...['pods', 'events', 'services', 'endpoints', 'configmaps', 'persistentvolumeclaims', 'resourcequotas', 'limitranges', 'serviceaccounts', 'nodes', 'persistentvolumes', 'namespaces'].flatMap((resource) =>
-    ['get', 'list', 'watch'].map((verb) => `core/${resource}:${verb}`),
-  ),
+  ...[
+    'pods',
+    'events',
+    'services',
+    'endpoints',
+    'configmaps',
+    'persistentvolumeclaims',
+    'resourcequotas',
+    'limitranges',
+    'serviceaccounts',
+    'nodes',
+    'persistentvolumes',
+    'namespaces',
+  ].flatMap((resource) => ['get', 'list', 'watch'].map((verb) => `core/${resource}:${verb}`)),
   'core/pods/log:get',
   'apps/controllerrevisions:get',
   'apps/controllerrevisions:list',
   // What binds a service account the API refuses (list_role_bindings).
-  ...['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].flatMap((resource) => ['get', 'list'].map((verb) => `rbac.authorization.k8s.io/${resource}:${verb}`)),
+  ...['roles', 'rolebindings', 'clusterroles', 'clusterrolebindings'].flatMap((resource) =>
+    ['get', 'list'].map((verb) => `rbac.authorization.k8s.io/${resource}:${verb}`),
+  ),
   ...[
     'events.k8s.io/events',
     'discovery.k8s.io/endpointslices',
@@ -72,11 +85,21 @@ function assertNoWildcards(roles: RoleObject[]): void {
 function assertBindingsTargetOnlyTheServiceAccount(objects: KubernetesObject[]): void {
   const roles = findRoles(objects);
   for (const binding of findBindings(objects)) {
-    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'kubewhy', namespace: 'kubewhy' }], `${describeObject(binding)} subjects`);
-    const target = roles.find(
-      (role) => role.kind === binding.roleRef.kind && role.metadata.name === binding.roleRef.name && (role.kind === 'ClusterRole' || role.metadata.namespace === binding.metadata.namespace),
+    assert.deepEqual(
+      binding.subjects,
+      [{ kind: 'ServiceAccount', name: 'kubewhy', namespace: 'kubewhy' }],
+      `${describeObject(binding)} subjects`,
     );
-    assert.ok(target, `${describeObject(binding)} refers to ${binding.roleRef.kind}/${binding.roleRef.name}, which the chart does not render`);
+    const target = roles.find(
+      (role) =>
+        role.kind === binding.roleRef.kind &&
+        role.metadata.name === binding.roleRef.name &&
+        (role.kind === 'ClusterRole' || role.metadata.namespace === binding.metadata.namespace),
+    );
+    assert.ok(
+      target,
+      `${describeObject(binding)} refers to ${binding.roleRef.kind}/${binding.roleRef.name}, which the chart does not render`,
+    );
   }
 }
 
@@ -97,7 +120,10 @@ describe('by default', () => {
     const roles = findRoles(await renderChart());
     for (const role of roles) {
       for (const rule of role.rules ?? []) {
-        assert.ok(!(rule.resources ?? []).some((resource) => resource.startsWith('secrets')), `${describeObject(role)} grants ${JSON.stringify(rule)}`);
+        assert.ok(
+          !(rule.resources ?? []).some((resource) => resource.startsWith('secrets')),
+          `${describeObject(role)} grants ${JSON.stringify(rule)}`,
+        );
       }
     }
   });
@@ -129,10 +155,15 @@ describe('with ACT enabled for two namespaces', () => {
   test('write verbs appear only in namespaced Roles of the listed namespaces', async () => {
     const roles = findRoles(await renderChart({ values }));
     for (const role of roles) {
-      const writes = (role.rules ?? []).flatMap(listGrants).filter((grant) => !READ_VERBS.has(grant.split(':')[1] ?? ''));
+      const writes = (role.rules ?? [])
+        .flatMap(listGrants)
+        .filter((grant) => !READ_VERBS.has(grant.split(':')[1] ?? ''));
       if (writes.length === 0) continue;
       assert.equal(role.kind, 'Role', `${describeObject(role)} grants ${writes.join(', ')} cluster-wide`);
-      assert.ok(['staging', 'shop'].includes(role.metadata.namespace ?? ''), `${describeObject(role)} grants writes outside the ACT namespaces`);
+      assert.ok(
+        ['staging', 'shop'].includes(role.metadata.namespace ?? ''),
+        `${describeObject(role)} grants writes outside the ACT namespaces`,
+      );
     }
     assertNoWildcards(roles);
   });
@@ -153,7 +184,9 @@ describe('with ACT enabled for two namespaces', () => {
   });
 
   test('the ACT Role grants every API call of every write tool, and no verb no write tool sends', async () => {
-    const roles = findRoles(await renderChart({ values })).filter((role) => role.kind === 'Role' && role.metadata.namespace === 'staging');
+    const roles = findRoles(await renderChart({ values })).filter(
+      (role) => role.kind === 'Role' && role.metadata.namespace === 'staging',
+    );
     const granted = new Set(grantsOf(roles));
     for (const [tool, calls] of Object.entries(WRITE_TOOL_API_CALLS)) {
       const missing = calls.map(formatApiCall).filter((call) => !granted.has(call));
@@ -185,9 +218,15 @@ describe('with narrowed namespaces', () => {
   test('namespaced read access is bound only in the allowed namespaces', async () => {
     const objects = await renderChart({ values: { config: { allowedNamespaces: ['staging', 'shop'] } } });
     const readBindings = findBindings(objects).filter((binding) => binding.roleRef.name === 'kubewhy-read');
-    assert.deepEqual(readBindings.map((binding) => `${binding.kind}/${binding.metadata.namespace}`).sort(), ['RoleBinding/shop', 'RoleBinding/staging']);
+    assert.deepEqual(readBindings.map((binding) => `${binding.kind}/${binding.metadata.namespace}`).sort(), [
+      'RoleBinding/shop',
+      'RoleBinding/staging',
+    ]);
     const clusterWide = findBindings(objects).filter((binding) => binding.kind === 'ClusterRoleBinding');
-    assert.deepEqual(clusterWide.map((binding) => binding.roleRef.name), ['kubewhy-read-cluster']);
+    assert.deepEqual(
+      clusterWide.map((binding) => binding.roleRef.name),
+      ['kubewhy-read-cluster'],
+    );
     assert.equal(environmentValue(objects, 'KUBEWHY_ALLOWED_NAMESPACES'), 'staging,shop');
     assertBindingsTargetOnlyTheServiceAccount(objects);
   });
@@ -198,8 +237,12 @@ describe('with narrowed namespaces', () => {
     assert.deepEqual(
       grantsOf([role]),
       [
-        ...['core/namespaces', 'core/nodes', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].flatMap((resource) => ['get', 'list', 'watch'].map((verb) => `${resource}:${verb}`)),
-        ...['rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings'].flatMap((resource) => ['get', 'list'].map((verb) => `${resource}:${verb}`)),
+        ...['core/namespaces', 'core/nodes', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].flatMap(
+          (resource) => ['get', 'list', 'watch'].map((verb) => `${resource}:${verb}`),
+        ),
+        ...['rbac.authorization.k8s.io/clusterroles', 'rbac.authorization.k8s.io/clusterrolebindings'].flatMap(
+          (resource) => ['get', 'list'].map((verb) => `${resource}:${verb}`),
+        ),
       ].sort(),
     );
   });
@@ -207,17 +250,28 @@ describe('with narrowed namespaces', () => {
 
 describe('with rbac.secretKeys', () => {
   test('Secrets get only get and list, in the namespaces kubewhy reads, and the service is told', async () => {
-    const objects = await renderChart({ values: { rbac: { secretKeys: true }, config: { allowedNamespaces: ['staging'] } } });
-    const secretRoles = findRoles(objects).filter((role) => (role.rules ?? []).some((rule) => rule.resources?.includes('secrets')));
+    const objects = await renderChart({
+      values: { rbac: { secretKeys: true }, config: { allowedNamespaces: ['staging'] } },
+    });
+    const secretRoles = findRoles(objects).filter((role) =>
+      (role.rules ?? []).some((rule) => rule.resources?.includes('secrets')),
+    );
     assert.deepEqual(grantsOf(secretRoles), ['core/secrets:get', 'core/secrets:list']);
-    const bindings = findBindings(objects).filter((binding) => secretRoles.some((role) => role.metadata.name === binding.roleRef.name));
-    assert.deepEqual(bindings.map((binding) => `${binding.kind}/${binding.metadata.namespace}`), ['RoleBinding/staging']);
+    const bindings = findBindings(objects).filter((binding) =>
+      secretRoles.some((role) => role.metadata.name === binding.roleRef.name),
+    );
+    assert.deepEqual(
+      bindings.map((binding) => `${binding.kind}/${binding.metadata.namespace}`),
+      ['RoleBinding/staging'],
+    );
     assert.equal(environmentValue(objects, 'KUBEWHY_SECRET_KEYS'), 'true');
   });
 });
 
 test('rbac.create=false renders no role or binding', async () => {
-  const objects = await renderChart({ values: { rbac: { create: false }, act: { enabled: true, namespaces: ['staging'] } } });
+  const objects = await renderChart({
+    values: { rbac: { create: false }, act: { enabled: true, namespaces: ['staging'] } },
+  });
   assert.deepEqual(findRoles(objects), []);
   assert.deepEqual(findBindings(objects), []);
 });

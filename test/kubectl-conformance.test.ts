@@ -19,7 +19,11 @@ let kubectlPath: string;
 let cacheDir: string;
 
 before(async () => {
-  [cluster, kubectlPath, cacheDir] = await Promise.all([startMockCluster({ scenario: FIXTURE }), ensureKubectl(), mkdtemp(join(tmpdir(), 'kubewhy-kubectl-cache-'))]);
+  [cluster, kubectlPath, cacheDir] = await Promise.all([
+    startMockCluster({ scenario: FIXTURE }),
+    ensureKubectl(),
+    mkdtemp(join(tmpdir(), 'kubewhy-kubectl-cache-')),
+  ]);
 });
 after(async () => {
   await cluster.close();
@@ -29,9 +33,14 @@ after(async () => {
 /** Runs kubectl against the mock; resolves with its output whatever the exit code. */
 function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
   return new Promise((resolve) => {
-    execFile(kubectlPath, ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', cacheDir, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ stdout, stderr, code: error ? Number((error as { code?: number }).code ?? 1) : 0 });
-    });
+    execFile(
+      kubectlPath,
+      ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', cacheDir, ...args],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ stdout, stderr, code: error ? Number((error as { code?: number }).code ?? 1) : 0 });
+      },
+    );
   });
 }
 
@@ -40,7 +49,16 @@ function parseColumns(output: string): Record<string, string>[] {
   const lines = output.split('\n').filter((line) => line.trim() !== '');
   const header = lines[0] ?? '';
   const starts = [...header.matchAll(/\S+(?: \S+)*/g)].map((match) => ({ name: match[0], start: match.index ?? 0 }));
-  return lines.slice(1).map((line) => Object.fromEntries(starts.map((column, index) => [column.name, line.slice(column.start, starts[index + 1]?.start ?? line.length).trim()])));
+  return lines
+    .slice(1)
+    .map((line) =>
+      Object.fromEntries(
+        starts.map((column, index) => [
+          column.name,
+          line.slice(column.start, starts[index + 1]?.start ?? line.length).trim(),
+        ]),
+      ),
+    );
 }
 
 function rowNamed(rows: Record<string, string>[], name: string): Record<string, string> {
@@ -77,9 +95,21 @@ describe('kubectl against the mock cluster', () => {
   test('get deploy,rs shows rollout state and every revision ReplicaSet', async () => {
     const { stdout } = await kubectl('get', 'deploy,rs', '-n', 'shop');
     const [deployments = '', replicaSets = ''] = stdout.split('\n\n');
-    assert.deepEqual(rowNamed(parseColumns(deployments), 'deployment.apps/checkout'), { NAME: 'deployment.apps/checkout', READY: '0/2', 'UP-TO-DATE': '2', AVAILABLE: '0', AGE: '9d' });
+    assert.deepEqual(rowNamed(parseColumns(deployments), 'deployment.apps/checkout'), {
+      NAME: 'deployment.apps/checkout',
+      READY: '0/2',
+      'UP-TO-DATE': '2',
+      AVAILABLE: '0',
+      AGE: '9d',
+    });
     const rows = parseColumns(replicaSets);
-    assert.deepEqual(rowNamed(rows, 'replicaset.apps/checkout-7d9f8c6b5'), { NAME: 'replicaset.apps/checkout-7d9f8c6b5', DESIRED: '2', CURRENT: '2', READY: '0', AGE: '30m' });
+    assert.deepEqual(rowNamed(rows, 'replicaset.apps/checkout-7d9f8c6b5'), {
+      NAME: 'replicaset.apps/checkout-7d9f8c6b5',
+      DESIRED: '2',
+      CURRENT: '2',
+      READY: '0',
+      AGE: '30m',
+    });
     assert.equal(rowNamed(rows, 'replicaset.apps/checkout-5c8d7b9f4')['DESIRED'], '0');
   });
 
@@ -89,23 +119,42 @@ describe('kubectl against the mock cluster', () => {
     assert.match(stdout, /State:\s+Waiting\n\s+Reason:\s+CrashLoopBackOff/);
     assert.match(stdout, /Last State:\s+Terminated\n\s+Reason:\s+Error\n\s+Exit Code:\s+1/);
     assert.match(stdout, /Restart Count:\s+5/);
-    assert.match(stdout, /Events:[\s\S]*Warning\s+BackOff\s+.*\(x23 over .*\)\s+kubelet\s+Back-off restarting failed container app/);
-    assert.match(stdout, /Normal\s+Pulled\s+.*Container image "registry.example.com\/shop\/checkout:1.2.0" already present/);
+    assert.match(
+      stdout,
+      /Events:[\s\S]*Warning\s+BackOff\s+.*\(x23 over .*\)\s+kubelet\s+Back-off restarting failed container app/,
+    );
+    assert.match(
+      stdout,
+      /Normal\s+Pulled\s+.*Container image "registry.example.com\/shop\/checkout:1.2.0" already present/,
+    );
   });
 
   test('logs and logs --previous print the scenario logs', async () => {
     const current = await kubectl('logs', '-n', 'shop', 'checkout-7d9f8c6b5-x2k4q');
-    assert.match(current.stdout, /ERROR payment client: PAYMENT_TIMEOUT_MS is not set\npanic: missing required configuration PAYMENT_TIMEOUT_MS\n/);
+    assert.match(
+      current.stdout,
+      /ERROR payment client: PAYMENT_TIMEOUT_MS is not set\npanic: missing required configuration PAYMENT_TIMEOUT_MS\n/,
+    );
     const previous = await kubectl('logs', '-n', 'shop', 'checkout-7d9f8c6b5-x2k4q', '--previous', '--tail=1');
     assert.equal(previous.stdout, 'panic: missing required configuration PAYMENT_TIMEOUT_MS (previous run)\n');
     const init = await kubectl('logs', '-n', 'shop', 'orders-migrate', '-c', 'wait-db', '--previous');
     assert.match(init.stdout, /nc: bad address 'postgres'/);
     const waiting = await kubectl('logs', '-n', 'shop', 'payments-canary');
-    assert.match(waiting.stderr, /BadRequest.*container "payments" in pod "payments-canary" is waiting to start: trying and failing to pull image/);
+    assert.match(
+      waiting.stderr,
+      /BadRequest.*container "payments" in pod "payments-canary" is waiting to start: trying and failing to pull image/,
+    );
   });
 
-  test('get events --field-selector involvedObject.name lists only that object\'s events', async () => {
-    const { stdout } = await kubectl('get', 'events', '-n', 'shop', '--field-selector', 'involvedObject.name=checkout-7d9f8c6b5-x2k4q');
+  test("get events --field-selector involvedObject.name lists only that object's events", async () => {
+    const { stdout } = await kubectl(
+      'get',
+      'events',
+      '-n',
+      'shop',
+      '--field-selector',
+      'involvedObject.name=checkout-7d9f8c6b5-x2k4q',
+    );
     const rows = parseColumns(stdout);
     assert.deepEqual(rows.map((row) => row['REASON']).sort(), ['BackOff', 'Pulled']);
     assert.ok(rows.every((row) => row['OBJECT'] === 'pod/checkout-7d9f8c6b5-x2k4q'));
@@ -132,7 +181,15 @@ describe('kubectl against the mock cluster', () => {
       { REVISION: '3', 'CHANGE-CAUSE': 'bump to 1.2.0' },
       { REVISION: '4', 'CHANGE-CAUSE': 'bump to 1.1.0' },
     ]);
-    const image = await kubectl('get', 'deploy', 'checkout', '-n', 'shop', '-o', 'jsonpath={.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\\.kubernetes\\.io/revision}');
+    const image = await kubectl(
+      'get',
+      'deploy',
+      'checkout',
+      '-n',
+      'shop',
+      '-o',
+      'jsonpath={.spec.template.spec.containers[0].image} {.metadata.annotations.deployment\\.kubernetes\\.io/revision}',
+    );
     assert.equal(image.stdout, 'registry.example.com/shop/checkout:1.1.0 4');
     const replicaSets = parseColumns((await kubectl('get', 'rs', '-n', 'shop', '-l', 'app=checkout')).stdout);
     assert.equal(replicaSets.length, 3, 'the revision-2 ReplicaSet is reused, not copied');

@@ -23,13 +23,23 @@ before(async () => {
 after(() => rm(cacheDir, { recursive: true, force: true }));
 
 /** A fresh mock per test, so undos in one test never show in another. */
-async function withCluster(check: (cluster: MockCluster, kubectl: (...args: string[]) => Promise<{ stdout: string; stderr: string; code: number }>) => Promise<void>): Promise<void> {
+async function withCluster(
+  check: (
+    cluster: MockCluster,
+    kubectl: (...args: string[]) => Promise<{ stdout: string; stderr: string; code: number }>,
+  ) => Promise<void>,
+): Promise<void> {
   const cluster = await startMockCluster({ scenario: FIXTURE });
   const kubectl = (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> =>
     new Promise((resolve) => {
-      execFile(kubectlPath, ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', cacheDir, '-n', 'data', ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
-        resolve({ stdout, stderr, code: error ? Number((error as { code?: number }).code ?? 1) : 0 });
-      });
+      execFile(
+        kubectlPath,
+        ['--kubeconfig', cluster.kubeconfigPath, '--cache-dir', cacheDir, '-n', 'data', ...args],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => {
+          resolve({ stdout, stderr, code: error ? Number((error as { code?: number }).code ?? 1) : 0 });
+        },
+      );
     });
   try {
     await check(cluster, kubectl);
@@ -46,8 +56,14 @@ function historyRows(output: string): string[] {
     .map((line) => line.trim().replace(/\s{2,}/g, ' | '));
 }
 
-function template(cluster: MockCluster, kind: string, name: string): { image?: string; env?: { name: string; value?: string }[] } {
-  const spec = cluster.get(kind, 'data', name)?.['spec'] as { template: { spec: { containers: { image?: string; env?: { name: string; value?: string }[] }[] } } };
+function template(
+  cluster: MockCluster,
+  kind: string,
+  name: string,
+): { image?: string; env?: { name: string; value?: string }[] } {
+  const spec = cluster.get(kind, 'data', name)?.['spec'] as {
+    template: { spec: { containers: { image?: string; env?: { name: string; value?: string }[] }[] } };
+  };
   return spec.template.spec.containers[0] ?? {};
 }
 
@@ -63,7 +79,11 @@ describe('kubectl rollout history and undo of StatefulSets and DaemonSets', () =
   test('rollout history sts lists the revisions with their change causes, and one revision in full', () =>
     withCluster(async (_cluster, kubectl) => {
       const history = await kubectl('rollout', 'history', 'sts/orders-db');
-      assert.deepEqual(historyRows(history.stdout), ['1 | <none>', '2 | postgres 16.3', '3 | raise max connections'], history.stderr);
+      assert.deepEqual(
+        historyRows(history.stdout),
+        ['1 | <none>', '2 | postgres 16.3', '3 | raise max connections'],
+        history.stderr,
+      );
       const detail = await kubectl('rollout', 'history', 'sts/orders-db', '--revision=1');
       assert.match(detail.stdout, /with revision #1/);
       assert.match(detail.stdout, /Image:\s+registry\.example\.com\/data\/postgres:16\.2/);
@@ -82,7 +102,13 @@ describe('kubectl rollout history and undo of StatefulSets and DaemonSets', () =
     withCluster(async (_cluster, kubectl) => {
       assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'sts/cache')).stdout), ['1 | <none>']);
       assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'ds/node-probe')).stdout), ['1 | <none>']);
-      const named = await kubectl('get', 'controllerrevision', 'cache-5f6d7c8b9', '-o', 'jsonpath={.revision} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}');
+      const named = await kubectl(
+        'get',
+        'controllerrevision',
+        'cache-5f6d7c8b9',
+        '-o',
+        'jsonpath={.revision} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name}',
+      );
       assert.equal(named.stdout, '1 StatefulSet/cache', 'named after status.updateRevision');
     }));
 
@@ -91,7 +117,11 @@ describe('kubectl rollout history and undo of StatefulSets and DaemonSets', () =
       const undo = await kubectl('rollout', 'undo', 'sts/orders-db', '--dry-run=server');
       assert.equal(undo.stdout.trim(), 'statefulset.apps/orders-db rolled back (server dry run)', undo.stderr);
       assert.equal(template(cluster, 'StatefulSet', 'orders-db').env?.length, 2);
-      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'sts/orders-db')).stdout), ['1 | <none>', '2 | postgres 16.3', '3 | raise max connections']);
+      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'sts/orders-db')).stdout), [
+        '1 | <none>',
+        '2 | postgres 16.3',
+        '3 | raise max connections',
+      ]);
     }));
 
   test('rollout undo sts restores the previous template and the history shows it as the newest revision', () =>
@@ -99,7 +129,11 @@ describe('kubectl rollout history and undo of StatefulSets and DaemonSets', () =
       const undo = await kubectl('rollout', 'undo', 'sts/orders-db');
       assert.equal(undo.stdout.trim(), 'statefulset.apps/orders-db rolled back', undo.stderr);
       assert.deepEqual(template(cluster, 'StatefulSet', 'orders-db').env, [{ name: 'POSTGRES_DB', value: 'orders' }]);
-      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'sts/orders-db')).stdout), ['1 | <none>', '3 | raise max connections', '4 | postgres 16.3']);
+      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'sts/orders-db')).stdout), [
+        '1 | <none>',
+        '3 | raise max connections',
+        '4 | postgres 16.3',
+      ]);
       const status = await kubectl('get', 'sts', 'orders-db', '-o', 'jsonpath={.status.updateRevision}');
       assert.equal(status.stdout, 'orders-db-6d8f7b5c94');
     }));
@@ -121,15 +155,29 @@ describe('kubectl rollout history and undo of StatefulSets and DaemonSets', () =
       const undo = await kubectl('rollout', 'undo', 'ds/log-agent', '--to-revision=1');
       assert.equal(undo.stdout.trim(), 'daemonset.apps/log-agent rolled back', undo.stderr);
       const restored = template(cluster, 'DaemonSet', 'log-agent');
-      assert.deepEqual([restored.image, restored.env], ['registry.example.com/ops/log-agent:3.0.4', [{ name: 'LOG_LEVEL', value: 'info' }]]);
-      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'ds/log-agent')).stdout), ['2 | <none>', '3 | <none>']);
+      assert.deepEqual(
+        [restored.image, restored.env],
+        ['registry.example.com/ops/log-agent:3.0.4', [{ name: 'LOG_LEVEL', value: 'info' }]],
+      );
+      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'ds/log-agent')).stdout), [
+        '2 | <none>',
+        '3 | <none>',
+      ]);
     }));
 
   test('a template change other than an undo is recorded as a new revision', () =>
     withCluster(async (cluster, kubectl) => {
       const set = await kubectl('set', 'image', 'ds/node-probe', 'probe=registry.example.com/ops/node-probe:1.1.0');
       assert.equal(set.code, 0, set.stderr);
-      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'ds/node-probe')).stdout), ['1 | <none>', '2 | <none>']);
-      assert.equal(cluster.list('ControllerRevision', 'data').filter((revision) => revision.metadata.ownerReferences?.[0]?.name === 'node-probe').length, 2);
+      assert.deepEqual(historyRows((await kubectl('rollout', 'history', 'ds/node-probe')).stdout), [
+        '1 | <none>',
+        '2 | <none>',
+      ]);
+      assert.equal(
+        cluster
+          .list('ControllerRevision', 'data')
+          .filter((revision) => revision.metadata.ownerReferences?.[0]?.name === 'node-probe').length,
+        2,
+      );
     }));
 });

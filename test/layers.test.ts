@@ -30,12 +30,28 @@ interface LayerRule {
 }
 
 export const LAYER_RULES: readonly LayerRule[] = [
-  { id: 'surfaces-on-top', from: (layer) => !SURFACES.includes(layer), forbidden: SURFACES, why: 'nothing below the surfaces imports them; the program is assembled above everything else' },
-  { id: 'agent-below-runs', from: (layer) => BELOW_RUNS.includes(layer), forbidden: ['runs', 'store', 'notify'], why: 'the agent, its models and tools, the gate, the cluster client and the redactor know nothing of runs, stores or notifications' },
-  { id: 'stores-below-services', from: (layer) => layer === 'store', forbidden: ['notify', 'runs'], why: 'a store keeps rows; the services that use it import it, not the other way round' },
+  {
+    id: 'surfaces-on-top',
+    from: (layer) => !SURFACES.includes(layer),
+    forbidden: SURFACES,
+    why: 'nothing below the surfaces imports them; the program is assembled above everything else',
+  },
+  {
+    id: 'agent-below-runs',
+    from: (layer) => BELOW_RUNS.includes(layer),
+    forbidden: ['runs', 'store', 'notify'],
+    why: 'the agent, its models and tools, the gate, the cluster client and the redactor know nothing of runs, stores or notifications',
+  },
+  {
+    id: 'stores-below-services',
+    from: (layer) => layer === 'store',
+    forbidden: ['notify', 'runs'],
+    why: 'a store keeps rows; the services that use it import it, not the other way round',
+  },
 ];
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 
 /** Every import of `files` (paths relative to src/, with their text) that breaks a rule. */
 export function layerViolations(files: ReadonlyMap<string, string>): string[] {
@@ -48,7 +64,8 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
       const to = layerOf(target);
       if (to === from) continue;
       for (const rule of LAYER_RULES) {
-        if (rule.from(from) && rule.forbidden.includes(to)) violations.push(`${path} imports ${target} (${rule.id}: ${rule.why})`);
+        if (rule.from(from) && rule.forbidden.includes(to))
+          violations.push(`${path} imports ${target} (${rule.id}: ${rule.why})`);
       }
     }
   }
@@ -80,10 +97,13 @@ test('the check catches an import that breaks a layer, type-only and dynamic one
     ['mcp/http.ts', "import { authenticate } from '../server/auth.ts';\n"],
   ]);
   const found = layerViolations(files);
-  assert.deepEqual(found.map((line) => line.split(' (')[0]), [
-    'runs/workers/agent-worker.ts imports server/logger.ts',
-    'notify/notifier.ts imports server/run-view.ts',
-    'store/ports.ts imports notify/outbox.ts',
-    'tools/list-pods.ts imports store/run-store.ts',
-  ]);
+  assert.deepEqual(
+    found.map((line) => line.split(' (')[0]),
+    [
+      'runs/workers/agent-worker.ts imports server/logger.ts',
+      'notify/notifier.ts imports server/run-view.ts',
+      'store/ports.ts imports notify/outbox.ts',
+      'tools/list-pods.ts imports store/run-store.ts',
+    ],
+  );
 });

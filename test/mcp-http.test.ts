@@ -17,7 +17,12 @@ import type { MockCluster } from '../mock-cluster/index.ts';
 import { CANARY, CANARY_BASE64, deploymentState, startCanaryCluster, textOf } from './helpers/mcp-cluster.ts';
 import { pollUntil, startServiceProcess, writeTokensDir, type ServiceProcess } from './helpers/service-process.ts';
 
-const TOKENS = { read: 'mcp-read-token-0001', ingest: 'mcp-ingest-token-0002', act: 'mcp-act-token-00003', approve: 'mcp-approve-token-0004' } as const;
+const TOKENS = {
+  read: 'mcp-read-token-0001',
+  ingest: 'mcp-ingest-token-0002',
+  act: 'mcp-act-token-00003',
+  approve: 'mcp-approve-token-0004',
+} as const;
 
 /** The identity the service gives a token: `<scope>#<first 8 hex of its sha256>`. */
 function identityOf(scope: keyof typeof TOKENS): string {
@@ -44,7 +49,11 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
 
   const connect = async (scope: keyof typeof TOKENS): Promise<Client> => {
     const client = new Client({ name: `mcp-http-test-${scope}`, version: '0.0.1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${TOKENS[scope]}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TOKENS[scope]}` } },
+      }),
+    );
     clients.push(client);
     return client;
   };
@@ -79,7 +88,9 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
     assert.match(response.headers.get('www-authenticate') ?? '', /^Bearer realm="kubewhy"/);
     const client = new Client({ name: 'no-token', version: '0' });
     await assert.rejects(client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`))));
-    const stream = await fetch(`${service.url}/mcp`, { headers: { authorization: `Bearer ${TOKENS.read}`, accept: 'text/event-stream' } });
+    const stream = await fetch(`${service.url}/mcp`, {
+      headers: { authorization: `Bearer ${TOKENS.read}`, accept: 'text/event-stream' },
+    });
     assert.equal(stream.status, 405, 'stateless: no server-sent stream to open');
     const openapi = await service.request({ path: '/openapi.json' });
     assert.equal(openapi.status, 200);
@@ -113,7 +124,10 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
   it('refuses a write from a read-only token, naming the act scope; nothing changes', async () => {
     const before = deploymentState(mock, 'staging', 'checkout-api');
     const client = await connect('read');
-    const result = await client.callTool({ name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } });
+    const result = await client.callTool({
+      name: 'rollout_undo',
+      arguments: { namespace: 'staging', name: 'checkout-api' },
+    });
     assert.equal(result.isError, true);
     assert.match(textOf(result), /needs a token with the "act" scope.*Nothing was run/);
     assert.equal(deploymentState(mock, 'staging', 'checkout-api'), before);
@@ -121,7 +135,10 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
 
   it('diagnoses with an ingest token: a real run, listed by GET /v1/runs', async () => {
     const client = await connect('ingest');
-    const result = await client.callTool({ name: 'diagnose', arguments: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
+    const result = await client.callTool({
+      name: 'diagnose',
+      arguments: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+    });
     assert.notEqual(result.isError, true, textOf(result));
     const answer = JSON.parse(textOf(result)) as { runId: string; status: string; category: string; culprit: string };
     assert.equal(answer.status, 'completed');
@@ -136,7 +153,10 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
   it("holds a write from an act token for a person's approval; the cluster changes only once it is approved", async () => {
     const before = deploymentState(mock, 'staging', 'checkout-api');
     const client = await connect('act');
-    const result = await client.callTool({ name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } });
+    const result = await client.callTool({
+      name: 'rollout_undo',
+      arguments: { namespace: 'staging', name: 'checkout-api' },
+    });
     assert.notEqual(result.isError, true, textOf(result));
     const text = textOf(result);
     assert.match(text, /^Nothing was executed\. rollout_undo is held for a person's approval/);
@@ -152,7 +172,12 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
     assert.ok((held.actions[0]?.diff ?? []).length > 0, 'the dry run says what it would change');
     assert.equal(deploymentState(mock, 'staging', 'checkout-api'), before, 'nothing changed while it is held');
 
-    const approved = await service.request({ method: 'POST', path: `/v1/runs/${runId}/actions/${actionId}/approve`, token: TOKENS.approve, body: { by: 'alice' } });
+    const approved = await service.request({
+      method: 'POST',
+      path: `/v1/runs/${runId}/actions/${actionId}/approve`,
+      token: TOKENS.approve,
+      body: { by: 'alice' },
+    });
     assert.equal(approved.status, 200, approved.text);
     const finished = await pollUntil(
       async () => {
@@ -163,10 +188,19 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
     );
     assert.equal(finished.status, 'completed');
     assert.equal(finished.actions[0]?.status, 'executed');
-    assert.notEqual(deploymentState(mock, 'staging', 'checkout-api'), before, 'the approved rollback changed the Deployment');
-    assert.ok(mock.requestLog.some((request) => request.method === 'PATCH' && request.path.includes('/deployments/checkout-api')));
+    assert.notEqual(
+      deploymentState(mock, 'staging', 'checkout-api'),
+      before,
+      'the approved rollback changed the Deployment',
+    );
+    assert.ok(
+      mock.requestLog.some(
+        (request) => request.method === 'PATCH' && request.path.includes('/deployments/checkout-api'),
+      ),
+    );
 
-    const audit = (await service.request({ path: `/v1/runs/${runId}/audit`, token: TOKENS.read })).body as AuditEventView[];
+    const audit = (await service.request({ path: `/v1/runs/${runId}/audit`, token: TOKENS.read }))
+      .body as AuditEventView[];
     const call = audit.find((event) => event.type === 'tool-call');
     assert.equal((call?.payload.client as { identity?: string } | undefined)?.identity, identityOf('act'));
     assert.ok(audit.some((event) => event.type === 'approval' && event.payload.decision === 'approved'));
@@ -174,22 +208,38 @@ describe('MCP over Streamable HTTP on kubewhy serve', () => {
 
   it('only proposes a write from an act token where policy keeps OBSERVE', async () => {
     const client = await connect('act');
-    const result = await client.callTool({ name: 'scale', arguments: { namespace: 'production', name: 'checkout-api', replicas: 0 } });
+    const result = await client.callTool({
+      name: 'scale',
+      arguments: { namespace: 'production', name: 'checkout-api', replicas: 0 },
+    });
     assert.notEqual(result.isError, true, textOf(result));
     assert.match(textOf(result), /^Nothing was executed\. write call not executed: .*recorded as a proposed action/);
-    assert.match(textOf(result), new RegExp(`audit log of MCP session mcp-act-[0-9a-f]{8}: GET /v1/runs/mcp-${identityOf('act').replace('#', '-')}/audit\\.$`));
+    assert.match(
+      textOf(result),
+      new RegExp(
+        `audit log of MCP session mcp-act-[0-9a-f]{8}: GET /v1/runs/mcp-${identityOf('act').replace('#', '-')}/audit\\.$`,
+      ),
+    );
   });
 
   it('audits every call under the token identity', async () => {
-    const reads = (await service.request({ path: `/v1/runs/mcp-${identityOf('read').replace('#', '-')}/audit`, token: TOKENS.read })).body as AuditEventView[];
+    const reads = (
+      await service.request({ path: `/v1/runs/mcp-${identityOf('read').replace('#', '-')}/audit`, token: TOKENS.read })
+    ).body as AuditEventView[];
     const calls = reads.filter((event) => event.type === 'tool-call');
     assert.deepEqual(
       calls.map((event) => event.payload.tool),
       ['list_pods', 'list_secrets', 'diagnose', 'rollout_undo'],
     );
-    for (const event of calls) assert.equal((event.payload.client as { identity: string }).identity, identityOf('read'));
+    for (const event of calls)
+      assert.equal((event.payload.client as { identity: string }).identity, identityOf('read'));
     assert.match(String(calls[2]?.payload.refused), /ingest/);
-    const ingests = (await service.request({ path: `/v1/runs/mcp-${identityOf('ingest').replace('#', '-')}/audit`, token: TOKENS.read })).body as AuditEventView[];
+    const ingests = (
+      await service.request({
+        path: `/v1/runs/mcp-${identityOf('ingest').replace('#', '-')}/audit`,
+        token: TOKENS.read,
+      })
+    ).body as AuditEventView[];
     assert.deepEqual(
       ingests.filter((event) => event.type === 'tool-call').map((event) => event.payload.tool),
       ['list_pods', 'diagnose'],

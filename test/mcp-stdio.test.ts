@@ -16,7 +16,16 @@ import type { MockCluster } from '../mock-cluster/index.ts';
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { openDatabaseReadOnly } from '../src/store/database.ts';
 import { runKubewhy } from './helpers/run-kubewhy.ts';
-import { BIN, CANARY, CANARY_BASE64, deploymentState, ROOT, SCENARIO_DIR, startCanaryCluster, textOf } from './helpers/mcp-cluster.ts';
+import {
+  BIN,
+  CANARY,
+  CANARY_BASE64,
+  deploymentState,
+  ROOT,
+  SCENARIO_DIR,
+  startCanaryCluster,
+  textOf,
+} from './helpers/mcp-cluster.ts';
 
 const OUTPUT_BYTES = 2048;
 
@@ -34,7 +43,15 @@ function environment(dataDir: string): Record<string, string> {
 
 async function connect(args: string[], dataDir: string): Promise<Client> {
   const client = new Client({ name: 'mcp-stdio-test', version: '1.2.3' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...args], cwd: ROOT, env: environment(dataDir), stderr: 'pipe' }));
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, 'mcp', ...args],
+      cwd: ROOT,
+      env: environment(dataDir),
+      stderr: 'pipe',
+    }),
+  );
   return client;
 }
 
@@ -73,7 +90,10 @@ describe('kubewhy mcp (stdio)', () => {
     const pods = await client.callTool({ name: 'list_pods', arguments: { namespace: 'staging' } });
     assert.notEqual(pods.isError, true);
     assert.match(textOf(pods), /checkout-api-7d9f8c6b5-x2k4q/);
-    const logs = await client.callTool({ name: 'get_pod_logs', arguments: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q', tailLines: 2000 } });
+    const logs = await client.callTool({
+      name: 'get_pod_logs',
+      arguments: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q', tailLines: 2000 },
+    });
     assert.notEqual(logs.isError, true);
     assert.ok(Buffer.byteLength(textOf(logs)) <= OUTPUT_BYTES, `the logs fit ${OUTPUT_BYTES} bytes`);
   });
@@ -90,17 +110,27 @@ describe('kubewhy mcp (stdio)', () => {
   it('proposes a write and executes nothing: the Deployment is unchanged', async () => {
     const before = deploymentState(mock, 'staging', 'checkout-api');
     const writes = mock.requestLog.length;
-    const result = await client.callTool({ name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } });
+    const result = await client.callTool({
+      name: 'rollout_undo',
+      arguments: { namespace: 'staging', name: 'checkout-api' },
+    });
     assert.notEqual(result.isError, true);
     assert.match(textOf(result), /^Nothing was executed\./);
     assert.match(textOf(result), /proposed action/);
     assert.match(textOf(result), /Action id: act-[0-9a-f]{8}/);
     assert.equal(deploymentState(mock, 'staging', 'checkout-api'), before);
-    assert.deepEqual(mock.requestLog.slice(writes).filter((request) => request.method !== 'GET'), [], 'no write reached the cluster');
+    assert.deepEqual(
+      mock.requestLog.slice(writes).filter((request) => request.method !== 'GET'),
+      [],
+      'no write reached the cluster',
+    );
   });
 
   it('answers an invalid call with a readable isError result', async () => {
-    const result = await client.callTool({ name: 'get_pod_logs', arguments: { namespace: 'staging', tailLines: 'many' } });
+    const result = await client.callTool({
+      name: 'get_pod_logs',
+      arguments: { namespace: 'staging', tailLines: 'many' },
+    });
     assert.equal(result.isError, true);
     assert.match(textOf(result), /Invalid arguments for get_pod_logs: .*name/);
     const unknown = await client.callTool({ name: 'kubectl_exec', arguments: {} });
@@ -109,9 +139,18 @@ describe('kubewhy mcp (stdio)', () => {
   });
 
   it('diagnoses the scenario: bad credentials in Deployment staging/checkout-api', async () => {
-    const result = await client.callTool({ name: 'diagnose', arguments: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
+    const result = await client.callTool({
+      name: 'diagnose',
+      arguments: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+    });
     assert.notEqual(result.isError, true);
-    const answer = JSON.parse(textOf(result)) as { runId: string; status: string; category: string; culprit: string; evidence: string[] };
+    const answer = JSON.parse(textOf(result)) as {
+      runId: string;
+      status: string;
+      category: string;
+      culprit: string;
+      evidence: string[];
+    };
     assert.equal(answer.status, 'completed');
     assert.equal(answer.category, 'bad-credentials');
     assert.equal(answer.culprit, 'Deployment/staging/checkout-api');

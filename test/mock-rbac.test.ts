@@ -20,7 +20,13 @@ import { callThroughGate } from './helpers/gated-calls.ts';
 
 const FIXTURE = new URL('../mock-cluster/testdata/real-api', import.meta.url).pathname;
 const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding']);
-const PLURALS: Record<string, string> = { ServiceAccount: 'serviceaccounts', Role: 'roles', ClusterRole: 'clusterroles', RoleBinding: 'rolebindings', ClusterRoleBinding: 'clusterrolebindings' };
+const PLURALS: Record<string, string> = {
+  ServiceAccount: 'serviceaccounts',
+  Role: 'roles',
+  ClusterRole: 'clusterroles',
+  RoleBinding: 'rolebindings',
+  ClusterRoleBinding: 'clusterrolebindings',
+};
 
 /** Arguments each read tool is called with against the fixture. */
 const READ_CALLS: Record<string, Record<string, unknown>> = {
@@ -56,23 +62,38 @@ let asKubewhy: ReturnType<typeof createKubeCluster>;
 let asAdmin: ReturnType<typeof createKubeCluster>;
 
 async function send(method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(`${cluster.url}${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${cluster.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const answer = (await response.json()) as Record<string, unknown>;
   assert.ok(response.ok, `${method} ${path}: ${JSON.stringify(answer)}`);
   return answer;
 }
 
 before(async () => {
-  [cluster, directory] = await Promise.all([startMockCluster({ scenario: FIXTURE }), mkdtemp(join(tmpdir(), 'kubewhy-rbac-'))]);
+  [cluster, directory] = await Promise.all([
+    startMockCluster({ scenario: FIXTURE }),
+    mkdtemp(join(tmpdir(), 'kubewhy-rbac-')),
+  ]);
   const rendered = await renderChart({ namespace: 'kubewhy' });
   await send('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'kubewhy' } });
   for (const object of rendered.filter((candidate) => RBAC_KINDS.has(candidate.kind))) {
     const group = object.apiVersion === 'v1' ? '/api/v1' : `/apis/${object.apiVersion}`;
-    await send('POST', `${group}${object.metadata.namespace ? `/namespaces/${object.metadata.namespace}` : ''}/${PLURALS[object.kind] ?? ''}`, object);
+    await send(
+      'POST',
+      `${group}${object.metadata.namespace ? `/namespaces/${object.metadata.namespace}` : ''}/${PLURALS[object.kind] ?? ''}`,
+      object,
+    );
   }
   const serviceAccount = rendered.find((object) => object.kind === 'ServiceAccount');
   assert.ok(serviceAccount, 'the chart renders a ServiceAccount');
-  const tokenRequest = await send('POST', `/api/v1/namespaces/kubewhy/serviceaccounts/${serviceAccount.metadata.name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} });
+  const tokenRequest = await send(
+    'POST',
+    `/api/v1/namespaces/kubewhy/serviceaccounts/${serviceAccount.metadata.name}/token`,
+    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: {} },
+  );
   const token = String((tokenRequest['status'] as { token?: string }).token);
   const kubeconfigPath = join(directory, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, cluster.url, token);
@@ -84,13 +105,24 @@ after(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-function call(as: ReturnType<typeof createKubeCluster>, name: string, input: Record<string, unknown>): Promise<ToolResult> {
-  return callThroughGate({ registry: createToolRegistry(defaultTools()), name, input, context: { cluster: as, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } });
+function call(
+  as: ReturnType<typeof createKubeCluster>,
+  name: string,
+  input: Record<string, unknown>,
+): Promise<ToolResult> {
+  return callThroughGate({
+    registry: createToolRegistry(defaultTools()),
+    name,
+    input,
+    context: { cluster: as, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 },
+  });
 }
 
 describe('RBAC from the Helm chart, enforced by the mock', () => {
   test('every read tool the deployment offers works with exactly what the chart grants', async () => {
-    const offered = configuredTools({ secretKeys: false }).filter((tool) => tool.risk === 'read').map((tool) => tool.name);
+    const offered = configuredTools({ secretKeys: false })
+      .filter((tool) => tool.risk === 'read')
+      .map((tool) => tool.name);
     assert.deepEqual([...offered].sort(), Object.keys(READ_CALLS).sort(), 'READ_CALLS covers every offered read tool');
     for (const name of offered) {
       const result = await call(asKubewhy, name, READ_CALLS[name] ?? {});
@@ -103,11 +135,17 @@ describe('RBAC from the Helm chart, enforced by the mock', () => {
     const secrets = await call(asKubewhy, 'list_secrets', { namespace: 'shop' });
     assert.ok(!secrets.ok);
     assert.equal(secrets.error, 'forbidden');
-    assert.match(secrets.content, /secrets is forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot list resource "secrets" in API group "" in the namespace "shop"/);
+    assert.match(
+      secrets.content,
+      /secrets is forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot list resource "secrets" in API group "" in the namespace "shop"/,
+    );
     const deleted = await call(asKubewhy, 'delete_pod', { namespace: 'shop', name: 'web-5d8f7c9b6-aaaaa' });
     assert.ok(!deleted.ok);
     assert.equal(deleted.error, 'forbidden');
-    assert.match(deleted.content, /pods "web-5d8f7c9b6-aaaaa" is forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot delete resource "pods" in API group "" in the namespace "shop"\..*RBAC/);
+    assert.match(
+      deleted.content,
+      /pods "web-5d8f7c9b6-aaaaa" is forbidden: User "system:serviceaccount:kubewhy:kubewhy" cannot delete resource "pods" in API group "" in the namespace "shop"\..*RBAC/,
+    );
     assert.ok(cluster.get('Pod', 'shop', 'web-5d8f7c9b6-aaaaa'), 'the pod is still there');
   });
 
@@ -118,6 +156,14 @@ describe('RBAC from the Helm chart, enforced by the mock', () => {
   test('a token the mock never issued is 401 Unauthorized', async () => {
     const response = await fetch(`${cluster.url}/api/v1/pods`, { headers: { Authorization: 'Bearer not-a-token' } });
     assert.equal(response.status, 401);
-    assert.deepEqual(await response.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    assert.deepEqual(await response.json(), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
   });
 });

@@ -24,7 +24,11 @@ let cacheDir: string;
 
 before(async () => {
   let kubectlPath: string;
-  [cluster, kubectlPath, cacheDir] = await Promise.all([startMockCluster({ scenario: FIXTURE }), ensureKubectl(), mkdtemp(join(tmpdir(), 'kubewhy-kubectl-cache-'))]);
+  [cluster, kubectlPath, cacheDir] = await Promise.all([
+    startMockCluster({ scenario: FIXTURE }),
+    ensureKubectl(),
+    mkdtemp(join(tmpdir(), 'kubewhy-kubectl-cache-')),
+  ]);
   kubectl = kubectlRunner({ kubectlPath, kubeconfigPath: cluster.kubeconfigPath, cacheDir });
 });
 after(async () => {
@@ -41,25 +45,43 @@ function row(output: string, name: string): string[] {
 
 describe('the mock as a real API server', () => {
   test('describe (local clock) and get (server clock) show the same ages: the snapshot is served moved to now', async () => {
-    const events = await kubectl.run('get', 'events', '-n', 'shop', '--field-selector', 'involvedObject.name=checkout-7c6b5d4f8-ccccc');
+    const events = await kubectl.run(
+      'get',
+      'events',
+      '-n',
+      'shop',
+      '--field-selector',
+      'involvedObject.name=checkout-7c6b5d4f8-ccccc',
+    );
     assert.equal(row(events.stdout, '3h')[0], '3h', 'get: the event was last seen 3h before the snapshot');
     const described = await kubectl.run('describe', 'pod', '-n', 'shop', 'checkout-7c6b5d4f8-ccccc');
     assert.match(described.stdout, /Warning\s+BackOff\s+3h \(x12 over 3h\)\s+kubelet/, described.stdout);
     const deployment = await kubectl.run('describe', 'deployment', '-n', 'shop', 'web');
     assert.equal(row((await kubectl.run('get', 'deployment', '-n', 'shop', 'web')).stdout, 'web')[4], '10d');
     const created = /CreationTimestamp:\s+(.+)/.exec(deployment.stdout)?.[1] ?? '';
-    assert.ok(Math.abs(Date.now() - 10 * 86_400_000 - Date.parse(created)) < 60_000, `describe's creation time is 10 days before the local now: ${created}`);
+    assert.ok(
+      Math.abs(Date.now() - 10 * 86_400_000 - Date.parse(created)) < 60_000,
+      `describe's creation time is 10 days before the local now: ${created}`,
+    );
   });
 
   test('logs of a pod on a lost node fail with the kubelet dial error, and get_pod_logs says so readably', async () => {
     const logs = await kubectl.run('logs', '-n', 'shop', 'batch-runner');
     assert.equal(logs.code, 1);
-    assert.equal(logs.stderr.trim(), 'Error from server: Get "https://10.0.3.7:10250/containerLogs/shop/batch-runner/runner": dial tcp 10.0.3.7:10250: i/o timeout');
+    assert.equal(
+      logs.stderr.trim(),
+      'Error from server: Get "https://10.0.3.7:10250/containerLogs/shop/batch-runner/runner": dial tcp 10.0.3.7:10250: i/o timeout',
+    );
     const healthy = await kubectl.run('logs', '-n', 'shop', 'web-5d8f7c9b6-aaaaa');
     assert.equal(healthy.code, 0, 'a pod on a Ready node still has its (empty) log');
     const tools = createKubeCluster({ kubeconfigPath: cluster.kubeconfigPath, retries: 2, retryBaseDelayMs: 5 });
     const started = performance.now();
-    const result = await callThroughGate({ registry: createToolRegistry(), name: 'get_pod_logs', input: { namespace: 'shop', name: 'batch-runner' }, context: { cluster: tools, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } });
+    const result = await callThroughGate({
+      registry: createToolRegistry(),
+      name: 'get_pod_logs',
+      input: { namespace: 'shop', name: 'batch-runner' },
+      context: { cluster: tools, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 },
+    });
     assert.ok(!result.ok);
     assert.match(result.content, /dial tcp 10\.0\.3\.7:10250: i\/o timeout/);
     assert.match(result.content, /kubelet of node node-b does not answer.*list_nodes/);
@@ -79,10 +101,21 @@ describe('the mock as a real API server', () => {
     }
     const pods = await kubectl.run('get', 'pods', '-n', 'shop', '-l', 'app=web', '--no-headers');
     assert.equal(pods.stdout.trim().split('\n').length, 3);
-    assert.deepEqual(row((await kubectl.run('get', 'deployment', '-n', 'shop', 'web')).stdout, 'web').slice(0, 4), ['web', '3/3', '3', '3']);
+    assert.deepEqual(row((await kubectl.run('get', 'deployment', '-n', 'shop', 'web')).stdout, 'web').slice(0, 4), [
+      'web',
+      '3/3',
+      '3',
+      '3',
+    ]);
     assert.equal((await kubectl.run('scale', 'deployment/web', '-n', 'shop', '--replicas=2')).code, 0);
-    const after = (await kubectl.run('get', 'pods', '-n', 'shop', '-l', 'app=web', '--no-headers')).stdout.trim().split('\n');
-    assert.deepEqual(after.map((line) => line.split(/\s+/)[2]).sort(), ['Running', 'Running', 'Terminating'], 'scaling down terminates a pod, gracefully');
+    const after = (await kubectl.run('get', 'pods', '-n', 'shop', '-l', 'app=web', '--no-headers')).stdout
+      .trim()
+      .split('\n');
+    assert.deepEqual(
+      after.map((line) => line.split(/\s+/)[2]).sort(),
+      ['Running', 'Running', 'Terminating'],
+      'scaling down terminates a pod, gracefully',
+    );
   });
 
   test('rollout restart makes a new ReplicaSet with running pods, and rollout status reports it done; a crash loop times out', async () => {
@@ -90,46 +123,108 @@ describe('the mock as a real API server', () => {
     const status = await kubectl.run('rollout', 'status', 'deployment/web', '-n', 'shop', '--timeout=20s');
     assert.equal(status.stdout.trim(), 'deployment "web" successfully rolled out', status.stderr);
     const replicaSets = await kubectl.run('get', 'rs', '-n', 'shop', '-l', 'app=web', '--no-headers');
-    const counts = replicaSets.stdout.trim().split('\n').map((line) => line.split(/\s+/).slice(1, 4).join(' '));
+    const counts = replicaSets.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/).slice(1, 4).join(' '));
     assert.deepEqual(counts.sort(), ['0 0 0', '2 2 2']);
     const history = await kubectl.run('rollout', 'history', 'deployment/web', '-n', 'shop');
     assert.match(history.stdout, /^23\s/m, 'the restart is revision 23');
     const stuck = await kubectl.run('rollout', 'status', 'deployment/checkout', '-n', 'shop', '--timeout=2s');
     assert.equal(stuck.code, 1);
-    assert.match(stuck.stdout, /Waiting for deployment "checkout" rollout to finish: 0 of 1 updated replicas are available/);
+    assert.match(
+      stuck.stdout,
+      /Waiting for deployment "checkout" rollout to finish: 0 of 1 updated replicas are available/,
+    );
     assert.match(stuck.stderr, /timed out waiting for the condition/);
   });
 
   test('scaling a crash-looping Deployment adds pods that crash the same way', async () => {
     assert.equal((await kubectl.run('scale', 'deployment/checkout', '-n', 'shop', '--replicas=2')).code, 0);
     const pods = await kubectl.run('get', 'pods', '-n', 'shop', '-l', 'app=checkout', '--no-headers');
-    const states = pods.stdout.trim().split('\n').map((line) => line.split(/\s+/)[2]);
+    const states = pods.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s+/)[2]);
     assert.deepEqual(states, ['CrashLoopBackOff', 'CrashLoopBackOff']);
   });
 
   test('a Deployment at revision 22 that said generation 4 has a generation no lower than its revision, observed', async () => {
-    const read = await kubectl.run('get', 'deployment', 'checkout', '-n', 'shop', '-o', 'jsonpath={.metadata.generation} {.status.observedGeneration}');
+    const read = await kubectl.run(
+      'get',
+      'deployment',
+      'checkout',
+      '-n',
+      'shop',
+      '-o',
+      'jsonpath={.metadata.generation} {.status.observedGeneration}',
+    );
     assert.equal(read.stdout, '4 4', 'generation 3 at revision 3, bumped once by the scale, and observed');
-    const web = cluster.scenario.objects.find((object) => object.kind === 'Deployment' && object.metadata.name === 'web');
+    const web = cluster.scenario.objects.find(
+      (object) => object.kind === 'Deployment' && object.metadata.name === 'web',
+    );
     assert.equal(web?.metadata.generation, 22);
     assert.equal((web?.['status'] as { observedGeneration?: number }).observedGeneration, 22);
   });
 
   test('auth whoami and auth can-i answer for the admin and for an impersonated service account', async () => {
-    assert.match((await kubectl.run('auth', 'whoami')).stdout, /Username\s+kubernetes-admin\nGroups\s+\[kubeadm:cluster-admins system:masters system:authenticated\]/);
+    assert.match(
+      (await kubectl.run('auth', 'whoami')).stdout,
+      /Username\s+kubernetes-admin\nGroups\s+\[kubeadm:cluster-admins system:masters system:authenticated\]/,
+    );
     const asAccount = ['--as', 'system:serviceaccount:shop:reader'];
     const whoami = await kubectl.run('auth', 'whoami', ...asAccount);
-    assert.match(whoami.stdout, /Username\s+system:serviceaccount:shop:reader\nGroups\s+\[system:serviceaccounts system:serviceaccounts:shop system:authenticated\]/);
+    assert.match(
+      whoami.stdout,
+      /Username\s+system:serviceaccount:shop:reader\nGroups\s+\[system:serviceaccounts system:serviceaccounts:shop system:authenticated\]/,
+    );
     assert.equal((await kubectl.run('auth', 'can-i', 'delete', 'pods', '-n', 'shop')).stdout.trim(), 'yes');
     const denied = await kubectl.run('auth', 'can-i', 'list', 'pods', '-n', 'shop', ...asAccount);
     assert.deepEqual([denied.stdout.trim(), denied.code], ['no', 1]);
-    assert.equal((await kubectl.run('create', 'role', 'pod-reader', '-n', 'shop', '--verb=get,list,watch', '--resource=pods,pods/log')).code, 0);
-    assert.equal((await kubectl.run('create', 'rolebinding', 'reader', '-n', 'shop', '--role=pod-reader', '--serviceaccount=shop:reader')).code, 0);
+    assert.equal(
+      (
+        await kubectl.run(
+          'create',
+          'role',
+          'pod-reader',
+          '-n',
+          'shop',
+          '--verb=get,list,watch',
+          '--resource=pods,pods/log',
+        )
+      ).code,
+      0,
+    );
+    assert.equal(
+      (
+        await kubectl.run(
+          'create',
+          'rolebinding',
+          'reader',
+          '-n',
+          'shop',
+          '--role=pod-reader',
+          '--serviceaccount=shop:reader',
+        )
+      ).code,
+      0,
+    );
     assert.equal((await kubectl.run('auth', 'can-i', 'list', 'pods', '-n', 'shop', ...asAccount)).stdout.trim(), 'yes');
-    assert.equal((await kubectl.run('auth', 'can-i', 'get', 'pods', '--subresource=log', '-n', 'shop', ...asAccount)).stdout.trim(), 'yes');
-    assert.equal((await kubectl.run('auth', 'can-i', 'list', 'pods', '-n', 'default', ...asAccount)).stdout.trim(), 'no');
+    assert.equal(
+      (
+        await kubectl.run('auth', 'can-i', 'get', 'pods', '--subresource=log', '-n', 'shop', ...asAccount)
+      ).stdout.trim(),
+      'yes',
+    );
+    assert.equal(
+      (await kubectl.run('auth', 'can-i', 'list', 'pods', '-n', 'default', ...asAccount)).stdout.trim(),
+      'no',
+    );
     const refused = await kubectl.run('delete', 'pod', 'web-5d8f7c9b6-aaaaa', '-n', 'shop', ...asAccount);
-    assert.equal(refused.stderr.trim(), 'Error from server (Forbidden): pods "web-5d8f7c9b6-aaaaa" is forbidden: User "system:serviceaccount:shop:reader" cannot delete resource "pods" in API group "" in the namespace "shop"');
+    assert.equal(
+      refused.stderr.trim(),
+      'Error from server (Forbidden): pods "web-5d8f7c9b6-aaaaa" is forbidden: User "system:serviceaccount:shop:reader" cannot delete resource "pods" in API group "" in the namespace "shop"',
+    );
   });
 
   test('get endpointslices prints NAME, ADDRESSTYPE, PORTS, ENDPOINTS and AGE', async () => {

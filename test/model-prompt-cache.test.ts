@@ -21,17 +21,25 @@ test('KUBEWHY_PROMPT_CACHE=1h marks the system prompt and the tools for the 1-ho
 
 test('KUBEWHY_PROMPT_CACHE=off sends no cache_control at all', async () => {
   const { api } = await runClaude(twoTurns(), { promptCache: 'off' });
-  for (const request of api.requests) assert.ok(!JSON.stringify(request.body).includes('cache_control'), 'no breakpoint anywhere');
+  for (const request of api.requests)
+    assert.ok(!JSON.stringify(request.body).includes('cache_control'), 'no breakpoint anywhere');
 });
 
 test('the default is the 5-minute cache', async () => {
   const { api } = await runClaude(twoTurns());
-  assert.deepEqual((api.requests[0]!.body.system as { cache_control?: unknown }[])[0]!.cache_control, { type: 'ephemeral' });
+  assert.deepEqual((api.requests[0]!.body.system as { cache_control?: unknown }[])[0]!.cache_control, {
+    type: 'ephemeral',
+  });
 });
 
 test('1-hour cache writes are recorded apart and weigh 2× an input token in the budget', async () => {
   const { outcome } = await runClaude(
-    twoTurns({ input_tokens: 1000, output_tokens: 0, cache_creation_input_tokens: 3000, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 3000 } }),
+    twoTurns({
+      input_tokens: 1000,
+      output_tokens: 0,
+      cache_creation_input_tokens: 3000,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 3000 },
+    }),
     { promptCache: '1h' },
   );
   assert.equal(outcome.status, 'completed');

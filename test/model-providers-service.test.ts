@@ -22,23 +22,48 @@ const DIAGNOSIS = {
   confidence: 'high',
 };
 
-async function diagnoseWith(t: TestContext, environment: Record<string, string>): Promise<{ run: Record<string, unknown> }> {
+async function diagnoseWith(
+  t: TestContext,
+  environment: Record<string, string>,
+): Promise<{ run: Record<string, unknown> }> {
   const directory = await mkdtemp(join(tmpdir(), 'kubewhy-providers-'));
   t.after(() => rm(directory, { recursive: true, force: true }));
-  const service = await startServiceProcess({ KUBEWHY_DATA_DIR: directory, KUBEWHY_TOKEN_INGEST: INGEST, KUBEWHY_TOKEN_READ: 'providers-read-token-0123456789', KUBEWHY_MODEL_MAX_RETRIES: '0', KUBEWHY_RUN_WORKERS: '1', ...environment });
+  const service = await startServiceProcess({
+    KUBEWHY_DATA_DIR: directory,
+    KUBEWHY_TOKEN_INGEST: INGEST,
+    KUBEWHY_TOKEN_READ: 'providers-read-token-0123456789',
+    KUBEWHY_MODEL_MAX_RETRIES: '0',
+    KUBEWHY_RUN_WORKERS: '1',
+    ...environment,
+  });
   t.after(() => service.kill());
-  const response = await service.request({ method: 'POST', path: '/v1/incidents?wait=60', token: INGEST, body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
+  const response = await service.request({
+    method: 'POST',
+    path: '/v1/incidents?wait=60',
+    token: INGEST,
+    body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+  });
   assert.equal(response.status, 200, response.text);
   return { run: response.body as Record<string, unknown> };
 }
 
 test('KUBEWHY_MODEL=openai with OPENAI_BASE_URL: an OpenAI-compatible server diagnoses, a read tool first', async (t) => {
   const server = await startFakeChatCompletions([
-    { toolCalls: [{ id: 'call-1', name: 'list_pods', arguments: { namespace: 'staging' } }], usage: { prompt_tokens: 900, completion_tokens: 40 } },
-    { toolCalls: [{ id: 'call-2', name: 'submit_diagnosis', arguments: DIAGNOSIS }], usage: { prompt_tokens: 1500, completion_tokens: 120 } },
+    {
+      toolCalls: [{ id: 'call-1', name: 'list_pods', arguments: { namespace: 'staging' } }],
+      usage: { prompt_tokens: 900, completion_tokens: 40 },
+    },
+    {
+      toolCalls: [{ id: 'call-2', name: 'submit_diagnosis', arguments: DIAGNOSIS }],
+      usage: { prompt_tokens: 1500, completion_tokens: 120 },
+    },
   ]);
   t.after(() => server.close());
-  const { run } = await diagnoseWith(t, { KUBEWHY_MODEL: 'openai', KUBEWHY_MODEL_NAME: 'qwen3:8b', OPENAI_BASE_URL: `${server.url}/v1` });
+  const { run } = await diagnoseWith(t, {
+    KUBEWHY_MODEL: 'openai',
+    KUBEWHY_MODEL_NAME: 'qwen3:8b',
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  });
   assert.equal(run.status, 'completed', JSON.stringify(run));
   assert.equal((run.diagnosis as { category: string }).category, 'bad-credentials');
   assert.deepEqual(run.usage, { input: 2400, output: 160, cacheRead: 0, cacheWrite: 0 });
@@ -50,7 +75,12 @@ test('KUBEWHY_MODEL=openai with OPENAI_BASE_URL: an OpenAI-compatible server dia
 });
 
 test('KUBEWHY_MODEL=bedrock with AWS keys in the environment: Bedrock diagnoses, the requests signed for the region', async (t) => {
-  const bedrock = await startFakeBedrock([{ content: [{ type: 'tool_use', id: 'toolu_1', name: 'submit_diagnosis', input: DIAGNOSIS }], usage: { input_tokens: 1200, output_tokens: 90 } }]);
+  const bedrock = await startFakeBedrock([
+    {
+      content: [{ type: 'tool_use', id: 'toolu_1', name: 'submit_diagnosis', input: DIAGNOSIS }],
+      usage: { input_tokens: 1200, output_tokens: 90 },
+    },
+  ]);
   t.after(() => bedrock.close());
   const { run } = await diagnoseWith(t, {
     KUBEWHY_MODEL: 'bedrock',
@@ -64,5 +94,8 @@ test('KUBEWHY_MODEL=bedrock with AWS keys in the environment: Bedrock diagnoses,
   assert.equal((run.diagnosis as { category: string }).category, 'bad-credentials');
   const [request] = bedrock.requests;
   assert.equal(request?.params.modelId, 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0');
-  assert.match(String(request?.headers.authorization), /^AWS4-HMAC-SHA256 Credential=AKIAKUBEWHYTEST00001\/\d{8}\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/);
+  assert.match(
+    String(request?.headers.authorization),
+    /^AWS4-HMAC-SHA256 Credential=AKIAKUBEWHYTEST00001\/\d{8}\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=[^,]+, Signature=[0-9a-f]{64}$/,
+  );
 });

@@ -8,7 +8,12 @@ import { startFakeMessagesApi } from './helpers/fake-messages-api.ts';
 import { runClaude } from './helpers/model-run.ts';
 import { startTestApp } from './helpers/service-app.ts';
 
-const overloaded = (headers: Record<string, string>) => ({ status: 529, errorType: 'overloaded_error', message: 'Overloaded', headers });
+const overloaded = (headers: Record<string, string>) => ({
+  status: 529,
+  errorType: 'overloaded_error',
+  message: 'Overloaded',
+  headers,
+});
 
 test('a retryable failure that outlasts the SDK retries says when to try the run again, as the API asked', async () => {
   const { outcome, audit } = await runClaude([overloaded({ 'retry-after': '7' })]);
@@ -21,7 +26,10 @@ test('a retryable failure that outlasts the SDK retries says when to try the run
 
 test('without retry-after the wait doubles with each attempt of the run', async () => {
   const first = await runClaude([overloaded({})], { attempt: 1 });
-  const third = await runClaude([{ status: 500, errorType: 'api_error', message: 'Internal server error', headers: {} }], { attempt: 3 });
+  const third = await runClaude(
+    [{ status: 500, errorType: 'api_error', message: 'Internal server error', headers: {} }],
+    { attempt: 3 },
+  );
   assert.deepEqual(first.outcome.retry, { afterMs: 30_000 });
   assert.deepEqual(third.outcome.retry, { afterMs: 120_000 });
 });
@@ -49,20 +57,33 @@ test('from the configured attempt on, a run whose model keeps failing is diagnos
   const api = await startFakeMessagesApi(() => overloaded({ 'retry-after-ms': '1' }));
   t.after(() => api.close());
   const { app, waitForRun } = await startTestApp(t, {
-    model: createAnthropicModel({ apiKey: 'sk-ant-test-key-not-real', model: 'claude-test', baseUrl: api.url, maxRetries: 0, timeoutMs: 5000 }),
+    model: createAnthropicModel({
+      apiKey: 'sk-ant-test-key-not-real',
+      model: 'claude-test',
+      baseUrl: api.url,
+      maxRetries: 0,
+      timeoutMs: 5000,
+    }),
     fallback: { model: createOfflineModel(), afterAttempts: 2 },
     runs: { concurrency: 1, queueSize: 10, dedupWindowMs: 3_600_000 },
     auth: { mode: 'off' },
   });
 
-  const created = await app.inject({ method: 'POST', url: '/v1/incidents', payload: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/v1/incidents',
+    payload: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+  });
   assert.equal(created.statusCode, 202);
   const id = (created.json() as { id: string }).id;
   const run = await waitForRun(id);
   assert.equal(api.requests.length, 1, 'Claude was asked on the first attempt only');
   const note = 'model claude-test failed 1 time; diagnosed by the offline engine';
   assert.equal(run.status, 'completed');
-  assert.match((run.diagnosis as { summary: string }).summary, /\(Model claude-test failed 1 time; diagnosed by the offline engine\.\)$/);
+  assert.match(
+    (run.diagnosis as { summary: string }).summary,
+    /\(Model claude-test failed 1 time; diagnosed by the offline engine\.\)$/,
+  );
   const response = await app.inject({ method: 'GET', url: `/v1/runs/${id}/audit` });
   const body = response.json() as { events?: AuditLine[] } | AuditLine[];
   const events = Array.isArray(body) ? body : (body.events ?? []);
@@ -93,19 +114,51 @@ test('the fallback takes over only from the configured attempt, after model fail
   const offline = createOfflineModel();
   const base = { model: claude, fallbackModel: offline, fallbackAfterAttempts: 3, resuming: false };
   assert.equal(chooseModel({ ...base, attempt: 2, modelFailures: 1 }).model, claude, 'before the configured attempt');
-  assert.equal(chooseModel({ ...base, attempt: 3, modelFailures: 0 }).model, claude, 'started again for another reason (a restart, an approval)');
-  assert.equal(chooseModel({ ...base, attempt: 3, modelFailures: 2, resuming: true }).model, claude, 'a checkpoint goes on with its own model');
-  assert.equal(chooseModel({ model: claude, attempt: 9, modelFailures: 8, resuming: false }).model, claude, 'no fallback configured');
+  assert.equal(
+    chooseModel({ ...base, attempt: 3, modelFailures: 0 }).model,
+    claude,
+    'started again for another reason (a restart, an approval)',
+  );
+  assert.equal(
+    chooseModel({ ...base, attempt: 3, modelFailures: 2, resuming: true }).model,
+    claude,
+    'a checkpoint goes on with its own model',
+  );
+  assert.equal(
+    chooseModel({ model: claude, attempt: 9, modelFailures: 8, resuming: false }).model,
+    claude,
+    'no fallback configured',
+  );
   const choice = chooseModel({ ...base, attempt: 3, modelFailures: 2 });
   assert.equal(choice.model, offline);
   assert.equal(choice.fallbackNote, 'model claude-test failed 2 times; diagnosed by the offline engine');
-  const failed = noteFallback({ status: 'failed', reason: 'the step cap of 12 was reached without a diagnosis', usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, steps: 12, toolCalls: [], actions: [] }, choice.fallbackNote!);
-  assert.equal(failed.reason, 'the step cap of 12 was reached without a diagnosis (model claude-test failed 2 times; diagnosed by the offline engine)');
+  const failed = noteFallback(
+    {
+      status: 'failed',
+      reason: 'the step cap of 12 was reached without a diagnosis',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      steps: 12,
+      toolCalls: [],
+      actions: [],
+    },
+    choice.fallbackNote!,
+  );
+  assert.equal(
+    failed.reason,
+    'the step cap of 12 was reached without a diagnosis (model claude-test failed 2 times; diagnosed by the offline engine)',
+  );
 });
 
 test('model failures are counted from the retryable error events of the run', () => {
   const events = [
-    { type: 'error', payload: { message: 'model error: Anthropic API 529: overloaded_error: Overloaded', retryable: true, retryAfterMs: 30_000 } },
+    {
+      type: 'error',
+      payload: {
+        message: 'model error: Anthropic API 529: overloaded_error: Overloaded',
+        retryable: true,
+        retryAfterMs: 30_000,
+      },
+    },
     { type: 'error', payload: { message: 'model error: Anthropic API 400: invalid_request_error: bad' } },
     { type: 'tool-result', payload: { retryable: true } },
     { type: 'error', payload: { message: 'model error: Anthropic API 500: api_error: boom', retryable: true } },

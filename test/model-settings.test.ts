@@ -15,9 +15,21 @@ test('the default Claude model is a current one, not claude-sonnet-4-5 (end of l
 
 test('model settings: the prompt cache, the fallback and when it takes over, with their defaults', () => {
   const defaults = loadConfig(withKey).model;
-  assert.deepEqual(defaults.provider === 'anthropic' && [defaults.promptCache, defaults.fallback, defaults.fallbackAfterAttempts], ['5m', 'offline', 3]);
-  const set = loadConfig({ ...withKey, KUBEWHY_PROMPT_CACHE: '1h', KUBEWHY_MODEL_FALLBACK: 'none', KUBEWHY_MODEL_ATTEMPTS: '4' }).model;
-  assert.deepEqual(set.provider === 'anthropic' && [set.promptCache, set.fallback, set.fallbackAfterAttempts], ['1h', 'none', 4]);
+  assert.deepEqual(
+    defaults.provider === 'anthropic' && [defaults.promptCache, defaults.fallback, defaults.fallbackAfterAttempts],
+    ['5m', 'offline', 3],
+  );
+  const set = loadConfig({
+    ...withKey,
+    KUBEWHY_PROMPT_CACHE: '1h',
+    KUBEWHY_MODEL_FALLBACK: 'none',
+    KUBEWHY_MODEL_ATTEMPTS: '4',
+  }).model;
+  assert.deepEqual(set.provider === 'anthropic' && [set.promptCache, set.fallback, set.fallbackAfterAttempts], [
+    '1h',
+    'none',
+    4,
+  ]);
 });
 
 test('a bad model setting fails fast and names the setting', () => {
@@ -27,7 +39,11 @@ test('a bad model setting fails fast and names the setting', () => {
     ['KUBEWHY_MODEL_ATTEMPTS', '1'],
     ['KUBEWHY_MODEL_ATTEMPTS', 'three'],
   ] as const) {
-    assert.throws(() => loadConfig({ ...withKey, [name]: value }), (error: unknown) => error instanceof ConfigError && error.message.includes(name), `${name}=${value}`);
+    assert.throws(
+      () => loadConfig({ ...withKey, [name]: value }),
+      (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+      `${name}=${value}`,
+    );
   }
 });
 

@@ -5,11 +5,16 @@ import { CONTEXT_FULL_NOTE, trimOldestToolResults } from '../src/agent/stop-reas
 import { demoDiagnosis } from './helpers/fake-tools.ts';
 import { pod, runClaude } from './helpers/model-run.ts';
 
-const submitCall = (id = 'toolu_submit') => ({ type: 'tool_use' as const, id, name: 'submit_diagnosis', input: demoDiagnosis });
+const submitCall = (id = 'toolu_submit') => ({
+  type: 'tool_use' as const,
+  id,
+  name: 'submit_diagnosis',
+  input: demoDiagnosis,
+});
 
 type Block = { type: string; id?: string; text?: string; tool_use_id?: string; content?: string };
 
-test('a refusal fails the run with the model\'s explanation, never as a diagnosis', async () => {
+test("a refusal fails the run with the model's explanation, never as a diagnosis", async () => {
   const { outcome, audit } = await runClaude([
     {
       content: [{ type: 'text', text: 'I cannot help with that.' }, submitCall()],
@@ -19,14 +24,19 @@ test('a refusal fails the run with the model\'s explanation, never as a diagnosi
   ]);
   assert.equal(outcome.status, 'failed');
   assert.equal(outcome.diagnosis, undefined);
-  assert.match(outcome.reason ?? '', /^the model refused: The request could enable exploit development\. \(category cyber\)/);
+  assert.match(
+    outcome.reason ?? '',
+    /^the model refused: The request could enable exploit development\. \(category cyber\)/,
+  );
   assert.ok(!audit.events.some((event) => event.type === 'diagnosis'), 'no diagnosis is recorded');
   const response = audit.events.find((event) => event.type === 'model-response');
   assert.equal(response?.payload.stopReason, 'refusal');
 });
 
 test('a refusal without details quotes what the model said', async () => {
-  const { outcome } = await runClaude([{ content: [{ type: 'text', text: 'I will not run commands on this cluster.' }], stopReason: 'refusal' }]);
+  const { outcome } = await runClaude([
+    { content: [{ type: 'text', text: 'I will not run commands on this cluster.' }], stopReason: 'refusal' },
+  ]);
   assert.equal(outcome.status, 'failed');
   assert.equal(outcome.reason, 'the model refused: I will not run commands on this cluster.');
 });
@@ -47,9 +57,16 @@ test('max_tokens mid tool call: the unfinished call is dropped, the finished one
   assert.deepEqual(recording.executed, [`describe_pod ${pod.namespace}/${pod.name}`]);
   const messages = api.requests[1]!.body.messages;
   const assistant = messages.at(-2)!.content as Block[];
-  assert.deepEqual(assistant.filter((block) => block.type === 'tool_use').map((block) => block.id), ['toolu_01'], 'the cut call is not sent back');
+  assert.deepEqual(
+    assistant.filter((block) => block.type === 'tool_use').map((block) => block.id),
+    ['toolu_01'],
+    'the cut call is not sent back',
+  );
   const user = messages.at(-1)!.content as Block[];
-  assert.deepEqual(user.map((block) => block.type), ['tool_result', 'text']);
+  assert.deepEqual(
+    user.map((block) => block.type),
+    ['tool_result', 'text'],
+  );
   assert.equal(user[0]!.tool_use_id, 'toolu_01');
   assert.match(user[1]!.text ?? '', /cut off at the output limit.*Answer shorter/);
 });
@@ -57,7 +74,10 @@ test('max_tokens mid tool call: the unfinished call is dropped, the finished one
 test('max_tokens on the turn that must submit: asked once more with a longer answer allowed', async () => {
   const { api, outcome } = await runClaude(
     [
-      { content: [{ type: 'tool_use', id: 'toolu_01', name: 'submit_diagnosis', input: { category: 'bad-cre' } }], stopReason: 'max_tokens' },
+      {
+        content: [{ type: 'tool_use', id: 'toolu_01', name: 'submit_diagnosis', input: { category: 'bad-cre' } }],
+        stopReason: 'max_tokens',
+      },
       { content: [submitCall()] },
     ],
     { maxSteps: 1 },
@@ -71,7 +91,10 @@ test('max_tokens on the turn that must submit: asked once more with a longer ans
 });
 
 test('max_tokens twice on the turn that must submit fails the run with that reason', async () => {
-  const cut = { content: [{ type: 'tool_use' as const, id: 'toolu_01', name: 'submit_diagnosis', input: {} }], stopReason: 'max_tokens' };
+  const cut = {
+    content: [{ type: 'tool_use' as const, id: 'toolu_01', name: 'submit_diagnosis', input: {} }],
+    stopReason: 'max_tokens',
+  };
   const { api, outcome } = await runClaude([cut, cut, { content: [submitCall()] }], { maxSteps: 1 });
   assert.equal(outcome.status, 'failed');
   assert.match(outcome.reason ?? '', /max_tokens/);
@@ -81,9 +104,17 @@ test('max_tokens twice on the turn that must submit fails the run with that reas
 test('pause_turn: the paused turn goes back as is, and the model continues it', async () => {
   const paused = [
     { type: 'text' as const, text: 'Searching the runbook.' },
-    { type: 'server_tool_use' as const, id: 'srvtoolu_01', name: 'web_search', input: { query: 'CreateContainerConfigError' } },
+    {
+      type: 'server_tool_use' as const,
+      id: 'srvtoolu_01',
+      name: 'web_search',
+      input: { query: 'CreateContainerConfigError' },
+    },
   ];
-  const { api, outcome } = await runClaude([{ content: paused, stopReason: 'pause_turn' }, { content: [submitCall()] }]);
+  const { api, outcome } = await runClaude([
+    { content: paused, stopReason: 'pause_turn' },
+    { content: [submitCall()] },
+  ]);
   assert.equal(outcome.status, 'completed');
   const last = api.requests[1]!.body.messages.at(-1)!;
   assert.equal(last.role, 'assistant');
@@ -93,7 +124,13 @@ test('pause_turn: the paused turn goes back as is, and the model continues it', 
 test('model_context_window_exceeded: the model must submit now, without the calls it was writing', async () => {
   const { api, outcome, recording } = await runClaude([
     { content: [{ type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: pod }] },
-    { content: [{ type: 'text', text: 'Now the logs.' }, { type: 'tool_use', id: 'toolu_02', name: 'get_pod_logs', input: { namespace: 'st' } }], stopReason: 'model_context_window_exceeded' },
+    {
+      content: [
+        { type: 'text', text: 'Now the logs.' },
+        { type: 'tool_use', id: 'toolu_02', name: 'get_pod_logs', input: { namespace: 'st' } },
+      ],
+      stopReason: 'model_context_window_exceeded',
+    },
     { content: [submitCall()] },
   ]);
   assert.equal(outcome.status, 'completed');
@@ -119,9 +156,14 @@ test('model_context_window_exceeded on the turn that must submit fails the run w
 });
 
 test('an unknown stop reason is recorded and read as end_turn', async () => {
-  const { api, outcome, audit } = await runClaude([{ content: [{ type: 'text', text: 'Thinking about it.' }], stopReason: 'some_future_reason' }, { content: [submitCall()] }]);
+  const { api, outcome, audit } = await runClaude([
+    { content: [{ type: 'text', text: 'Thinking about it.' }], stopReason: 'some_future_reason' },
+    { content: [submitCall()] },
+  ]);
   assert.equal(outcome.status, 'completed');
-  const reasons = audit.events.filter((event) => event.type === 'model-response').map((event) => event.payload.stopReason);
+  const reasons = audit.events
+    .filter((event) => event.type === 'model-response')
+    .map((event) => event.payload.stopReason);
   assert.deepEqual(reasons, ['some_future_reason', 'tool_use']);
   const told = api.requests[1]!.body.messages.at(-1)!.content as Block[];
   assert.match(told.at(-1)!.text ?? '', /Continue the investigation/);
@@ -129,12 +171,33 @@ test('an unknown stop reason is recorded and read as end_turn', async () => {
 
 test('trimming for the context window cuts the oldest half of the tool results to a note and keeps their ids', () => {
   const long = 'x'.repeat(5000);
-  const results = (id: string): TranscriptEntry => ({ role: 'tool-results', results: [{ call: { id, name: 'get_pod_logs', input: {} }, result: { ok: true, truncated: false, content: long } }] });
-  const transcript: TranscriptEntry[] = [{ role: 'user', text: 'why?' }, results('a'), results('b'), results('c'), results('d')];
+  const results = (id: string): TranscriptEntry => ({
+    role: 'tool-results',
+    results: [{ call: { id, name: 'get_pod_logs', input: {} }, result: { ok: true, truncated: false, content: long } }],
+  });
+  const transcript: TranscriptEntry[] = [
+    { role: 'user', text: 'why?' },
+    results('a'),
+    results('b'),
+    results('c'),
+    results('d'),
+  ];
   const trimmed = trimOldestToolResults(transcript);
   assert.equal(trimmed, 2);
-  const contents = transcript.flatMap((entry) => (entry.role === 'tool-results' ? entry.results.map(({ call, result }) => [call.id, result.content.length < 300]) : []));
-  assert.deepEqual(contents, [['a', true], ['b', true], ['c', false], ['d', false]]);
+  const contents = transcript.flatMap((entry) =>
+    entry.role === 'tool-results'
+      ? entry.results.map(({ call, result }) => [call.id, result.content.length < 300])
+      : [],
+  );
+  assert.deepEqual(contents, [
+    ['a', true],
+    ['b', true],
+    ['c', false],
+    ['d', false],
+  ]);
   const first = transcript[1];
-  assert.match(first?.role === 'tool-results' ? first.results[0]!.result.content : '', /get_pod_logs returned 5000 characters here; cut to fit the context window/);
+  assert.match(
+    first?.role === 'tool-results' ? first.results[0]!.result.content : '',
+    /get_pod_logs returned 5000 characters here; cut to fit the context window/,
+  );
 });

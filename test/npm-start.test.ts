@@ -16,7 +16,13 @@ async function startAndStop(stop: (npm: { pid: number }) => void): Promise<{ url
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
     detached: true,
-    env: { PATH: process.env.PATH ?? '', HOME: home, KUBEWHY_PORT: '0', KUBEWHY_DATA_DIR: join(home, 'data'), KUBEWHY_LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      KUBEWHY_PORT: '0',
+      KUBEWHY_DATA_DIR: join(home, 'data'),
+      KUBEWHY_LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -24,12 +30,22 @@ async function startAndStop(stop: (npm: { pid: number }) => void): Promise<{ url
   npm.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const exited = once(npm, 'exit');
   try {
-    const url = await pollUntil(async () => /listening on (http:\/\/\S+)/.exec(output)?.[1], { timeoutMs: 60_000, what: `npm start to listen:\n${output}` });
+    const url = await pollUntil(async () => /listening on (http:\/\/\S+)/.exec(output)?.[1], {
+      timeoutMs: 60_000,
+      what: `npm start to listen:\n${output}`,
+    });
     assert.match(output, /cluster: mock cluster, scenario checkout-secret-rotation/);
     stop({ pid: npm.pid ?? 0 });
     await exited;
     // Nothing of it may keep serving once npm is gone.
-    await pollUntil(async () => (await fetch(`${url}/healthz`).then(() => undefined, () => true)), { timeoutMs: 30_000, what: `the server at ${url} to stop` });
+    await pollUntil(
+      async () =>
+        await fetch(`${url}/healthz`).then(
+          () => undefined,
+          () => true,
+        ),
+      { timeoutMs: 30_000, what: `the server at ${url} to stop` },
+    );
     return { url, output };
   } finally {
     try {

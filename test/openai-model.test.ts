@@ -6,20 +6,37 @@ import { ModelError, type ModelRequest, type TranscriptEntry } from '../src/agen
 import { createOpenAiModel, type OpenAiModelOptions } from '../src/agent/models/openai-model.ts';
 import { describeTrigger, type Trigger } from '../src/agent/trigger.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
-import { startFakeChatCompletions, startScriptedServer, type FakeChatCompletions, type ScriptedCompletion } from './helpers/fake-chat-completions.ts';
+import {
+  startFakeChatCompletions,
+  startScriptedServer,
+  type FakeChatCompletions,
+  type ScriptedCompletion,
+} from './helpers/fake-chat-completions.ts';
 import { runAgentWith } from './helpers/model-run.ts';
 import { createRecordingTools, demoDiagnosis } from './helpers/fake-tools.ts';
 import { pod } from './helpers/model-run.ts';
 
-const trigger: Trigger = { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} } };
+const trigger: Trigger = {
+  kind: 'alert',
+  alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} },
+};
 
 /** A model on the fake server; the SDK does not retry unless told. */
 function modelOn(api: FakeChatCompletions, options: Partial<OpenAiModelOptions> = {}) {
-  return createOpenAiModel({ apiKey: 'sk-test-not-real', baseUrl: `${api.url}/v1`, model: 'gpt-4o', maxRetries: 0, timeoutMs: 5000, ...options });
+  return createOpenAiModel({
+    apiKey: 'sk-test-not-real',
+    baseUrl: `${api.url}/v1`,
+    model: 'gpt-4o',
+    maxRetries: 0,
+    timeoutMs: 5000,
+    ...options,
+  });
 }
 
 /** A request as the loop makes it on its first step (or forced, with `toolChoice`). */
-function requestOf(options: { toolChoice?: ModelRequest['toolChoice']; transcript?: TranscriptEntry[] } = {}): ModelRequest {
+function requestOf(
+  options: { toolChoice?: ModelRequest['toolChoice']; transcript?: TranscriptEntry[] } = {},
+): ModelRequest {
   return {
     system: 'You are kubewhy (test).',
     trigger,
@@ -38,10 +55,12 @@ async function turnFor(answer: ScriptedCompletion, options: Partial<OpenAiModelO
 
 async function errorFor(script: ScriptedCompletion[], options: Partial<OpenAiModelOptions> = {}): Promise<ModelError> {
   const api = await startScriptedServer(script);
-  const error = await modelOn(api, options).createTurn(requestOf()).then(
-    () => assert.fail('the turn should fail'),
-    (failure: unknown) => failure,
-  );
+  const error = await modelOn(api, options)
+    .createTurn(requestOf())
+    .then(
+      () => assert.fail('the turn should fail'),
+      (failure: unknown) => failure,
+    );
   assert.ok(error instanceof ModelError, `a ModelError, not ${String(error)}`);
   return error;
 }
@@ -74,7 +93,10 @@ describe('the wire: requests', () => {
   });
 
   test('a family without parallel calls gets parallel_tool_calls: false and max_tokens', async () => {
-    const { request } = await turnFor({ content: 'ok' }, { model: 'meta-llama/Llama-3.1-8B-Instruct', maxTokens: 1000 });
+    const { request } = await turnFor(
+      { content: 'ok' },
+      { model: 'meta-llama/Llama-3.1-8B-Instruct', maxTokens: 1000 },
+    );
     assert.equal(request.body.parallel_tool_calls, false);
     assert.equal(request.body.max_tokens, 1000);
     assert.equal(request.body.max_completion_tokens, undefined);
@@ -82,7 +104,12 @@ describe('the wire: requests', () => {
 
   test("Azure: the deployment's path, the api-version and the api-key header", async () => {
     const api = await startScriptedServer([{ content: 'ok' }]);
-    const model = createOpenAiModel({ model: 'gpt-4o', apiKey: 'azure-key-not-real', azure: { endpoint: api.url, apiVersion: '2024-10-21', deployment: 'kubewhy-gpt4o' }, maxRetries: 0 });
+    const model = createOpenAiModel({
+      model: 'gpt-4o',
+      apiKey: 'azure-key-not-real',
+      azure: { endpoint: api.url, apiVersion: '2024-10-21', deployment: 'kubewhy-gpt4o' },
+      maxRetries: 0,
+    });
     const turn = await model.createTurn(requestOf());
     assert.equal(turn.text, 'ok');
     const request = api.requests[0]!;
@@ -94,7 +121,10 @@ describe('the wire: requests', () => {
 
 describe('the wire: answers', () => {
   test('parallel tool calls all become calls, with their ids and parsed arguments', async () => {
-    const { turn } = await turnFor({ content: 'Looking at the pod and its logs.', toolCalls: [readCall('call_1'), readCall('call_2', 'get_pod_logs')] });
+    const { turn } = await turnFor({
+      content: 'Looking at the pod and its logs.',
+      toolCalls: [readCall('call_1'), readCall('call_2', 'get_pod_logs')],
+    });
     assert.equal(turn.stopReason, 'tool_use');
     assert.equal(turn.text, 'Looking at the pod and its logs.');
     assert.deepEqual(turn.calls, [
@@ -104,9 +134,21 @@ describe('the wire: answers', () => {
   });
 
   const finishReasons: { finishReason: string; answer: ScriptedCompletion; stopReason: string }[] = [
-    { finishReason: 'tool_calls', answer: { toolCalls: [readCall('call_1')], finishReason: 'tool_calls' }, stopReason: 'tool_use' },
-    { finishReason: 'stop without calls', answer: { content: 'All done.', finishReason: 'stop' }, stopReason: 'end_turn' },
-    { finishReason: 'stop with calls (Ollama)', answer: { toolCalls: [readCall('call_1')], finishReason: 'stop' }, stopReason: 'tool_use' },
+    {
+      finishReason: 'tool_calls',
+      answer: { toolCalls: [readCall('call_1')], finishReason: 'tool_calls' },
+      stopReason: 'tool_use',
+    },
+    {
+      finishReason: 'stop without calls',
+      answer: { content: 'All done.', finishReason: 'stop' },
+      stopReason: 'end_turn',
+    },
+    {
+      finishReason: 'stop with calls (Ollama)',
+      answer: { toolCalls: [readCall('call_1')], finishReason: 'stop' },
+      stopReason: 'tool_use',
+    },
     { finishReason: 'length', answer: { content: 'I was saying', finishReason: 'length' }, stopReason: 'max_tokens' },
     { finishReason: 'content_filter', answer: { content: '', finishReason: 'content_filter' }, stopReason: 'refusal' },
   ];
@@ -118,10 +160,19 @@ describe('the wire: answers', () => {
   }
 
   test('length: the last call, its arguments cut mid-way, is incomplete; the finished ones stay', async () => {
-    const { turn } = await turnFor({ toolCalls: [readCall('call_1'), { id: 'call_2', name: 'get_pod_logs', arguments: '{"namespace": "stag' }], finishReason: 'length' });
+    const { turn } = await turnFor({
+      toolCalls: [readCall('call_1'), { id: 'call_2', name: 'get_pod_logs', arguments: '{"namespace": "stag' }],
+      finishReason: 'length',
+    });
     assert.equal(turn.stopReason, 'max_tokens');
-    assert.deepEqual(turn.calls.map((call) => call.id), ['call_1']);
-    assert.deepEqual(turn.incompleteCalls?.map((call) => call.id), ['call_2']);
+    assert.deepEqual(
+      turn.calls.map((call) => call.id),
+      ['call_1'],
+    );
+    assert.deepEqual(
+      turn.incompleteCalls?.map((call) => call.id),
+      ['call_2'],
+    );
   });
 
   test("a refusal carries the API's refusal text, or says the content filter stopped it", async () => {
@@ -133,12 +184,20 @@ describe('the wire: answers', () => {
   });
 
   test('usage: prompt tokens less the cached ones are input, the cached ones cache reads, completion tokens output', async () => {
-    const { turn } = await turnFor({ content: 'ok', usage: { prompt_tokens: 1200, completion_tokens: 40, cached_tokens: 1000 } });
+    const { turn } = await turnFor({
+      content: 'ok',
+      usage: { prompt_tokens: 1200, completion_tokens: 40, cached_tokens: 1000 },
+    });
     assert.deepEqual(turn.usage, { input: 200, output: 40, cacheRead: 1000, cacheWrite: 0 });
   });
 
   test('arguments that are not a JSON object never throw: the call keeps them as text, which no schema accepts', async () => {
-    const { turn } = await turnFor({ toolCalls: [{ id: 'call_1', name: 'describe_pod', arguments: '{namespace: staging' }, { id: 'call_2', name: 'list_nodes', arguments: '[1, 2]' }] });
+    const { turn } = await turnFor({
+      toolCalls: [
+        { id: 'call_1', name: 'describe_pod', arguments: '{namespace: staging' },
+        { id: 'call_2', name: 'list_nodes', arguments: '[1, 2]' },
+      ],
+    });
     assert.deepEqual(turn.calls, [
       { id: 'call_1', name: 'describe_pod', input: '{namespace: staging' },
       { id: 'call_2', name: 'list_nodes', input: '[1, 2]' },
@@ -148,7 +207,9 @@ describe('the wire: answers', () => {
 
 describe('errors', () => {
   test('429 with retry-after: a retryable ModelError that says how long to wait', async () => {
-    const error = await errorFor([{ status: 429, message: 'Rate limit reached', errorType: 'rate_limit_exceeded', headers: { 'retry-after': '7' } }]);
+    const error = await errorFor([
+      { status: 429, message: 'Rate limit reached', errorType: 'rate_limit_exceeded', headers: { 'retry-after': '7' } },
+    ]);
     assert.equal(error.retryable, true);
     assert.equal(error.retryAfterMs, 7000);
     assert.match(error.message, /429/);
@@ -176,7 +237,9 @@ describe('errors', () => {
   test('a refused connection is retryable', async () => {
     const closed = await startFakeChatCompletions([]);
     await closed.close();
-    const error = await modelOn(closed).createTurn(requestOf()).catch((failure: unknown) => failure);
+    const error = await modelOn(closed)
+      .createTurn(requestOf())
+      .catch((failure: unknown) => failure);
     assert.ok(error instanceof ModelError);
     assert.equal(error.retryable, true);
   });
@@ -191,7 +254,9 @@ describe('errors', () => {
     const api = await startScriptedServer([{ content: 'late' }]);
     const controller = new AbortController();
     controller.abort(new Error('run stopped'));
-    const error = await modelOn(api).createTurn({ ...requestOf(), signal: controller.signal }).catch((failure: unknown) => failure);
+    const error = await modelOn(api)
+      .createTurn({ ...requestOf(), signal: controller.signal })
+      .catch((failure: unknown) => failure);
     assert.ok(error instanceof ModelError);
     assert.equal(error.retryable, false);
     assert.match(error.message, /aborted/);
@@ -202,35 +267,57 @@ describe('the agent loop with Chat Completions', () => {
   test('a read, then a write the OBSERVE gate only proposes, then the diagnosis: the run completes and no write runs', async () => {
     const api = await startScriptedServer([
       { content: 'Looking at the pod.', toolCalls: [readCall('call_1')] },
-      { content: 'Revision 4 broke the password; rolling back is the remedy.', toolCalls: [{ id: 'call_2', name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } }] },
+      {
+        content: 'Revision 4 broke the password; rolling back is the remedy.',
+        toolCalls: [{ id: 'call_2', name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } }],
+      },
       { toolCalls: [submitCall()] },
     ]);
     const { outcome, recording } = await runAgentWith(modelOn(api));
     assert.equal(outcome.status, 'completed');
     assert.equal(outcome.diagnosis?.category, 'bad-credentials');
     assert.deepEqual(recording.executed, [`describe_pod ${pod.namespace}/${pod.name}`], 'the write never ran');
-    assert.deepEqual(outcome.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'proposed']]);
+    assert.deepEqual(
+      outcome.actions.map((action) => [action.tool, action.status]),
+      [['rollout_undo', 'proposed']],
+    );
     // Results go back as tool messages tagged with their call's id, after the assistant message that made the call.
     const third = api.requests[2]!.body.messages;
     const toolMessage = third.at(-1)!;
     assert.equal(toolMessage.role, 'tool');
     assert.equal(toolMessage.tool_call_id, 'call_2');
     assert.match(String(toolMessage.content), /not executed: this run is at OBSERVE/);
-    assert.deepEqual(third.at(-2)!.tool_calls, [{ id: 'call_2', type: 'function', function: { name: 'rollout_undo', arguments: '{"namespace":"staging","name":"checkout-api"}' } }]);
+    assert.deepEqual(third.at(-2)!.tool_calls, [
+      {
+        id: 'call_2',
+        type: 'function',
+        function: { name: 'rollout_undo', arguments: '{"namespace":"staging","name":"checkout-api"}' },
+      },
+    ]);
     assert.match(String(third[3]!.content), /CrashLoopBackOff/, 'the read result reached the model');
   });
 
   test('malformed arguments reach the model as a readable tool error, and it recovers', async () => {
-    const api = await startScriptedServer([{ toolCalls: [{ id: 'call_1', name: 'describe_pod', arguments: '{"namespace": "staging", "name": ' }] }, { toolCalls: [submitCall()] }]);
+    const api = await startScriptedServer([
+      { toolCalls: [{ id: 'call_1', name: 'describe_pod', arguments: '{"namespace": "staging", "name": ' }] },
+      { toolCalls: [submitCall()] },
+    ]);
     const { outcome, recording } = await runAgentWith(modelOn(api));
     assert.equal(outcome.status, 'completed');
     assert.deepEqual(recording.executed, []);
     const messages = api.requests[1]!.body.messages;
     const result = messages.at(-1)!;
     assert.equal(result.tool_call_id, 'call_1');
-    assert.match(String(result.content), /^ERROR \(invalid-input\): Your arguments for this call were not a JSON object.*Invalid arguments for describe_pod/s);
+    assert.match(
+      String(result.content),
+      /^ERROR \(invalid-input\): Your arguments for this call were not a JSON object.*Invalid arguments for describe_pod/s,
+    );
     const sentBack = JSON.parse(messages.at(-2)!.tool_calls![0]!.function.arguments) as Record<string, unknown>;
-    assert.equal(sentBack.invalid_arguments, '{"namespace": "staging", "name": ', 'what the model wrote goes back as a JSON object');
+    assert.equal(
+      sentBack.invalid_arguments,
+      '{"namespace": "staging", "name": ',
+      'what the model wrote goes back as a JSON object',
+    );
   });
 
   test('the last step forces submit_diagnosis by name for a family that supports it', async () => {
@@ -249,7 +336,10 @@ describe('the agent loop with Chat Completions', () => {
   });
 
   test('a family whose server ignores tool_choice (Ollama) is asked for the diagnosis as JSON on the last step', async () => {
-    const api = await startScriptedServer([{ toolCalls: [readCall('call_1')], finishReason: 'stop' }, { content: JSON.stringify({ diagnosis: demoDiagnosis }) }]);
+    const api = await startScriptedServer([
+      { toolCalls: [readCall('call_1')], finishReason: 'stop' },
+      { content: JSON.stringify({ diagnosis: demoDiagnosis }) },
+    ]);
     const { outcome } = await runAgentWith(modelOn(api, { model: 'qwen3:8b' }), { maxSteps: 2 });
     assert.equal(outcome.status, 'completed');
     assert.equal(outcome.diagnosis?.category, 'bad-credentials');
@@ -261,7 +351,13 @@ describe('the agent loop with Chat Completions', () => {
   });
 
   test('cut at the output limit on the turn that must submit: asked again with four times the tokens', async () => {
-    const api = await startScriptedServer([{ toolCalls: [{ id: 'call_1', name: 'submit_diagnosis', arguments: '{"category": "bad-cre' }], finishReason: 'length' }, { toolCalls: [submitCall()] }]);
+    const api = await startScriptedServer([
+      {
+        toolCalls: [{ id: 'call_1', name: 'submit_diagnosis', arguments: '{"category": "bad-cre' }],
+        finishReason: 'length',
+      },
+      { toolCalls: [submitCall()] },
+    ]);
     const { outcome } = await runAgentWith(modelOn(api), { maxSteps: 1 });
     assert.equal(outcome.status, 'completed');
     assert.equal(api.requests[0]!.body.max_completion_tokens, 4096);
@@ -281,9 +377,14 @@ describe('the agent loop with Chat Completions', () => {
 describe('the capability table', () => {
   for (const row of CAPABILITY_ROWS) {
     test(`${row.id}: its examples resolve to it, its counter-examples do not`, () => {
-      for (const name of row.examples.match) assert.equal(capabilityRowOf(name).id, row.id, `${name} should resolve to ${row.id}`);
-      for (const name of row.examples.noMatch) assert.notEqual(capabilityRowOf(name).id, row.id, `${name} should not resolve to ${row.id}`);
-      assert.ok(row.source.length > 0 && row.priorityReason.length > 0, 'the row says where its knowledge comes from and why it ranks where it does');
+      for (const name of row.examples.match)
+        assert.equal(capabilityRowOf(name).id, row.id, `${name} should resolve to ${row.id}`);
+      for (const name of row.examples.noMatch)
+        assert.notEqual(capabilityRowOf(name).id, row.id, `${name} should not resolve to ${row.id}`);
+      assert.ok(
+        row.source.length > 0 && row.priorityReason.length > 0,
+        'the row says where its knowledge comes from and why it ranks where it does',
+      );
     });
   }
 

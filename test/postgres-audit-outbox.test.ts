@@ -46,10 +46,16 @@ const backends: { name: string; open(): Promise<Backend & { close(): Promise<voi
         audit: stores.audit,
         outbox: stores.outbox,
         async tamper(runId, seq, payloadJson) {
-          database.prepare('UPDATE audit_events SET payload = ? WHERE run_id = ? AND seq = ?').run(payloadJson, runId, seq);
+          database
+            .prepare('UPDATE audit_events SET payload = ? WHERE run_id = ? AND seq = ?')
+            .run(payloadJson, runId, seq);
         },
         async storedPayload(runId, seq) {
-          return (database.prepare('SELECT payload FROM audit_events WHERE run_id = ? AND seq = ?').get(runId, seq) as { payload: string }).payload;
+          return (
+            database.prepare('SELECT payload FROM audit_events WHERE run_id = ? AND seq = ?').get(runId, seq) as {
+              payload: string;
+            }
+          ).payload;
         },
         async close() {
           database.close();
@@ -65,10 +71,17 @@ const backends: { name: string; open(): Promise<Backend & { close(): Promise<voi
         audit: createPgAuditStore(pool),
         outbox: createPgOutbox(pool),
         async tamper(runId, seq, payloadJson) {
-          await pool.query('UPDATE audit_events SET payload = $1 WHERE run_id = $2 AND seq = $3', [payloadJson, runId, seq]);
+          await pool.query('UPDATE audit_events SET payload = $1 WHERE run_id = $2 AND seq = $3', [
+            payloadJson,
+            runId,
+            seq,
+          ]);
         },
         async storedPayload(runId, seq) {
-          const { rows } = await pool.query<{ payload: string }>('SELECT payload FROM audit_events WHERE run_id = $1 AND seq = $2', [runId, seq]);
+          const { rows } = await pool.query<{ payload: string }>(
+            'SELECT payload FROM audit_events WHERE run_id = $1 AND seq = $2',
+            [runId, seq],
+          );
           return rows[0]?.payload ?? '';
         },
         close: () => pool.end(),
@@ -91,7 +104,14 @@ for (const backend of backends) {
       const types = ['run-created', 'tool-call', 'run-finished'] as const;
       const appended: AuditEvent[] = [];
       for (const [index, type] of types.entries()) {
-        appended.push(await store.audit.append({ runId: 'run-chain', type, payload: { step: index }, time: new Date(T0 + index * 1000) }));
+        appended.push(
+          await store.audit.append({
+            runId: 'run-chain',
+            type,
+            payload: { step: index },
+            time: new Date(T0 + index * 1000),
+          }),
+        );
       }
       assert.deepEqual(
         appended.map((event) => event.seq),
@@ -104,14 +124,21 @@ for (const backend of backends) {
       assert.equal(await store.audit.head('run-never-seen'), undefined);
       assert.ok((await store.audit.runIds()).includes('run-chain'));
       assert.deepEqual(await store.audit.verify('run-chain'), { runs: 1, events: 3, problems: [] });
-      assert.deepEqual(await store.audit.verify('run-never-seen'), { runs: 1, events: 0, problems: [{ runId: 'run-never-seen', problem: 'no audit events for this run' }] });
+      assert.deepEqual(await store.audit.verify('run-never-seen'), {
+        runs: 1,
+        events: 0,
+        problems: [{ runId: 'run-never-seen', problem: 'no audit events for this run' }],
+      });
     });
 
     test('verify catches an event changed in the database', async () => {
-      for (let step = 0; step < 3; step++) await store.audit.append({ runId: 'run-tampered', type: 'tool-call', payload: { step } });
+      for (let step = 0; step < 3; step++)
+        await store.audit.append({ runId: 'run-tampered', type: 'tool-call', payload: { step } });
       await store.tamper('run-tampered', 2, JSON.stringify({ step: 99 }));
       const { problems } = await store.audit.verify('run-tampered');
-      assert.deepEqual(problems, [{ runId: 'run-tampered', seq: 2, problem: 'hash does not match the content (the event was changed)' }]);
+      assert.deepEqual(problems, [
+        { runId: 'run-tampered', seq: 2, problem: 'hash does not match the content (the event was changed)' },
+      ]);
       const all = await store.audit.verify();
       assert.ok(all.problems.some((problem) => problem.runId === 'run-tampered'));
       assert.ok(!all.problems.some((problem) => problem.runId === 'run-chain'));
@@ -124,7 +151,11 @@ for (const backend of backends) {
         payload: { request: `GET /api\nAuthorization: Bearer ${SECRET_TOKEN}`, password: SECRET_PASSWORD },
       });
       const stored = await store.storedPayload('run-secret', 1);
-      for (const text of [stored, JSON.stringify(event.payload), JSON.stringify(await store.audit.list('run-secret'))]) {
+      for (const text of [
+        stored,
+        JSON.stringify(event.payload),
+        JSON.stringify(await store.audit.list('run-secret')),
+      ]) {
         assert.ok(!text.includes(SECRET_TOKEN), `no token in ${text}`);
         assert.ok(!text.includes(SECRET_PASSWORD), `no password in ${text}`);
         assert.match(text, /REDACTED/);
@@ -137,18 +168,49 @@ for (const backend of backends) {
         { destination: 'webhook:ops', body: { text: 'finished' } },
         { destination: 'webhook:audit', body: { text: 'finished', n: 1 } },
       ];
-      assert.equal(await store.outbox.enqueue({ runId: 'run-notify', key: 'finished', event: 'run.finished', deliveries, now: T0 }), true);
-      assert.equal(await store.outbox.enqueue({ runId: 'run-notify', key: 'finished', event: 'run.finished', deliveries, now: T0 + 5 }), false);
+      assert.equal(
+        await store.outbox.enqueue({
+          runId: 'run-notify',
+          key: 'finished',
+          event: 'run.finished',
+          deliveries,
+          now: T0,
+        }),
+        true,
+      );
+      assert.equal(
+        await store.outbox.enqueue({
+          runId: 'run-notify',
+          key: 'finished',
+          event: 'run.finished',
+          deliveries,
+          now: T0 + 5,
+        }),
+        false,
+      );
       assert.equal(await store.outbox.hasNotice('run-notify', 'finished'), true);
       assert.equal(await store.outbox.hasNotice('run-notify', 'resolved'), false);
       assert.deepEqual(await store.outbox.notedSpan(), { first: T0, last: T0 });
       assert.equal((await store.outbox.list({ runId: 'run-notify' })).length, 2);
       assert.equal(await store.outbox.nextDueAt(), T0);
 
-      assert.deepEqual(await store.outbox.claimDue({ now: T0 - 1, leaseUntil: T0 + 60_000, limit: 10, threaded: new Set() }), []);
+      assert.deepEqual(
+        await store.outbox.claimDue({ now: T0 - 1, leaseUntil: T0 + 60_000, limit: 10, threaded: new Set() }),
+        [],
+      );
       const claimed = await store.outbox.claimDue({ now: T0, leaseUntil: T0 + 60_000, limit: 10, threaded: new Set() });
       assert.deepEqual(
-        claimed.map(({ deliveryId, runId, event, destination, body, status, attempts, nextAttemptAt, createdAt }) => ({ deliveryId, runId, event, destination, body, status, attempts, nextAttemptAt, createdAt })),
+        claimed.map(({ deliveryId, runId, event, destination, body, status, attempts, nextAttemptAt, createdAt }) => ({
+          deliveryId,
+          runId,
+          event,
+          destination,
+          body,
+          status,
+          attempts,
+          nextAttemptAt,
+          createdAt,
+        })),
         deliveries.map((delivery) => ({
           deliveryId: `run-notify/finished/${delivery.destination}`,
           runId: 'run-notify',
@@ -161,7 +223,11 @@ for (const backend of backends) {
           createdAt: T0,
         })),
       );
-      assert.deepEqual(await store.outbox.claimDue({ now: T0 + 1000, leaseUntil: T0 + 61_000, limit: 10, threaded: new Set() }), [], 'a leased row is not claimed again');
+      assert.deepEqual(
+        await store.outbox.claimDue({ now: T0 + 1000, leaseUntil: T0 + 61_000, limit: 10, threaded: new Set() }),
+        [],
+        'a leased row is not claimed again',
+      );
       assert.deepEqual(
         (await store.outbox.pending()).sort((left, right) => left.destination.localeCompare(right.destination)),
         [
@@ -179,11 +245,20 @@ for (const backend of backends) {
       const sent = (await store.outbox.list({ status: 'sent' })).find((row) => row.id === ops.id);
       assert.equal(sent?.sentAt, T0 + 2000);
       assert.deepEqual(
-        (await store.outbox.list({ runId: 'run-notify', status: 'pending' })).map((row) => ({ id: row.id, lastError: row.lastError, nextAttemptAt: row.nextAttemptAt })),
+        (await store.outbox.list({ runId: 'run-notify', status: 'pending' })).map((row) => ({
+          id: row.id,
+          lastError: row.lastError,
+          nextAttemptAt: row.nextAttemptAt,
+        })),
         [{ id: audit.id, lastError: 'HTTP 503', nextAttemptAt: T0 + 30_000 }],
       );
 
-      const retried = await store.outbox.claimDue({ now: T0 + 30_000, leaseUntil: T0 + 90_000, limit: 10, threaded: new Set() });
+      const retried = await store.outbox.claimDue({
+        now: T0 + 30_000,
+        leaseUntil: T0 + 90_000,
+        limit: 10,
+        threaded: new Set(),
+      });
       assert.deepEqual(
         retried.map((row) => ({ id: row.id, attempts: row.attempts })),
         [{ id: audit.id, attempts: 2 }],
@@ -217,10 +292,16 @@ for (const backend of backends) {
         first.map((row) => `${row.destination} ${(row.body as { text: string }).text}`),
         ['slack:#ops finished', 'webhook:ops finished', 'webhook:ops resolved'],
       );
-      const reply = (await store.outbox.list({ runId: 'run-thread', status: 'pending' })).find((row) => row.destination === 'slack:#ops' && row.attempts === 0);
+      const reply = (await store.outbox.list({ runId: 'run-thread', status: 'pending' })).find(
+        (row) => row.destination === 'slack:#ops' && row.attempts === 0,
+      );
       assert.ok(reply);
       assert.ok(reply.nextAttemptAt > now, 'the reply waits');
-      assert.deepEqual(await store.outbox.claimDue({ now: now + 1, leaseUntil: now + 60_000, limit: 10, threaded }), [], 'still waiting while its first message is out');
+      assert.deepEqual(
+        await store.outbox.claimDue({ now: now + 1, leaseUntil: now + 60_000, limit: 10, threaded }),
+        [],
+        'still waiting while its first message is out',
+      );
 
       const slackFirst = first.find((row) => row.destination === 'slack:#ops');
       assert.ok(slackFirst);
@@ -251,7 +332,11 @@ describe('PostgreSQL shared by several replicas', () => {
   test('two stores appending 400 events to one run at once write one whole chain', async () => {
     const stores = [createPgAuditStore(openPool()), createPgAuditStore(openPool())];
     const appended = await Promise.all(
-      stores.flatMap((audit, replica) => Array.from({ length: 200 }, (_, index) => audit.append({ runId: 'run-contended', type: 'tool-call', payload: { replica, index } }))),
+      stores.flatMap((audit, replica) =>
+        Array.from({ length: 200 }, (_, index) =>
+          audit.append({ runId: 'run-contended', type: 'tool-call', payload: { replica, index } }),
+        ),
+      ),
     );
     assert.deepEqual(
       appended.map((event) => event.seq).sort((left, right) => left - right),
@@ -265,14 +350,25 @@ describe('PostgreSQL shared by several replicas', () => {
   test('two first appends to a new run at once both land, one after the other', async () => {
     const [left, right] = [createPgAuditStore(openPool()), createPgAuditStore(openPool())];
     const runIds = Array.from({ length: 20 }, (_, index) => `run-first-${index}`);
-    await Promise.all(runIds.flatMap((runId) => [left.append({ runId, type: 'run-created', payload: {} }), right.append({ runId, type: 'run-created', payload: {} })]));
+    await Promise.all(
+      runIds.flatMap((runId) => [
+        left.append({ runId, type: 'run-created', payload: {} }),
+        right.append({ runId, type: 'run-created', payload: {} }),
+      ]),
+    );
     for (const runId of runIds) assert.deepEqual(await left.verify(runId), { runs: 1, events: 2, problems: [] });
   });
 
   test('two outboxes claiming 100 due rows at once claim each exactly once', async () => {
     const [enqueuer, other] = [createPgOutbox(openPool()), createPgOutbox(openPool())];
     for (let index = 0; index < 100; index++) {
-      await enqueuer.enqueue({ runId: `run-claim-${index}`, key: 'finished', event: 'run.finished', deliveries: [{ destination: 'webhook:ops', body: { index } }], now: T0 });
+      await enqueuer.enqueue({
+        runId: `run-claim-${index}`,
+        key: 'finished',
+        event: 'run.finished',
+        deliveries: [{ destination: 'webhook:ops', body: { index } }],
+        now: T0,
+      });
     }
     const claimAll = async (outbox: Outbox): Promise<number[]> => {
       const ids: number[] = [];
@@ -292,7 +388,13 @@ describe('PostgreSQL shared by several replicas', () => {
     const pool = openPool();
     const outbox = createPgOutbox(pool);
     for (const runId of ['run-live', 'run-lapsed']) {
-      await outbox.enqueue({ runId, key: 'finished', event: 'run.finished', deliveries: [{ destination: 'webhook:leases', body: {} }], now: T0 });
+      await outbox.enqueue({
+        runId,
+        key: 'finished',
+        event: 'run.finished',
+        deliveries: [{ destination: 'webhook:leases', body: {} }],
+        now: T0,
+      });
     }
     const [live] = await outbox.claimDue({ now: T0, leaseUntil: T0 + 60_000, limit: 1, threaded: new Set() });
     const [lapsed] = await outbox.claimDue({ now: T0, leaseUntil: T0 + 1000, limit: 1, threaded: new Set() });
@@ -303,7 +405,11 @@ describe('PostgreSQL shared by several replicas', () => {
       "SELECT run_id, leased, next_attempt_at FROM notification_outbox WHERE destination = 'webhook:leases' ORDER BY id",
     );
     assert.deepEqual(
-      rows.map((row) => ({ runId: row.run_id, leased: Number(row.leased), nextAttemptAt: Number(row.next_attempt_at) })),
+      rows.map((row) => ({
+        runId: row.run_id,
+        leased: Number(row.leased),
+        nextAttemptAt: Number(row.next_attempt_at),
+      })),
       [
         { runId: 'run-live', leased: 1, nextAttemptAt: T0 + 60_000 },
         { runId: 'run-lapsed', leased: 0, nextAttemptAt: T0 + 5000 },
@@ -316,7 +422,11 @@ describe('PostgreSQL shared by several replicas', () => {
     const audit = createPgAuditStore(pool);
     const oldRuns = Array.from({ length: 30 }, (_, index) => `run-old-${String(index).padStart(2, '0')}`);
     for (const [index, runId] of oldRuns.entries()) {
-      await insertRun(pool, { id: runId, status: index % 2 ? 'completed' : 'failed', finishedAt: new Date(T0 - (100 - index) * 3600_000).toISOString() });
+      await insertRun(pool, {
+        id: runId,
+        status: index % 2 ? 'completed' : 'failed',
+        finishedAt: new Date(T0 - (100 - index) * 3600_000).toISOString(),
+      });
       await audit.append({ runId, type: 'run-created', payload: {} });
       await audit.append({ runId, type: 'run-finished', payload: {} });
     }
@@ -328,7 +438,11 @@ describe('PostgreSQL shared by several replicas', () => {
       const retire = pgRetireBatch(pool);
       const retired: string[] = [];
       for (;;) {
-        const { count, anchored } = await retire({ cutoff: new Date(T0 - 3600_000).toISOString(), retiredAt: new Date(T0).toISOString(), batchSize: 3 });
+        const { count, anchored } = await retire({
+          cutoff: new Date(T0 - 3600_000).toISOString(),
+          retiredAt: new Date(T0).toISOString(),
+          batchSize: 3,
+        });
         if (count === 0) return retired;
         retired.push(...anchored.map((run) => run.runId));
       }
@@ -341,19 +455,25 @@ describe('PostgreSQL shared by several replicas', () => {
       runsLeft.map((row) => row.id),
       ['run-recent', 'run-running'],
     );
-    const { rows: retired } = await pool.query<{ run_id: string; seq: string; hash: string }>('SELECT run_id, seq, hash FROM audit_retired ORDER BY run_id');
+    const { rows: retired } = await pool.query<{ run_id: string; seq: string; hash: string }>(
+      'SELECT run_id, seq, hash FROM audit_retired ORDER BY run_id',
+    );
     assert.deepEqual(
       retired.map((row) => ({ runId: row.run_id, seq: Number(row.seq), hash: row.hash })),
       oldRuns.map((runId) => ({ runId, seq: 2, hash: heads.get(runId)?.hash })),
     );
-    const { rows: events } = await pool.query<{ count: string }>('SELECT COUNT(*) AS count FROM audit_events WHERE run_id = ANY($1::text[])', [oldRuns]);
+    const { rows: events } = await pool.query<{ count: string }>(
+      'SELECT COUNT(*) AS count FROM audit_events WHERE run_id = ANY($1::text[])',
+      [oldRuns],
+    );
     assert.equal(Number(events[0]?.count), 0);
   });
 
   test('a retention batch skips a run another batch holds, rather than waiting for it', async () => {
     // A batch that waited for the lock would fail here rather than hang.
     const pool = openPool({ options: '-c lock_timeout=5s' });
-    for (const id of ['run-held', 'run-free']) await insertRun(pool, { id, status: 'completed', finishedAt: new Date(T0 - 100 * 3600_000).toISOString() });
+    for (const id of ['run-held', 'run-free'])
+      await insertRun(pool, { id, status: 'completed', finishedAt: new Date(T0 - 100 * 3600_000).toISOString() });
     const holder = await pool.connect();
     try {
       await holder.query('BEGIN');
@@ -373,10 +493,8 @@ describe('PostgreSQL shared by several replicas', () => {
 
 /** A run row with only what retention reads; the rest of the columns get placeholders. */
 async function insertRun(pool: pg.Pool, run: { id: string; status: string; finishedAt?: string }): Promise<void> {
-  await pool.query("INSERT INTO runs (id, trigger_kind, trigger, source, status, rung, created_at, finished_at) VALUES ($1, 'manual', '{}', 'test', $2, 'read', $3, $4)", [
-    run.id,
-    run.status,
-    new Date(T0 - 200 * 3600_000).toISOString(),
-    run.finishedAt ?? null,
-  ]);
+  await pool.query(
+    "INSERT INTO runs (id, trigger_kind, trigger, source, status, rung, created_at, finished_at) VALUES ($1, 'manual', '{}', 'test', $2, 'read', $3, $4)",
+    [run.id, run.status, new Date(T0 - 200 * 3600_000).toISOString(), run.finishedAt ?? null],
+  );
 }

@@ -32,7 +32,10 @@ describe('the test PostgreSQL server', () => {
     const second = await server.createDatabase();
     assert.notEqual(first, second);
 
-    for (const [url, value] of [[first, 'first'], [second, 'second']] as const) {
+    for (const [url, value] of [
+      [first, 'first'],
+      [second, 'second'],
+    ] as const) {
       await withClient(url, async (client) => {
         const { rows } = await client.query<{ version: string }>('SELECT version()');
         assert.match(rows[0]?.version ?? '', /^PostgreSQL \d+/);
@@ -40,8 +43,13 @@ describe('the test PostgreSQL server', () => {
         await client.query('INSERT INTO notes (body) VALUES ($1)', [value]);
       });
     }
-    for (const [url, value] of [[first, 'first'], [second, 'second']] as const) {
-      const bodies = await withClient(url, async (client) => (await client.query<{ body: string }>('SELECT body FROM notes ORDER BY id')).rows.map((row) => row.body));
+    for (const [url, value] of [
+      [first, 'first'],
+      [second, 'second'],
+    ] as const) {
+      const bodies = await withClient(url, async (client) =>
+        (await client.query<{ body: string }>('SELECT body FROM notes ORDER BY id')).rows.map((row) => row.body),
+      );
       assert.deepEqual(bodies, [value]);
     }
   });

@@ -12,7 +12,10 @@ import { createSqliteStores } from '../src/store/sqlite-stores.ts';
 import type { Stores } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';
 
-async function openPostgres(t: TestContext, options: { owner?: string; leaseMs?: number; url?: string; onError?(error: unknown): void } = {}): Promise<Stores> {
+async function openPostgres(
+  t: TestContext,
+  options: { owner?: string; leaseMs?: number; url?: string; onError?(error: unknown): void } = {},
+): Promise<Stores> {
   const url = options.url ?? (await (await sharedPostgres()).createDatabase());
   const stores = await openPostgresStores(url, {
     owner: options.owner ?? 'test',
@@ -36,7 +39,10 @@ const backends: { name: string; open(t: TestContext): Promise<Stores> }[] = [
 ];
 
 function alertTrigger(alertname: string, fingerprint: string, namespace = 'shop'): Trigger {
-  return { kind: 'alert', alert: { labels: { alertname, namespace }, annotations: {}, fingerprint, startsAt: '2025-03-01T10:00:00.000Z' } };
+  return {
+    kind: 'alert',
+    alert: { labels: { alertname, namespace }, annotations: {}, fingerprint, startsAt: '2025-03-01T10:00:00.000Z' },
+  };
 }
 
 function alertKey(fingerprint: string): AlertKey {
@@ -56,10 +62,27 @@ function diagnosisOf(category: Diagnosis['category']): Diagnosis {
 const at = (minute: number): Date => new Date(Date.UTC(2025, 2, 1, 10, minute));
 
 /** A run with an alert, attached as intake attaches it. */
-async function createAlertRun(stores: Stores, id: string, fingerprint: string, extra: { culpritKeys?: string[]; now?: Date } = {}) {
+async function createAlertRun(
+  stores: Stores,
+  id: string,
+  fingerprint: string,
+  extra: { culpritKeys?: string[]; now?: Date } = {},
+) {
   const alert = alertKey(fingerprint);
-  const run = await stores.runs.create({ id, trigger: alertTrigger('KubePodCrashLooping', fingerprint), source: 'alertmanager', rung: 'OBSERVE', alert, ...extra });
-  await stores.runs.attachAlert({ runId: id, alert, labels: { alertname: 'KubePodCrashLooping', namespace: 'shop' }, now: extra.now ?? at(0) });
+  const run = await stores.runs.create({
+    id,
+    trigger: alertTrigger('KubePodCrashLooping', fingerprint),
+    source: 'alertmanager',
+    rung: 'OBSERVE',
+    alert,
+    ...extra,
+  });
+  await stores.runs.attachAlert({
+    runId: id,
+    alert,
+    labels: { alertname: 'KubePodCrashLooping', namespace: 'shop' },
+    now: extra.now ?? at(0),
+  });
   return run;
 }
 
@@ -74,7 +97,14 @@ for (const backend of backends) {
     test('gives back what it created, with the alerts attached to the run', async (t) => {
       const stores = await backend.open(t);
       const created = await createAlertRun(stores, 'run-1', 'fp-1', { now: at(1) });
-      const later = await stores.runs.create({ id: 'run-2', trigger: incident, source: 'api', rung: 'OBSERVE', notBefore: at(30), now: at(2) });
+      const later = await stores.runs.create({
+        id: 'run-2',
+        trigger: incident,
+        source: 'api',
+        rung: 'OBSERVE',
+        notBefore: at(30),
+        now: at(2),
+      });
       assert.ok(later.sequence > created.sequence);
       assert.equal(created.status, 'queued');
       assert.equal(created.namespace, 'shop');
@@ -82,7 +112,17 @@ for (const backend of backends) {
       const stored = await stores.runs.get('run-1');
       assert.deepEqual(stored, {
         ...created,
-        alerts: [{ fingerprint: 'fp-1', alertname: 'KubePodCrashLooping', status: 'firing', startsAt: '2025-03-01T10:00:00.000Z', labels: { alertname: 'KubePodCrashLooping', namespace: 'shop' }, receivedAt: at(1).toISOString(), repeats: 0 }],
+        alerts: [
+          {
+            fingerprint: 'fp-1',
+            alertname: 'KubePodCrashLooping',
+            status: 'firing',
+            startsAt: '2025-03-01T10:00:00.000Z',
+            labels: { alertname: 'KubePodCrashLooping', namespace: 'shop' },
+            receivedAt: at(1).toISOString(),
+            repeats: 0,
+          },
+        ],
         alertCount: 1,
       });
       assert.deepEqual(await stores.runs.get('run-2'), { ...later, alerts: [], alertCount: 0 });
@@ -91,35 +131,61 @@ for (const backend of backends) {
 
     test('lists newest first, a page at a time, narrowed by each filter', async (t) => {
       const stores = await backend.open(t);
-      for (let index = 1; index <= 5; index++) await stores.runs.create({ id: `run-${index}`, trigger: { kind: 'incident', text: 'x', namespace: index % 2 ? 'shop' : 'ops' }, source: 'api', rung: 'OBSERVE' });
-      await stores.runs.claim('run-1', { cluster: { source: 'kubeconfig', context: 'prod-eu', server: 'https://prod-eu:6443' } });
+      for (let index = 1; index <= 5; index++)
+        await stores.runs.create({
+          id: `run-${index}`,
+          trigger: { kind: 'incident', text: 'x', namespace: index % 2 ? 'shop' : 'ops' },
+          source: 'api',
+          rung: 'OBSERVE',
+        });
+      await stores.runs.claim('run-1', {
+        cluster: { source: 'kubeconfig', context: 'prod-eu', server: 'https://prod-eu:6443' },
+      });
       await stores.runs.finish('run-1', { status: 'completed', diagnosis: diagnosisOf('app-crash') });
       await stores.runs.claim('run-2', { cluster: { source: 'mock', server: 'http://mock', scenario: 'oom' } });
       await stores.runs.finish('run-2', { status: 'completed', diagnosis: diagnosisOf('oom-killed') });
 
       const first = await stores.runs.list({ limit: 2 });
-      assert.deepEqual(first.runs.map((run) => run.id), ['run-5', 'run-4']);
+      assert.deepEqual(
+        first.runs.map((run) => run.id),
+        ['run-5', 'run-4'],
+      );
       const second = await stores.runs.list({ limit: 2, before: first.nextCursor });
-      assert.deepEqual(second.runs.map((run) => run.id), ['run-3', 'run-2']);
+      assert.deepEqual(
+        second.runs.map((run) => run.id),
+        ['run-3', 'run-2'],
+      );
       const last = await stores.runs.list({ limit: 2, before: second.nextCursor });
-      assert.deepEqual(last.runs.map((run) => run.id), ['run-1']);
+      assert.deepEqual(
+        last.runs.map((run) => run.id),
+        ['run-1'],
+      );
       assert.equal(last.nextCursor, undefined);
 
-      const ids = async (filters: Parameters<Stores['runs']['list']>[0]) => (await stores.runs.list(filters)).runs.map((run) => run.id);
+      const ids = async (filters: Parameters<Stores['runs']['list']>[0]) =>
+        (await stores.runs.list(filters)).runs.map((run) => run.id);
       assert.deepEqual(await ids({ limit: 10, status: 'queued' }), ['run-5', 'run-4', 'run-3']);
       assert.deepEqual(await ids({ limit: 10, namespace: 'ops' }), ['run-4', 'run-2']);
       assert.deepEqual(await ids({ limit: 10, category: 'app-crash' }), ['run-1']);
       assert.deepEqual(await ids({ limit: 10, cluster: 'prod-eu' }), ['run-1']);
       assert.deepEqual(await ids({ limit: 10, cluster: 'https://prod-eu:6443' }), ['run-1']);
       assert.deepEqual(await ids({ limit: 10, cluster: 'oom' }), ['run-2']);
-      assert.deepEqual(await ids({ limit: 10, status: 'completed', namespace: 'ops', category: 'oom-killed' }), ['run-2']);
+      assert.deepEqual(await ids({ limit: 10, status: 'completed', namespace: 'ops', category: 'oom-killed' }), [
+        'run-2',
+      ]);
       assert.deepEqual(await ids({ limit: 10, status: 'queued', category: 'oom-killed' }), []);
     });
 
     test('shows every alert on the run and the first twenty in a list, with the count', async (t) => {
       const stores = await backend.open(t);
       await stores.runs.create({ id: 'storm', trigger: incident, source: 'api', rung: 'OBSERVE' });
-      for (let index = 0; index < 25; index++) await stores.runs.attachAlert({ runId: 'storm', alert: alertKey(`fp-${String(index).padStart(2, '0')}`), labels: {}, now: at(index) });
+      for (let index = 0; index < 25; index++)
+        await stores.runs.attachAlert({
+          runId: 'storm',
+          alert: alertKey(`fp-${String(index).padStart(2, '0')}`),
+          labels: {},
+          now: at(index),
+        });
       const full = await stores.runs.get('storm');
       assert.equal(full?.alerts?.length, 25);
       assert.equal(full?.alertCount, 25);
@@ -133,16 +199,39 @@ for (const backend of backends) {
       const stores = await backend.open(t);
       await createAlertRun(stores, 'first', 'fp-1', { now: at(1) });
       assert.equal(await stores.runs.cancelQueued('first', 'cancelled: the alert resolved', at(2)), true);
-      await stores.runs.create({ id: 'second', trigger: alertTrigger('X', 'fp-1'), source: 'alertmanager', rung: 'OBSERVE', alert: alertKey('fp-1'), earlierFailures: 2, now: at(3) });
-      assert.deepEqual(await stores.runs.findByAlert(alertKey('fp-1')), { id: 'first', status: 'failed', createdAt: at(1).toISOString(), finishedAt: at(2).toISOString(), earlierFailures: 0, cancelled: true });
+      await stores.runs.create({
+        id: 'second',
+        trigger: alertTrigger('X', 'fp-1'),
+        source: 'alertmanager',
+        rung: 'OBSERVE',
+        alert: alertKey('fp-1'),
+        earlierFailures: 2,
+        now: at(3),
+      });
+      assert.deepEqual(await stores.runs.findByAlert(alertKey('fp-1')), {
+        id: 'first',
+        status: 'failed',
+        createdAt: at(1).toISOString(),
+        finishedAt: at(2).toISOString(),
+        earlierFailures: 0,
+        cancelled: true,
+      });
       await stores.runs.attachAlert({ runId: 'second', alert: alertKey('fp-1'), labels: {}, now: at(3) });
-      assert.deepEqual(await stores.runs.findByAlert(alertKey('fp-1')), { id: 'second', status: 'queued', createdAt: at(3).toISOString(), earlierFailures: 2, cancelled: false });
+      assert.deepEqual(await stores.runs.findByAlert(alertKey('fp-1')), {
+        id: 'second',
+        status: 'queued',
+        createdAt: at(3).toISOString(),
+        earlierFailures: 2,
+        cancelled: false,
+      });
       assert.equal(await stores.runs.findByAlert(alertKey('fp-unknown')), undefined);
     });
 
     test('finds the run that answers for a culprit key last, and node incidents by time', async (t) => {
       const stores = await backend.open(t);
-      await createAlertRun(stores, 'older', 'fp-1', { culpritKeys: ['deployment:shop/checkout', 'node:worker-1', 'node:worker-1'] });
+      await createAlertRun(stores, 'older', 'fp-1', {
+        culpritKeys: ['deployment:shop/checkout', 'node:worker-1', 'node:worker-1'],
+      });
       await createAlertRun(stores, 'newer', 'fp-2');
       assert.equal((await stores.runs.findByCulprit(['deployment:shop/checkout']))?.id, 'older');
       await stores.runs.addCulpritKeys('newer', ['deployment:shop/checkout']);
@@ -171,10 +260,13 @@ for (const backend of backends) {
       await stores.runs.recordResolved('run', '2025-03-01T11:05:00.000Z');
       const run = await stores.runs.get('run');
       assert.equal(run?.alertCount, 2);
-      assert.deepEqual(run?.alerts?.map((alert) => [alert.fingerprint, alert.alertname, alert.status, alert.repeats, alert.endsAt]), [
-        ['fp-1', 'KubePodCrashLooping', 'resolved', 1, '2025-03-01T11:05:00.000Z'],
-        ['fp-2', undefined, 'resolved', 0, '2025-03-01T11:00:00.000Z'],
-      ]);
+      assert.deepEqual(
+        run?.alerts?.map((alert) => [alert.fingerprint, alert.alertname, alert.status, alert.repeats, alert.endsAt]),
+        [
+          ['fp-1', 'KubePodCrashLooping', 'resolved', 1, '2025-03-01T11:05:00.000Z'],
+          ['fp-2', undefined, 'resolved', 0, '2025-03-01T11:00:00.000Z'],
+        ],
+      );
       assert.deepEqual(run?.alert, { ...alertKey('fp-1'), repeats: 1, resolvedAt: '2025-03-01T11:05:00.000Z' });
     });
 
@@ -190,14 +282,26 @@ for (const backend of backends) {
       assert.deepEqual(claimed, await stores.runs.get('run'));
       assert.equal(await stores.runs.claim('run'), undefined);
       assert.equal(await stores.runs.cancelQueued('run', 'cancelled: resolved'), false);
-      assert.equal(await stores.runs.retargetQueued('run', { trigger: alertTrigger('X', 'fp-9'), alert: alertKey('fp-9') }), false);
+      assert.equal(
+        await stores.runs.retargetQueued('run', { trigger: alertTrigger('X', 'fp-9'), alert: alertKey('fp-9') }),
+        false,
+      );
 
       await stores.runs.updateProgress('run', { status: 'awaiting_approval', actions: [heldAction('a-1')] });
       assert.equal((await stores.runs.get('run'))?.status, 'awaiting_approval');
       assert.equal(await stores.runs.requeue('run'), true);
       assert.equal((await stores.runs.claim('run'))?.attempts, 2);
 
-      assert.equal(await stores.runs.finish('run', { status: 'completed', diagnosis: diagnosisOf('app-crash'), usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0 }, steps: 3, now: at(5) }), true);
+      assert.equal(
+        await stores.runs.finish('run', {
+          status: 'completed',
+          diagnosis: diagnosisOf('app-crash'),
+          usage: { input: 10, output: 2, cacheRead: 0, cacheWrite: 0 },
+          steps: 3,
+          now: at(5),
+        }),
+        true,
+      );
       assert.equal(await stores.runs.finish('run', { status: 'failed', reason: 'again' }), false);
       await stores.runs.updateProgress('run', { status: 'running', actions: [] });
       const finished = await stores.runs.get('run');
@@ -210,7 +314,13 @@ for (const backend of backends) {
     test('gives a queued run another of its alerts as its trigger', async (t) => {
       const stores = await backend.open(t);
       await createAlertRun(stores, 'run', 'fp-1');
-      assert.equal(await stores.runs.retargetQueued('run', { trigger: alertTrigger('Other', 'fp-2', 'ops'), alert: alertKey('fp-2') }), true);
+      assert.equal(
+        await stores.runs.retargetQueued('run', {
+          trigger: alertTrigger('Other', 'fp-2', 'ops'),
+          alert: alertKey('fp-2'),
+        }),
+        true,
+      );
       const run = await stores.runs.get('run');
       assert.equal(run?.alert?.fingerprint, 'fp-2');
       assert.equal(run?.namespace, 'ops');
@@ -219,18 +329,41 @@ for (const backend of backends) {
     test('parks a run with its checkpoint and queues it again once every held action is decided', async (t) => {
       const stores = await backend.open(t);
       await parkedRun(stores, 'run', [heldAction('a-1'), heldAction('a-2')]);
-      assert.deepEqual((await stores.runs.listParked()).map((run) => [run.id, run.parked]), [['run', true]]);
+      assert.deepEqual(
+        (await stores.runs.listParked()).map((run) => [run.id, run.parked]),
+        [['run', true]],
+      );
       assert.equal(await stores.runs.checkpointOf('run'), 'checkpoint of run');
 
-      const first = await stores.runs.decideAction({ runId: 'run', actionId: 'a-1', decision: 'approved', by: 'ana', reason: 'looks right', now: at(7) });
+      const first = await stores.runs.decideAction({
+        runId: 'run',
+        actionId: 'a-1',
+        decision: 'approved',
+        by: 'ana',
+        reason: 'looks right',
+        now: at(7),
+      });
       assert.equal(first.outcome, 'decided');
       assert.ok(first.outcome === 'decided');
       assert.equal(first.resumable, false);
-      assert.deepEqual(first.action, { ...heldAction('a-1'), status: 'approved', decidedAt: at(7).toISOString(), decidedBy: 'ana', decisionReason: 'looks right' });
+      assert.deepEqual(first.action, {
+        ...heldAction('a-1'),
+        status: 'approved',
+        decidedAt: at(7).toISOString(),
+        decidedBy: 'ana',
+        decisionReason: 'looks right',
+      });
       assert.equal(first.run.status, 'awaiting_approval');
-      assert.deepEqual(await stores.runs.decideAction({ runId: 'run', actionId: 'a-1', decision: 'rejected' }), { outcome: 'not-pending', status: 'approved' });
-      assert.deepEqual(await stores.runs.decideAction({ runId: 'run', actionId: 'a-9', decision: 'rejected' }), { outcome: 'not-found' });
-      assert.deepEqual(await stores.runs.decideAction({ runId: 'nothing', actionId: 'a-1', decision: 'rejected' }), { outcome: 'not-found' });
+      assert.deepEqual(await stores.runs.decideAction({ runId: 'run', actionId: 'a-1', decision: 'rejected' }), {
+        outcome: 'not-pending',
+        status: 'approved',
+      });
+      assert.deepEqual(await stores.runs.decideAction({ runId: 'run', actionId: 'a-9', decision: 'rejected' }), {
+        outcome: 'not-found',
+      });
+      assert.deepEqual(await stores.runs.decideAction({ runId: 'nothing', actionId: 'a-1', decision: 'rejected' }), {
+        outcome: 'not-found',
+      });
 
       const second = await stores.runs.decideAction({ runId: 'run', actionId: 'a-2', decision: 'expired' });
       assert.ok(second.outcome === 'decided');
@@ -238,7 +371,10 @@ for (const backend of backends) {
       assert.equal(second.run.status, 'queued');
       const stored = await stores.runs.get('run');
       assert.equal(stored?.status, 'queued');
-      assert.deepEqual(stored?.actions.map((action) => action.status), ['approved', 'expired']);
+      assert.deepEqual(
+        stored?.actions.map((action) => action.status),
+        ['approved', 'expired'],
+      );
       assert.deepEqual(await stores.runs.listParked(), []);
     });
 
@@ -278,29 +414,42 @@ for (const backend of backends) {
       await stores.runs.attachAlert({ runId: 'merged', alert: alertKey('fp-1'), labels: {} });
       assert.equal(await stores.runs.mergeInto({ id: 'merged', into: 'joined', reason: 'part of joined' }), false);
       await stores.runs.claim('merged');
-      assert.equal(await stores.runs.mergeInto({ id: 'merged', into: 'joined', reason: 'part of joined', now: at(9) }), true);
+      assert.equal(
+        await stores.runs.mergeInto({ id: 'merged', into: 'joined', reason: 'part of joined', now: at(9) }),
+        true,
+      );
       assert.equal(await stores.runs.mergeInto({ id: 'merged', into: 'joined', reason: 'part of joined' }), false);
 
       const merged = await stores.runs.get('merged');
-      assert.deepEqual([merged?.status, merged?.reason, merged?.finishedAt], ['completed', 'part of joined', at(9).toISOString()]);
+      assert.deepEqual(
+        [merged?.status, merged?.reason, merged?.finishedAt],
+        ['completed', 'part of joined', at(9).toISOString()],
+      );
       const joined = await stores.runs.get('joined');
-      assert.deepEqual(joined?.alerts?.map((alert) => alert.fingerprint), ['fp-1', 'fp-2']);
+      assert.deepEqual(
+        joined?.alerts?.map((alert) => alert.fingerprint),
+        ['fp-1', 'fp-2'],
+      );
       assert.equal((await stores.runs.findByAlert(alertKey('fp-2')))?.id, 'joined');
       assert.equal((await stores.runs.findByCulprit(['node:worker-1']))?.id, 'joined');
     });
 
     test('lists the unfinished runs oldest first', async (t) => {
       const stores = await backend.open(t);
-      for (const id of ['a', 'b', 'c', 'd']) await stores.runs.create({ id, trigger: incident, source: 'api', rung: 'OBSERVE' });
+      for (const id of ['a', 'b', 'c', 'd'])
+        await stores.runs.create({ id, trigger: incident, source: 'api', rung: 'OBSERVE' });
       await stores.runs.claim('b');
       await stores.runs.cancelQueued('c', 'cancelled: resolved');
       await parkedRun(stores, 'e', [heldAction('a-1')]);
-      assert.deepEqual((await stores.runs.listUnfinished()).map((run) => [run.id, run.status]), [
-        ['a', 'queued'],
-        ['b', 'running'],
-        ['d', 'queued'],
-        ['e', 'awaiting_approval'],
-      ]);
+      assert.deepEqual(
+        (await stores.runs.listUnfinished()).map((run) => [run.id, run.status]),
+        [
+          ['a', 'queued'],
+          ['b', 'running'],
+          ['d', 'queued'],
+          ['e', 'awaiting_approval'],
+        ],
+      );
       await stores.ping();
       await stores.runs.ping();
     });
@@ -334,7 +483,10 @@ for (const backend of backends) {
 describe('the run store on PostgreSQL shared by replicas', () => {
   test('applies its schema once, with replicas that start together waiting for each other', async (t) => {
     const url = await (await sharedPostgres()).createDatabase();
-    const [first, second] = await Promise.all([openPostgres(t, { url, owner: 'a' }), openPostgres(t, { url, owner: 'b' })]);
+    const [first, second] = await Promise.all([
+      openPostgres(t, { url, owner: 'a' }),
+      openPostgres(t, { url, owner: 'b' }),
+    ]);
     await first.runs.create({ id: 'run', trigger: incident, source: 'api', rung: 'OBSERVE' });
     assert.equal((await second.runs.get('run'))?.id, 'run');
 
@@ -342,7 +494,10 @@ describe('the run store on PostgreSQL shared by replicas', () => {
     t.after(() => pool.end());
     assert.deepEqual(await migratePostgres(pool), []);
     assert.equal(await postgresSchemaVersion(pool), latestPostgresSchemaVersion());
-    assert.equal((await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM kubewhy_schema')).rows[0]?.count, 1);
+    assert.equal(
+      (await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM kubewhy_schema')).rows[0]?.count,
+      1,
+    );
   });
 
   test('refuses a database newer than this build, naming it without its password', async (t) => {
@@ -361,20 +516,36 @@ describe('the run store on PostgreSQL shared by replicas', () => {
     });
     assert.equal(redactDatabaseUrl(withPassword.toString()).includes('hunter2'), false);
     assert.match(redactDatabaseUrl(withPassword.toString()), /:\*\*\*@/);
-    assert.equal(redactDatabaseUrl('host=db user=kubewhy password=hunter2 dbname=kubewhy'), 'host=db user=kubewhy password=*** dbname=kubewhy');
-    assert.equal(redactDatabaseUrl('postgres://db/kubewhy?password=hunter2&sslmode=require'), 'postgres://db/kubewhy?password=***&sslmode=require');
-    await assert.rejects(openPostgresStores(url, { owner: 'test', migrate: false }), /schema version 99 and this kubewhy needs 1/);
+    assert.equal(
+      redactDatabaseUrl('host=db user=kubewhy password=hunter2 dbname=kubewhy'),
+      'host=db user=kubewhy password=*** dbname=kubewhy',
+    );
+    assert.equal(
+      redactDatabaseUrl('postgres://db/kubewhy?password=hunter2&sslmode=require'),
+      'postgres://db/kubewhy?password=***&sslmode=require',
+    );
+    await assert.rejects(
+      openPostgresStores(url, { owner: 'test', migrate: false }),
+      /schema version 99 and this kubewhy needs 1/,
+    );
   });
 
   test('refuses an unmigrated database when told not to migrate', async () => {
     const url = await (await sharedPostgres()).createDatabase();
-    await assert.rejects(openPostgresStores(url, { owner: 'test', migrate: false }), (error: Error) => error instanceof SchemaError && /schema version 0/.test(error.message));
+    await assert.rejects(
+      openPostgresStores(url, { owner: 'test', migrate: false }),
+      (error: Error) => error instanceof SchemaError && /schema version 0/.test(error.message),
+    );
   });
 
   test('hands each queued run to exactly one of two replicas claiming at once', async (t) => {
     const url = await (await sharedPostgres()).createDatabase();
-    const [first, second] = await Promise.all([openPostgres(t, { url, owner: 'a' }), openPostgres(t, { url, owner: 'b' })]);
-    for (let index = 0; index < 50; index++) await first.runs.create({ id: `run-${index}`, trigger: incident, source: 'api', rung: 'OBSERVE' });
+    const [first, second] = await Promise.all([
+      openPostgres(t, { url, owner: 'a' }),
+      openPostgres(t, { url, owner: 'b' }),
+    ]);
+    for (let index = 0; index < 50; index++)
+      await first.runs.create({ id: `run-${index}`, trigger: incident, source: 'api', rung: 'OBSERVE' });
     assert.equal(await first.shared?.depth(), 50);
 
     const claimedBy: Record<string, string[]> = { a: [], b: [] };
@@ -415,7 +586,10 @@ describe('the run store on PostgreSQL shared by replicas', () => {
 
   test('keeps a lease while heartbeats come, and another replica takes the run over once it runs out', async (t) => {
     const url = await (await sharedPostgres()).createDatabase();
-    const [first, second] = await Promise.all([openPostgres(t, { url, owner: 'a', leaseMs: 1000 }), openPostgres(t, { url, owner: 'b', leaseMs: 1000 })]);
+    const [first, second] = await Promise.all([
+      openPostgres(t, { url, owner: 'a', leaseMs: 1000 }),
+      openPostgres(t, { url, owner: 'b', leaseMs: 1000 }),
+    ]);
     const [queueA, queueB] = [first.shared, second.shared];
     assert.ok(queueA && queueB);
     for (const id of ['one', 'two']) await first.runs.create({ id, trigger: incident, source: 'api', rung: 'OBSERVE' });
@@ -426,7 +600,10 @@ describe('the run store on PostgreSQL shared by replicas', () => {
 
     assert.deepEqual(await queueA.heartbeat(['one', 'two', 'missing'], plus(900)), ['one']);
     // 'one' was renewed until 1.9 s; b's 'two' expired at 1 s and is taken over by the first to sweep, once.
-    assert.deepEqual((await queueA.takeExpired(plus(1500))).map((run) => run.id), ['two']);
+    assert.deepEqual(
+      (await queueA.takeExpired(plus(1500))).map((run) => run.id),
+      ['two'],
+    );
     assert.deepEqual(await queueB.takeExpired(plus(1500)), []);
     assert.deepEqual(await queueA.takeExpired(plus(1500)), []);
     assert.deepEqual(await queueB.heartbeat(['two'], plus(1600)), []);
@@ -445,7 +622,10 @@ describe('the run store on PostgreSQL shared by replicas', () => {
 
   test('wakes a listener of another replica when runs are queued or end', async (t) => {
     const url = await (await sharedPostgres()).createDatabase();
-    const [first, second] = await Promise.all([openPostgres(t, { url, owner: 'a' }), openPostgres(t, { url, owner: 'b' })]);
+    const [first, second] = await Promise.all([
+      openPostgres(t, { url, owner: 'a' }),
+      openPostgres(t, { url, owner: 'b' }),
+    ]);
     assert.ok(first.shared && second.shared);
     let heardQueued: () => void = () => undefined;
     let heardEnded: (runId: string) => void = () => undefined;
@@ -462,7 +642,10 @@ describe('the run store on PostgreSQL shared by replicas', () => {
   test('listens again after losing its connection, and wakes once for what it may have missed', async (t) => {
     const url = await (await sharedPostgres()).createDatabase();
     const errors: unknown[] = [];
-    const [first, second] = await Promise.all([openPostgres(t, { url, owner: 'a' }), openPostgres(t, { url, owner: 'b', onError: (error) => errors.push(error) })]);
+    const [first, second] = await Promise.all([
+      openPostgres(t, { url, owner: 'a' }),
+      openPostgres(t, { url, owner: 'b', onError: (error) => errors.push(error) }),
+    ]);
     assert.ok(first.shared && second.shared);
     let heardQueued: () => void = () => undefined;
     let heardEnded: (runId: string) => void = () => undefined;
@@ -473,7 +656,9 @@ describe('the run store on PostgreSQL shared by replicas', () => {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     t.after(() => admin.end());
-    const { rows } = await admin.query<{ ended: boolean }>("SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'");
+    const { rows } = await admin.query<{ ended: boolean }>(
+      "SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+    );
     assert.deepEqual(rows, [{ ended: true }]);
     await woken;
     assert.ok(errors.length > 0);
@@ -486,10 +671,29 @@ describe('the run store on PostgreSQL shared by replicas', () => {
   test('refuses a second unfinished run for one alert firing, in a batch too, and allows one once it ended', async (t) => {
     const stores = await openPostgres(t);
     await createAlertRun(stores, 'first', 'fp-1');
-    await assert.rejects(stores.runs.create({ id: 'second', trigger: alertTrigger('X', 'fp-1'), source: 'alertmanager', rung: 'OBSERVE', alert: alertKey('fp-1') }), { code: '23505' });
+    await assert.rejects(
+      stores.runs.create({
+        id: 'second',
+        trigger: alertTrigger('X', 'fp-1'),
+        source: 'alertmanager',
+        rung: 'OBSERVE',
+        alert: alertKey('fp-1'),
+      }),
+      { code: '23505' },
+    );
 
     const create = (id: string, fingerprint: string) =>
-      stores.writes.run(async (tx) => ({ result: (await tx.runs.create({ id, trigger: alertTrigger('X', fingerprint), source: 'alertmanager', rung: 'OBSERVE', alert: alertKey(fingerprint) })).id }));
+      stores.writes.run(async (tx) => ({
+        result: (
+          await tx.runs.create({
+            id,
+            trigger: alertTrigger('X', fingerprint),
+            source: 'alertmanager',
+            rung: 'OBSERVE',
+            alert: alertKey(fingerprint),
+          })
+        ).id,
+      }));
     const outcomes = await Promise.allSettled([create('third', 'fp-1'), create('fourth', 'fp-2')]);
     assert.equal(outcomes[0]?.status, 'rejected');
     assert.deepEqual(outcomes[1], { status: 'fulfilled', value: 'fourth' });

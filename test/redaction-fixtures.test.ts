@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { redactText } from '../src/redact/redactor.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'secret-canary');
-const FILES = ['cluster.yaml', 'logs/vault/billing-7f8d9c6b5-abcde/app.previous.log', 'logs/vault/billing-7f8d9c6b5-abcde/app.log', 'logs/vault/sync-job-x7k2p/sync.log'];
+const FILES = [
+  'cluster.yaml',
+  'logs/vault/billing-7f8d9c6b5-abcde/app.previous.log',
+  'logs/vault/billing-7f8d9c6b5-abcde/app.log',
+  'logs/vault/sync-job-x7k2p/sync.log',
+];
 
 describe('the canary fixture as raw text', () => {
   for (const file of FILES) {
@@ -18,7 +23,10 @@ describe('the canary fixture as raw text', () => {
       const canaries = new Set(text.match(/Canary[A-Za-z0-9]*/g) ?? []);
       assert.ok(canaries.size > 0, 'the file hides canaries');
       const output = redactText(text);
-      assert.deepEqual([...canaries].filter((canary) => output.includes(canary)), []);
+      assert.deepEqual(
+        [...canaries].filter((canary) => output.includes(canary)),
+        [],
+      );
     });
   }
 

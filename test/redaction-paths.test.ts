@@ -32,9 +32,22 @@ describe('tool results', () => {
       description: 'returns every secret shape (test double)',
       input: z.object({}),
       risk: 'read',
-      run: async () => ({ ok: true, truncated: false, content: ALL_TEXT, data: { lines: SECRET_SHAPES.map((shape) => shape.text), env: [{ name: 'DB_PASSWORD', value: 'ShapeCanaryEnv' }] } }),
+      run: async () => ({
+        ok: true,
+        truncated: false,
+        content: ALL_TEXT,
+        data: {
+          lines: SECRET_SHAPES.map((shape) => shape.text),
+          env: [{ name: 'DB_PASSWORD', value: 'ShapeCanaryEnv' }],
+        },
+      }),
     };
-    const result = await runReadTool({ registry: createToolRegistry([leaky]), name: 'leaky_read', input: {}, context: { cluster: unusedCluster, signal: new AbortController().signal, outputBudgetBytes: 1 << 20 } });
+    const result = await runReadTool({
+      registry: createToolRegistry([leaky]),
+      name: 'leaky_read',
+      input: {},
+      context: { cluster: unusedCluster, signal: new AbortController().signal, outputBudgetBytes: 1 << 20 },
+    });
     assert.ok(result.ok, result.content);
     const output = `${result.content}\n${JSON.stringify(result.data)}`;
     assert.deepEqual(leakedCanaries(output), []);
@@ -51,7 +64,13 @@ describe("the model's first message", () => {
 
   it("an alert's labels and annotations are redacted, by name and by shape", () => {
     const annotations = Object.fromEntries(SECRET_SHAPES.map((shape) => [`note_${shape.id}`, shape.text]));
-    const message = describeTrigger({ kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'shop', db_password: 'ShapeCanaryLabel' }, annotations } });
+    const message = describeTrigger({
+      kind: 'alert',
+      alert: {
+        labels: { alertname: 'KubePodCrashLooping', namespace: 'shop', db_password: 'ShapeCanaryLabel' },
+        annotations,
+      },
+    });
     assert.deepEqual(leakedCanaries(message), []);
     assert.ok(!message.includes('ShapeCanaryLabel'), message);
     assert.match(message, /alertname=KubePodCrashLooping/);
@@ -62,7 +81,15 @@ describe('the audit log', () => {
   it('payloads are redacted before they are stored', () => {
     const database = openDatabase(':memory:');
     const audit = createAuditStore(database);
-    audit.append({ runId: 'run-1', type: 'tool-result', payload: { content: ALL_TEXT, args: ['mysql', '-pShapeCanaryArgv'], env: [{ name: 'API_TOKEN', value: 'ShapeCanaryAuditEnv' }] } });
+    audit.append({
+      runId: 'run-1',
+      type: 'tool-result',
+      payload: {
+        content: ALL_TEXT,
+        args: ['mysql', '-pShapeCanaryArgv'],
+        env: [{ name: 'API_TOKEN', value: 'ShapeCanaryAuditEnv' }],
+      },
+    });
     const stored = JSON.stringify(audit.list('run-1'));
     database.close();
     assert.deepEqual(leakedCanaries(stored), []);
@@ -121,8 +148,24 @@ describe('API answers', () => {
       createdAt: '2026-12-01T00:00:00.000Z',
       attempts: 1,
       reason: ALL_TEXT,
-      diagnosis: { category: 'other', culprit: { kind: 'Deployment', namespace: 'shop', name: 'cart' }, summary: ALL_TEXT, evidence: SECRET_SHAPES.map((shape) => shape.text), confidence: 'low', actions: [] },
-      actions: [{ id: 'a1', tool: 'scale', args: { namespace: 'shop', name: 'cart', note: ALL_TEXT }, risk: 'write', status: 'failed', result: ALL_TEXT }],
+      diagnosis: {
+        category: 'other',
+        culprit: { kind: 'Deployment', namespace: 'shop', name: 'cart' },
+        summary: ALL_TEXT,
+        evidence: SECRET_SHAPES.map((shape) => shape.text),
+        confidence: 'low',
+        actions: [],
+      },
+      actions: [
+        {
+          id: 'a1',
+          tool: 'scale',
+          args: { namespace: 'shop', name: 'cart', note: ALL_TEXT },
+          risk: 'write',
+          status: 'failed',
+          result: ALL_TEXT,
+        },
+      ],
     } as unknown as RunRecord;
     const view = JSON.stringify(toRunView(run));
     assert.deepEqual(leakedCanaries(view), []);
@@ -133,7 +176,12 @@ describe('API answers', () => {
 describe('error messages', () => {
   it('a 404 quoting a path that holds a credential is redacted', async (t) => {
     const { call } = await startTestApp(t);
-    const paths = ['/v2/password=ShapeCanaryPath1', `/v2/keys/sk-ant-api03-ShapeCanaryPath2${'x'.repeat(40)}`, '/v2/npm_ShapeCanaryPath3abcdefghijklmnopq', '/v2/hooks/123456789:AAShapeCanaryPath4abcdefghijklmnopqr'];
+    const paths = [
+      '/v2/password=ShapeCanaryPath1',
+      `/v2/keys/sk-ant-api03-ShapeCanaryPath2${'x'.repeat(40)}`,
+      '/v2/npm_ShapeCanaryPath3abcdefghijklmnopq',
+      '/v2/hooks/123456789:AAShapeCanaryPath4abcdefghijklmnopqr',
+    ];
     for (const path of paths) {
       const response = await call({ method: 'GET', url: path });
       assert.equal(response.statusCode, 404, response.body);
@@ -145,7 +193,12 @@ describe('error messages', () => {
   it('a validation error naming an unknown key that is a token is redacted', async (t) => {
     const { call } = await startTestApp(t);
     const token = `ghp_${'ShapeCanaryKey'.repeat(3)}`;
-    const response = await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'x', [token]: 1 } });
+    const response = await call({
+      method: 'POST',
+      url: '/v1/incidents',
+      scope: 'ingest',
+      body: { text: 'x', [token]: 1 },
+    });
     assert.equal(response.statusCode, 400, response.body);
     assert.ok(!response.body.includes('ShapeCanaryKey'), response.body);
   });

@@ -13,15 +13,30 @@ function sample(text: string, series: string): number {
 
 test('the counters move as runs go through', async (t) => {
   const undo = { id: 'call-undo', name: 'rollout_undo', input: { namespace: 'staging', name: 'checkout-api' } };
-  const describe = { id: 'call-describe', name: 'describe_pod', input: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' } };
-  const { call, waitForRun } = await startTestApp(t, { model: createInvestigatingModel({ firstCalls: [describe, undo, { id: 'call-made-up', name: 'made_up_tool', input: {} }] }) });
+  const describe = {
+    id: 'call-describe',
+    name: 'describe_pod',
+    input: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' },
+  };
+  const { call, waitForRun } = await startTestApp(t, {
+    model: createInvestigatingModel({
+      firstCalls: [describe, undo, { id: 'call-made-up', name: 'made_up_tool', input: {} }],
+    }),
+  });
   const before = (await call({ method: 'GET', url: '/metrics', scope: null })).body;
   assert.equal(sample(before, 'kubewhy_runs_total{trigger="alert",outcome="completed"}'), 0);
   assert.equal(sample(before, 'kubewhy_build_info{version="test"}'), 1);
 
-  const created = (await call({ method: 'POST', url: '/v1/alerts/alertmanager', scope: 'ingest', body: notification([firingAlert()]) })).json().runs[0];
+  const created = (
+    await call({ method: 'POST', url: '/v1/alerts/alertmanager', scope: 'ingest', body: notification([firingAlert()]) })
+  ).json().runs[0];
   await waitForRun(created.runId);
-  await call({ method: 'POST', url: '/v1/alerts/alertmanager', scope: 'ingest', body: notification([firingAlert(), firingAlert({ status: 'resolved' })]) });
+  await call({
+    method: 'POST',
+    url: '/v1/alerts/alertmanager',
+    scope: 'ingest',
+    body: notification([firingAlert(), firingAlert({ status: 'resolved' })]),
+  });
   await call({ method: 'POST', url: '/v1/alerts/alertmanager', scope: null, body: notification([firingAlert()]) });
   await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { nothing: true } });
 
@@ -53,12 +68,18 @@ test('the counters move as runs go through', async (t) => {
   assert.match(after, /^process_cpu_seconds_total /m);
 });
 
-test('promtool check metrics finds nothing to fix', { skip: promtool ? false : 'promtool is not installed (Debian package prometheus)' }, async (t) => {
-  const { call, waitForRun } = await startTestApp(t);
-  const { id } = (await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout is down' } })).json();
-  await waitForRun(id);
-  const text = (await call({ method: 'GET', url: '/metrics', scope: null })).body;
-  const result = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
-  assert.equal(`${result.stdout}${result.stderr}`.trim(), '');
-});
+test(
+  'promtool check metrics finds nothing to fix',
+  { skip: promtool ? false : 'promtool is not installed (Debian package prometheus)' },
+  async (t) => {
+    const { call, waitForRun } = await startTestApp(t);
+    const { id } = (
+      await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout is down' } })
+    ).json();
+    await waitForRun(id);
+    const text = (await call({ method: 'GET', url: '/metrics', scope: null })).body;
+    const result = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    assert.equal(result.status, 0, `${result.stdout}${result.stderr}`);
+    assert.equal(`${result.stdout}${result.stderr}`.trim(), '');
+  },
+);

@@ -12,7 +12,11 @@ test('a start picks up what the last process left: queued runs run, interrupted 
   t.after(() => database.close());
   const store = createRunStore(database);
   const audit = createAuditStore(database);
-  const leave = (id: string, state: 'queued' | 'running' | 'awaiting_approval' | 'completed', options: { attempts?: number; approved?: boolean } = {}): void => {
+  const leave = (
+    id: string,
+    state: 'queued' | 'running' | 'awaiting_approval' | 'completed',
+    options: { attempts?: number; approved?: boolean } = {},
+  ): void => {
     store.create({ id, trigger, source: 'api', rung: 'OBSERVE' });
     audit.append({ runId: id, type: 'run-created', payload: { trigger } });
     if (state === 'queued') return;
@@ -21,11 +25,25 @@ test('a start picks up what the last process left: queued runs run, interrupted 
       if (attempt < (options.attempts ?? 1) - 1) store.requeue(id);
     }
     if (options.approved) {
-      store.updateProgress(id, { status: 'awaiting_approval', actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'awaiting_approval' }] });
-      audit.append({ runId: id, type: 'approval', payload: { actionId: 'act-1', decision: 'approved', by: 'approve#00000000' } });
-      store.updateProgress(id, { status: 'running', actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'approved' }] });
+      store.updateProgress(id, {
+        status: 'awaiting_approval',
+        actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'awaiting_approval' }],
+      });
+      audit.append({
+        runId: id,
+        type: 'approval',
+        payload: { actionId: 'act-1', decision: 'approved', by: 'approve#00000000' },
+      });
+      store.updateProgress(id, {
+        status: 'running',
+        actions: [{ id: 'act-1', tool: 'rollout_undo', args: {}, risk: 'write', status: 'approved' }],
+      });
     }
-    if (state === 'awaiting_approval') store.updateProgress(id, { status: 'awaiting_approval', actions: [{ id: 'act-2', tool: 'scale', args: {}, risk: 'write', status: 'awaiting_approval' }] });
+    if (state === 'awaiting_approval')
+      store.updateProgress(id, {
+        status: 'awaiting_approval',
+        actions: [{ id: 'act-2', tool: 'scale', args: {}, risk: 'write', status: 'awaiting_approval' }],
+      });
     if (state === 'completed') store.finish(id, { status: 'completed', reason: 'done before' });
   };
   leave('queued-run', 'queued');
@@ -54,7 +72,10 @@ test('a start picks up what the last process left: queued runs run, interrupted 
   assert.match(String(crashy.reason), /interrupted by a crash or restart 3 times/);
   assert.deepEqual(await outcome('done-run'), { status: 'completed', attempts: 1, reason: 'done before' });
 
-  const events = (await call({ method: 'GET', url: '/v1/runs/interrupted-run/audit' })).json() as { type: string; payload: { message?: string } }[];
+  const events = (await call({ method: 'GET', url: '/v1/runs/interrupted-run/audit' })).json() as {
+    type: string;
+    payload: { message?: string };
+  }[];
   const seam = events.find((event) => event.type === 'error');
   assert.match(String(seam?.payload.message), /^resumed after restart/);
   assert.equal(events.filter((event) => event.type === 'run-finished').length, 1);
@@ -67,8 +88,14 @@ test('shutdown lets a running run finish within the grace period', async (t) => 
   const database = openDatabase(':memory:');
   t.after(() => database.close());
   const gate = createGate();
-  const first = await startTestApp(t, { database, model: createInvestigatingModel({ gate: gate.wait }), runs: { shutdownGraceMs: 30_000 } });
-  const { id } = (await first.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout is down' } })).json();
+  const first = await startTestApp(t, {
+    database,
+    model: createInvestigatingModel({ gate: gate.wait }),
+    runs: { shutdownGraceMs: 30_000 },
+  });
+  const { id } = (
+    await first.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout is down' } })
+  ).json();
   await first.waitForRun(id, (run) => run.status === 'running');
   const closing = first.app.close();
   gate.open();
@@ -80,17 +107,33 @@ test('shutdown past its grace period stops running runs; the next start resumes 
   const database = openDatabase(':memory:');
   t.after(() => database.close());
   const never = createGate();
-  const first = await startTestApp(t, { database, model: createInvestigatingModel({ gate: never.wait }), runs: { concurrency: 1, shutdownGraceMs: 20 } });
+  const first = await startTestApp(t, {
+    database,
+    model: createInvestigatingModel({ gate: never.wait }),
+    runs: { concurrency: 1, shutdownGraceMs: 20 },
+  });
   const ids: string[] = [];
-  for (let index = 0; index < 3; index++) ids.push((await first.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } })).json().id);
+  for (let index = 0; index < 3; index++)
+    ids.push(
+      (
+        await first.call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } })
+      ).json().id,
+    );
   await first.waitForRun(ids[0]!, (run) => run.status === 'running');
   await first.app.close();
   const store = createRunStore(database);
-  assert.deepEqual(ids.map((id) => store.get(id)?.status), ['running', 'queued', 'queued']);
+  assert.deepEqual(
+    ids.map((id) => store.get(id)?.status),
+    ['running', 'queued', 'queued'],
+  );
 
   const second = await startTestApp(t, { database });
   for (const id of ids) assert.equal((await second.waitForRun(id)).status, 'completed');
-  assert.deepEqual(ids.map((id) => store.get(id)?.attempts), [2, 1, 1]);
+  assert.deepEqual(
+    ids.map((id) => store.get(id)?.attempts),
+    [2, 1, 1],
+  );
   const audit = createAuditStore(database);
-  for (const id of ids) assert.equal(audit.list(id).filter((event) => event.type === 'diagnosis').length, 1, `${id} is diagnosed once`);
+  for (const id of ids)
+    assert.equal(audit.list(id).filter((event) => event.type === 'diagnosis').length, 1, `${id} is diagnosed once`);
 });

@@ -44,17 +44,31 @@ test('lists runs newest first, page by page, and filters by status', async (t) =
   const { call, waitForRun } = await startTestApp(t);
   const ids: string[] = [];
   for (let index = 0; index < 5; index++) {
-    const response = await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } });
+    const response = await call({
+      method: 'POST',
+      url: '/v1/incidents',
+      scope: 'ingest',
+      body: { text: `incident ${index}` },
+    });
     ids.push(response.json().id);
   }
   for (const id of ids) await waitForRun(id);
 
   const first = await call({ method: 'GET', url: '/v1/runs?limit=2' });
-  assert.deepEqual(first.json().runs.map((run: { id: string }) => run.id), [ids[4], ids[3]]);
+  assert.deepEqual(
+    first.json().runs.map((run: { id: string }) => run.id),
+    [ids[4], ids[3]],
+  );
   const second = await call({ method: 'GET', url: `/v1/runs?limit=2&cursor=${first.json().nextCursor}` });
-  assert.deepEqual(second.json().runs.map((run: { id: string }) => run.id), [ids[2], ids[1]]);
+  assert.deepEqual(
+    second.json().runs.map((run: { id: string }) => run.id),
+    [ids[2], ids[1]],
+  );
   const third = await call({ method: 'GET', url: `/v1/runs?limit=2&cursor=${second.json().nextCursor}` });
-  assert.deepEqual(third.json().runs.map((run: { id: string }) => run.id), [ids[0]]);
+  assert.deepEqual(
+    third.json().runs.map((run: { id: string }) => run.id),
+    [ids[0]],
+  );
   assert.equal(third.json().nextCursor, undefined);
 
   const completed = await call({ method: 'GET', url: '/v1/runs?status=completed' });
@@ -82,7 +96,10 @@ test('the audit endpoint gives the run events in order, as JSON or NDJSON', asyn
   const events = json.json() as { seq: number; type: string }[];
   assert.equal(events[0]?.type, 'run-created');
   assert.equal(events.at(-1)?.type, 'run-finished');
-  assert.deepEqual(events.map((event) => event.seq), events.map((_event, index) => index + 1));
+  assert.deepEqual(
+    events.map((event) => event.seq),
+    events.map((_event, index) => index + 1),
+  );
 
   const requests: { url: string; headers: Record<string, string> }[] = [
     { url: `/v1/runs/${id}/audit?format=ndjson`, headers: {} },
@@ -91,15 +108,22 @@ test('the audit endpoint gives the run events in order, as JSON or NDJSON', asyn
   for (const request of requests) {
     const ndjson = await call({ method: 'GET', ...request });
     assert.match(String(ndjson.headers['content-type']), /^application\/x-ndjson/);
-    const lines = ndjson.body.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const lines = ndjson.body
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     assert.deepEqual(lines, events);
   }
 });
 
 test('at most `concurrency` runs are diagnosed at once', async (t) => {
   const gate = createGate();
-  const { call, app } = await startTestApp(t, { model: createInvestigatingModel({ gate: gate.wait }), runs: { concurrency: 2 } });
-  for (let index = 0; index < 5; index++) await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } });
+  const { call, app } = await startTestApp(t, {
+    model: createInvestigatingModel({ gate: gate.wait }),
+    runs: { concurrency: 2 },
+  });
+  for (let index = 0; index < 5; index++)
+    await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } });
   await until(() => gate.waiting() === 2);
   assert.equal(app.runService.inProgress(), 2);
   assert.equal(app.runService.queueDepth(), 3);
@@ -110,10 +134,16 @@ test('at most `concurrency` runs are diagnosed at once', async (t) => {
 
 test('a full queue answers 503 with Retry-After and stores nothing', async (t) => {
   const gate = createGate();
-  const { call } = await startTestApp(t, { model: createInvestigatingModel({ gate: gate.wait }), runs: { concurrency: 1, queueSize: 2 } });
+  const { call } = await startTestApp(t, {
+    model: createInvestigatingModel({ gate: gate.wait }),
+    runs: { concurrency: 1, queueSize: 2 },
+  });
   const statuses: number[] = [];
   for (let index = 0; index < 4; index++) {
-    statuses.push((await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } })).statusCode);
+    statuses.push(
+      (await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: `incident ${index}` } }))
+        .statusCode,
+    );
     // The first run leaves the queue for the single worker once its first turn is asked for.
     if (index === 0) await until(() => gate.waiting() === 1);
   }
@@ -129,7 +159,10 @@ test('a full queue answers 503 with Retry-After and stores nothing', async (t) =
 
 test('a run past its deadline fails with the reason', async (t) => {
   const never = createGate();
-  const { call, waitForRun } = await startTestApp(t, { model: createInvestigatingModel({ gate: never.wait }), limits: { runTimeoutMs: 200 } });
+  const { call, waitForRun } = await startTestApp(t, {
+    model: createInvestigatingModel({ gate: never.wait }),
+    limits: { runTimeoutMs: 200 },
+  });
   const { id } = (await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: incident })).json();
   const run = await waitForRun(id);
   assert.equal(run.status, 'failed');
@@ -153,7 +186,15 @@ test('health, readiness and the OpenAPI document', async (t) => {
 
   const document = (await call({ method: 'GET', url: '/openapi.json', scope: null })).json();
   assert.equal(document.openapi, '3.1.0');
-  for (const path of ['/v1/alerts/alertmanager', '/v1/incidents', '/v1/runs', '/v1/runs/{id}', '/v1/runs/{id}/audit', '/v1/runs/{id}/actions/{actionId}/approve', '/v1/runs/{id}/actions/{actionId}/reject']) {
+  for (const path of [
+    '/v1/alerts/alertmanager',
+    '/v1/incidents',
+    '/v1/runs',
+    '/v1/runs/{id}',
+    '/v1/runs/{id}/audit',
+    '/v1/runs/{id}/actions/{actionId}/approve',
+    '/v1/runs/{id}/actions/{actionId}/reject',
+  ]) {
     assert.ok(document.paths[path], `${path} is documented`);
   }
   const incidentBody = document.paths['/v1/incidents'].post.requestBody.content['application/json'].schema;

@@ -35,7 +35,10 @@ async function deadPid(): Promise<number> {
 
 function writeLock(directory: string, owner: Partial<LockOwner>, touchedSecondsAgo = 0): void {
   const path = join(directory, LOCK_FILE);
-  writeFileSync(path, JSON.stringify({ hostname: hostname(), startedAt: '2026-12-01T08:00:00.000Z', nonce: 'earlier-owner', ...owner }));
+  writeFileSync(
+    path,
+    JSON.stringify({ hostname: hostname(), startedAt: '2026-12-01T08:00:00.000Z', nonce: 'earlier-owner', ...owner }),
+  );
   const touched = new Date(Date.now() - touchedSecondsAgo * 1000);
   utimesSync(path, touched, touched);
 }
@@ -60,11 +63,17 @@ test('a lock held by a live process on this host is refused, naming the director
   const directory = await dataDirectory(t);
   const holder = await liveProcess(t);
   writeLock(directory, { pid: holder });
-  assert.throws(() => acquireDataDirectoryLock({ directory }), (error: unknown) => {
-    assert.ok(error instanceof LockHeldError);
-    assert.match(error.message, new RegExp(`the data directory ${directory} is in use by kubewhy pid ${holder} on ${hostname()}`));
-    return true;
-  });
+  assert.throws(
+    () => acquireDataDirectoryLock({ directory }),
+    (error: unknown) => {
+      assert.ok(error instanceof LockHeldError);
+      assert.match(
+        error.message,
+        new RegExp(`the data directory ${directory} is in use by kubewhy pid ${holder} on ${hostname()}`),
+      );
+      return true;
+    },
+  );
   assert.equal(readOwner(directory).pid, holder, 'the holder keeps its lock');
 });
 
@@ -73,7 +82,10 @@ test('a lock whose pid is gone from this host is taken over, with the reason', a
   const gone = await deadPid();
   writeLock(directory, { pid: gone });
   const takeovers: string[] = [];
-  const lock = acquireDataDirectoryLock({ directory, onTakeover: (previous, reason) => takeovers.push(`${previous?.pid}: ${reason}`) });
+  const lock = acquireDataDirectoryLock({
+    directory,
+    onTakeover: (previous, reason) => takeovers.push(`${previous?.pid}: ${reason}`),
+  });
   t.after(() => lock.release());
   assert.deepEqual(takeovers, [`${gone}: pid ${gone} is no longer running on ${hostname()}`]);
   assert.equal(readOwner(directory).pid, process.pid);
@@ -91,11 +103,18 @@ test('a lock naming our own pid is left from an earlier start (a restarted conta
 test('a lock from another host is held while it is refreshed, and stale once it is not', async (t) => {
   const directory = await dataDirectory(t);
   writeLock(directory, { pid: 1, hostname: 'kubewhy-5f7d8c9b4-old' }, 10);
-  assert.throws(() => acquireDataDirectoryLock({ directory, staleAfterMs: 60_000 }), /in use by kubewhy pid 1 on kubewhy-5f7d8c9b4-old/);
+  assert.throws(
+    () => acquireDataDirectoryLock({ directory, staleAfterMs: 60_000 }),
+    /in use by kubewhy pid 1 on kubewhy-5f7d8c9b4-old/,
+  );
 
   writeLock(directory, { pid: 1, hostname: 'kubewhy-5f7d8c9b4-old' }, 300);
   const takeovers: string[] = [];
-  const lock = acquireDataDirectoryLock({ directory, staleAfterMs: 60_000, onTakeover: (_previous, reason) => takeovers.push(reason) });
+  const lock = acquireDataDirectoryLock({
+    directory,
+    staleAfterMs: 60_000,
+    onTakeover: (_previous, reason) => takeovers.push(reason),
+  });
   t.after(() => lock.release());
   assert.match(takeovers[0] ?? '', /pid 1 on kubewhy-5f7d8c9b4-old has not refreshed it for 300 s/);
 });
@@ -137,7 +156,12 @@ test('a second serve on the same data directory stops at start with exit 2, nami
 
   const second = await serveUntilExit({ KUBEWHY_DATA_DIR: directory });
   assert.equal(second.code, 2, second.output);
-  assert.match(second.output, new RegExp(`kubewhy serve: the data directory ${directory} is in use by kubewhy pid ${first.child.pid} on ${hostname()}`));
+  assert.match(
+    second.output,
+    new RegExp(
+      `kubewhy serve: the data directory ${directory} is in use by kubewhy pid ${first.child.pid} on ${hostname()}`,
+    ),
+  );
   assert.doesNotMatch(second.output, /\n\s+at /, 'no stack trace');
   assert.doesNotMatch(second.output, /listening on http/, 'it never listened');
 
@@ -156,7 +180,10 @@ test('serve takes over a stale lock with a warning, and releases it on shutdown'
   writeLock(directory, { pid: gone });
   const service = await startServiceProcess({ KUBEWHY_DATA_DIR: directory });
   t.after(() => service.kill());
-  assert.match(service.output(), new RegExp(`took over a stale lock on the data directory ${directory}: pid ${gone} is no longer running`));
+  assert.match(
+    service.output(),
+    new RegExp(`took over a stale lock on the data directory ${directory}: pid ${gone} is no longer running`),
+  );
   assert.equal(readOwner(directory).pid, service.child.pid);
   assert.equal(await service.stop(), 0);
   assert.equal(existsSync(join(directory, LOCK_FILE)), false);

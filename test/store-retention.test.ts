@@ -20,18 +20,33 @@ test('the service sweeps at start: an old finished run goes, its head is kept in
   seed.exec(`BEGIN; ${await readFile(FIXTURE, 'utf8')} COMMIT;`);
   // The runs table is outside the hash chain: ageing a run changes no audit event.
   seed.prepare('UPDATE runs SET finished_at = ? WHERE id = ?').run('2026-01-05T10:00:00.000Z', OLD_RUN);
-  const head = seed.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?').get(OLD_RUN) as { seq: number; hash: string };
+  const head = seed.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?').get(OLD_RUN) as {
+    seq: number;
+    hash: string;
+  };
   seed.close();
 
-  const service = await startServiceProcess({ KUBEWHY_DATA_DIR: directory, KUBEWHY_RETENTION_DAYS: '30', KUBEWHY_LOG_LEVEL: 'info' });
+  const service = await startServiceProcess({
+    KUBEWHY_DATA_DIR: directory,
+    KUBEWHY_RETENTION_DAYS: '30',
+    KUBEWHY_LOG_LEVEL: 'info',
+  });
   t.after(() => service.kill());
-  await pollUntil(async () => (/retention: removed/.test(service.output()) ? true : undefined), { timeoutMs: 15_000, what: 'the first retention sweep' });
+  await pollUntil(async () => (/retention: removed/.test(service.output()) ? true : undefined), {
+    timeoutMs: 15_000,
+    what: 'the first retention sweep',
+  });
   assert.match(service.output(), /retention: removed 1 finished run\(s\) that ended before \S+, in 1 batch\(es\)/);
   // The removed run's head is logged, marked retired, for audit verify --anchors.
-  const retiredLine = service.output().split('\n').find((line) => line.includes('"run retired"'));
+  const retiredLine = service
+    .output()
+    .split('\n')
+    .find((line) => line.includes('"run retired"'));
   assert.ok(retiredLine, 'a "run retired" line');
   assert.deepEqual(
-    (({ runId, auditHead, auditRetired }) => ({ runId, auditHead, auditRetired }))(JSON.parse(retiredLine) as Record<string, unknown>),
+    (({ runId, auditHead, auditRetired }) => ({ runId, auditHead, auditRetired }))(
+      JSON.parse(retiredLine) as Record<string, unknown>,
+    ),
     { runId: OLD_RUN, auditHead: `${head.seq}:${head.hash}`, auditRetired: true },
   );
   const metrics = await service.request({ path: '/metrics' });
@@ -42,9 +57,16 @@ test('the service sweeps at start: an old finished run goes, its head is kept in
   assert.equal(await service.stop(), 0);
 
   const database = new DatabaseSync(path, { readOnly: true });
-  const retired = database.prepare('SELECT run_id, seq, hash FROM audit_retired').all().map((row) => ({ ...row }));
+  const retired = database
+    .prepare('SELECT run_id, seq, hash FROM audit_retired')
+    .all()
+    .map((row) => ({ ...row }));
   assert.deepEqual(retired, [{ run_id: OLD_RUN, seq: head.seq, hash: head.hash }]);
-  assert.equal((database.prepare('SELECT COUNT(*) AS count FROM audit_events WHERE run_id = ?').get(OLD_RUN) as { count: number }).count, 0);
+  assert.equal(
+    (database.prepare('SELECT COUNT(*) AS count FROM audit_events WHERE run_id = ?').get(OLD_RUN) as { count: number })
+      .count,
+    0,
+  );
   database.close();
 
   const verify = spawnSync(process.execPath, [BIN, 'audit', 'verify', '--data-dir', directory], { encoding: 'utf8' });

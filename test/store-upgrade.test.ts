@@ -6,7 +6,14 @@ import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { createAuditStore } from '../src/audit/audit-store.ts';
 import { openDatabase } from '../src/store/database.ts';
-import { latestSchemaVersion, migrate, MIGRATIONS, SchemaError, schemaVersion, type Migration } from '../src/store/migrations.ts';
+import {
+  latestSchemaVersion,
+  migrate,
+  MIGRATIONS,
+  SchemaError,
+  schemaVersion,
+  type Migration,
+} from '../src/store/migrations.ts';
 import { createRunStore } from '../src/store/run-store.ts';
 import { startTestApp } from './helpers/service-app.ts';
 
@@ -40,7 +47,11 @@ test('a database written by 0.1.0 opens at the latest schema with every run and 
 
   const runs = createRunStore(database);
   const listed = runs.list({ limit: 10 }).runs;
-  assert.deepEqual(listed.map((run) => run.id), [RUNS_0_1_0.act, RUNS_0_1_0.alert, RUNS_0_1_0.incident], 'newest first');
+  assert.deepEqual(
+    listed.map((run) => run.id),
+    [RUNS_0_1_0.act, RUNS_0_1_0.alert, RUNS_0_1_0.incident],
+    'newest first',
+  );
   for (const run of listed) {
     assert.equal(run.status, 'completed');
     assert.deepEqual(runs.get(run.id), run);
@@ -54,7 +65,10 @@ test('a database written by 0.1.0 opens at the latest schema with every run and 
   assert.ok(alert?.alert?.resolvedAt, 'the resolution 0.1.0 recorded is still there');
   const act = runs.get(RUNS_0_1_0.act);
   assert.equal(act?.rung, 'ACT');
-  assert.deepEqual(act?.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'executed']]);
+  assert.deepEqual(
+    act?.actions.map((action) => [action.tool, action.status]),
+    [['rollout_undo', 'executed']],
+  );
 
   const report = createAuditStore(database).verify();
   assert.deepEqual(report.problems, []);
@@ -74,7 +88,12 @@ test('the service starts on an upgraded 0.1.0 database, lists its runs and takes
   const old = await call({ method: 'GET', url: `/v1/runs/${RUNS_0_1_0.alert}/audit` });
   assert.equal(old.statusCode, 200);
 
-  const created = await call({ method: 'POST', url: '/v1/incidents', scope: 'ingest', body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' } });
+  const created = await call({
+    method: 'POST',
+    url: '/v1/incidents',
+    scope: 'ingest',
+    body: { text: 'checkout-api in staging keeps restarting', namespace: 'staging' },
+  });
   assert.equal(created.statusCode, 202);
   const run = await waitForRun((created.json() as { id: string }).id);
   assert.equal(run.status, 'completed');
@@ -90,12 +109,20 @@ test('a database from a newer kubewhy is refused with a message that says so, an
   writer.exec(`PRAGMA user_version = ${newer}`);
   writer.close();
 
-  assert.throws(() => openDatabase(path), (error: unknown) => {
-    assert.ok(error instanceof SchemaError);
-    assert.ok(error.message.startsWith(`${path}: the database is at schema version ${newer}, newer than this kubewhy knows (${latestSchemaVersion()})`), error.message);
-    assert.match(error.message, /run the newer kubewhy/);
-    return true;
-  });
+  assert.throws(
+    () => openDatabase(path),
+    (error: unknown) => {
+      assert.ok(error instanceof SchemaError);
+      assert.ok(
+        error.message.startsWith(
+          `${path}: the database is at schema version ${newer}, newer than this kubewhy knows (${latestSchemaVersion()})`,
+        ),
+        error.message,
+      );
+      assert.match(error.message, /run the newer kubewhy/);
+      return true;
+    },
+  );
   const reader = new DatabaseSync(path, { readOnly: true });
   assert.equal(schemaVersion(reader), newer);
   reader.close();
@@ -114,16 +141,28 @@ test('a step that fails leaves the database at the version before it, with nothi
       },
     },
   ];
-  assert.throws(() => migrate(database, steps), (error: unknown) => {
-    assert.ok(error instanceof SchemaError);
-    assert.match(error.message, new RegExp(`schema step ${steps.length} \\(a table, then a statement that fails\\) failed: .*no_such_table`));
-    return true;
-  });
+  assert.throws(
+    () => migrate(database, steps),
+    (error: unknown) => {
+      assert.ok(error instanceof SchemaError);
+      assert.match(
+        error.message,
+        new RegExp(`schema step ${steps.length} \\(a table, then a statement that fails\\) failed: .*no_such_table`),
+      );
+      return true;
+    },
+  );
   assert.equal(schemaVersion(database), MIGRATIONS.length);
   const halfDone = database.prepare("SELECT name FROM sqlite_master WHERE name = 'half_done'").get();
   assert.equal(halfDone, undefined, 'the failed step is rolled back whole');
   // Fixed, the same list applies the step on the next open.
-  assert.deepEqual(migrate(database, [...MIGRATIONS, { ...steps.at(-1)!, up: (target) => target.exec('CREATE TABLE half_done (id TEXT)') }]), [steps.length]);
+  assert.deepEqual(
+    migrate(database, [
+      ...MIGRATIONS,
+      { ...steps.at(-1)!, up: (target) => target.exec('CREATE TABLE half_done (id TEXT)') },
+    ]),
+    [steps.length],
+  );
   database.close();
 });
 

@@ -25,7 +25,10 @@ describe('the cluster clock', () => {
     assert.ok(Math.abs(cluster.now().getTime() - Date.now()) < 1_000, 'the local clock before any answer');
     const result = await cluster.list('Namespace');
     assert.ok(result.ok);
-    assert.ok(Math.abs(cluster.now().getTime() - mock.now().getTime()) < 2_000, `${cluster.now().toISOString()} vs ${mock.now().toISOString()}`);
+    assert.ok(
+      Math.abs(cluster.now().getTime() - mock.now().getTime()) < 2_000,
+      `${cluster.now().toISOString()} vs ${mock.now().toISOString()}`,
+    );
     assert.ok(Math.abs(mock.clockShiftMs) > 86_400_000, 'the snapshot was served moved to the real now');
   });
 });
@@ -33,7 +36,10 @@ describe('the cluster clock', () => {
 describe('lists', () => {
   let mock: MockCluster;
   before(async () => {
-    mock = await startMockCluster({ scenario: join(SCENARIOS, 'checkout-secret-rotation'), generatedPods: [{ namespace: 'bulk', count: 230 }] });
+    mock = await startMockCluster({
+      scenario: join(SCENARIOS, 'checkout-secret-rotation'),
+      generatedPods: [{ namespace: 'bulk', count: 230 }],
+    });
   });
   after(() => mock.close());
 
@@ -58,7 +64,11 @@ describe('lists', () => {
 
   it('pass label and field selectors to the server', async () => {
     const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath });
-    const result = await cluster.list('Pod', { namespace: 'staging', labelSelector: 'app=checkout-api', fieldSelector: 'status.phase=Running' });
+    const result = await cluster.list('Pod', {
+      namespace: 'staging',
+      labelSelector: 'app=checkout-api',
+      fieldSelector: 'status.phase=Running',
+    });
     assert.ok(result.ok);
     assert.ok(result.value.items.length > 0);
     assert.ok(result.value.items.every((pod) => pod.metadata?.labels?.['app'] === 'checkout-api'));
@@ -93,7 +103,12 @@ describe('secrets and errors', () => {
 
   it('maps the previous log of a container that never terminated to not-found', async () => {
     const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath });
-    const result = await cluster.readPodLog({ namespace: 'vault', name: 'sync-job-x7k2p', container: 'sync', previous: true });
+    const result = await cluster.readPodLog({
+      namespace: 'vault',
+      name: 'sync-job-x7k2p',
+      container: 'sync',
+      previous: true,
+    });
     assert.ok(!result.ok);
     assert.equal(result.error.kind, 'not-found');
   });
@@ -103,7 +118,10 @@ describe('secrets and errors', () => {
     context.after(() => rm(directory, { recursive: true, force: true }));
     const kubeconfigPath = join(directory, 'kubeconfig');
     // Port 1 on loopback: nothing listens there, so the connection is refused.
-    const kubeconfig = (await readFile(mock.kubeconfigPath, 'utf8')).replace(/server: \S+/, 'server: http://127.0.0.1:1');
+    const kubeconfig = (await readFile(mock.kubeconfigPath, 'utf8')).replace(
+      /server: \S+/,
+      'server: http://127.0.0.1:1',
+    );
     await writeFile(kubeconfigPath, kubeconfig);
     const cluster = createKubeCluster({ kubeconfigPath, retries: 1, retryBaseDelayMs: 1 });
     const result = await cluster.list('Pod', { namespace: 'vault' });

@@ -42,7 +42,10 @@ const CALLS: Record<string, Record<string, unknown>> = {
   list_network_policies: { namespace: 'staging' },
   list_ingresses: { host: 'shop.example.com' },
   list_horizontal_pod_autoscalers: { namespace: 'staging' },
-  list_role_bindings: { serviceAccount: { namespace: 'staging', name: 'default' }, check: { verb: 'list', resource: 'pods', namespace: 'staging' } },
+  list_role_bindings: {
+    serviceAccount: { namespace: 'staging', name: 'default' },
+    check: { verb: 'list', resource: 'pods', namespace: 'staging' },
+  },
   resolve_host: { host: 'checkout-api:8080', namespace: 'staging' },
   rollout_restart: { namespace: 'staging', name: 'checkout-api' },
   rollout_undo: { namespace: 'staging', name: 'checkout-api' },
@@ -61,9 +64,19 @@ beforeEach(() => {
   mock.requestLog.length = 0;
 });
 
-function call(name: string, input: Record<string, unknown>, options: KubeClusterOptions & { signal?: AbortSignal } = {}): Promise<ToolResult> {
+function call(
+  name: string,
+  input: Record<string, unknown>,
+  options: KubeClusterOptions & { signal?: AbortSignal } = {},
+): Promise<ToolResult> {
   const { signal, ...clusterOptions } = options;
-  const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 2, retryBaseDelayMs: 5, retryMaxDelayMs: 50, ...clusterOptions });
+  const cluster = createKubeCluster({
+    kubeconfigPath: mock.kubeconfigPath,
+    retries: 2,
+    retryBaseDelayMs: 5,
+    retryMaxDelayMs: 50,
+    ...clusterOptions,
+  });
   const context: ToolContext = { cluster, signal: signal ?? AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 };
   return callThroughGate({ registry, name, input, context });
 }
@@ -78,7 +91,8 @@ function failure(result: ToolResult): { error: string; content: string } {
 }
 
 const PODS_PATH = /^\/api\/v1\/namespaces\/staging\/pods$/;
-const podsFault = (rule: Omit<FaultRule, 'path'>): FaultRule => ({ ...rule, path: '^/api/v1/namespaces/staging/pods$' } as FaultRule);
+const podsFault = (rule: Omit<FaultRule, 'path'>): FaultRule =>
+  ({ ...rule, path: '^/api/v1/namespaces/staging/pods$' }) as FaultRule;
 
 describe('cluster failures come back as results the model can read', () => {
   it('a missing object is not-found, with a hint of what to list', async () => {
@@ -166,7 +180,13 @@ describe('no tool throws, whatever the API server does', () => {
   for (const [label, rules] of faults) {
     it(`${label}: every tool returns a readable error`, async () => {
       mock.faults.set(rules);
-      assert.deepEqual(Object.keys(CALLS).sort(), defaultTools().map((tool) => tool.name).sort(), 'every tool is exercised');
+      assert.deepEqual(
+        Object.keys(CALLS).sort(),
+        defaultTools()
+          .map((tool) => tool.name)
+          .sort(),
+        'every tool is exercised',
+      );
       for (const [name, input] of Object.entries(CALLS)) {
         const result = await call(name, input, { retries: 1 });
         assert.equal(result.ok, false, `${name} should fail`);

@@ -31,7 +31,13 @@ async function startFixture(name: string): Promise<Harness> {
   const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
   return {
     mock,
-    call: (tool, input, extra = {}) => callThroughGate({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384, ...extra } }),
+    call: (tool, input, extra = {}) =>
+      callThroughGate({
+        registry,
+        name: tool,
+        input,
+        context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384, ...extra },
+      }),
   };
 }
 
@@ -50,33 +56,64 @@ describe('list_horizontal_pod_autoscalers', () => {
   it('puts the autoscaler at max first, with its metric against the target and the limiting condition', async () => {
     const result = await harness.call('list_horizontal_pod_autoscalers', { namespace: 'api' });
     const data = dataOf<AutoscalersData>(result);
-    assert.deepEqual(data.autoscalers.map((autoscaler) => autoscaler.name), ['checkout', 'search', 'cart']);
+    assert.deepEqual(
+      data.autoscalers.map((autoscaler) => autoscaler.name),
+      ['checkout', 'search', 'cart'],
+    );
     const [checkout] = data.autoscalers;
     assert.deepEqual(
-      { target: checkout?.target, min: checkout?.minReplicas, max: checkout?.maxReplicas, current: checkout?.currentReplicas, desired: checkout?.desiredReplicas, atMax: checkout?.atMax, metrics: checkout?.metrics },
-      { target: { kind: 'Deployment', name: 'checkout' }, min: 2, max: 3, current: 3, desired: 3, atMax: true, metrics: ['cpu 92% of 70% target'] },
+      {
+        target: checkout?.target,
+        min: checkout?.minReplicas,
+        max: checkout?.maxReplicas,
+        current: checkout?.currentReplicas,
+        desired: checkout?.desiredReplicas,
+        atMax: checkout?.atMax,
+        metrics: checkout?.metrics,
+      },
+      {
+        target: { kind: 'Deployment', name: 'checkout' },
+        min: 2,
+        max: 3,
+        current: 3,
+        desired: 3,
+        atMax: true,
+        metrics: ['cpu 92% of 70% target'],
+      },
     );
-    assert.deepEqual(checkout?.conditions.find((condition) => condition.type === 'ScalingLimited'), {
-      type: 'ScalingLimited',
-      status: 'True',
-      reason: 'TooManyReplicas',
-      message: 'the desired replica count is more than the maximum replica count',
-    });
-    assert.match(result.content, /checkout -> Deployment\/checkout: replicas current 3, desired 3, min 2, max 3; metrics cpu 92% of 70% target {2}<- AT MAX/);
+    assert.deepEqual(
+      checkout?.conditions.find((condition) => condition.type === 'ScalingLimited'),
+      {
+        type: 'ScalingLimited',
+        status: 'True',
+        reason: 'TooManyReplicas',
+        message: 'the desired replica count is more than the maximum replica count',
+      },
+    );
+    assert.match(
+      result.content,
+      /checkout -> Deployment\/checkout: replicas current 3, desired 3, min 2, max 3; metrics cpu 92% of 70% target {2}<- AT MAX/,
+    );
     assert.match(result.content, /target Deployment api\/checkout: spec.replicas 3, created 3, ready 3/);
     assert.match(result.content, /cart -> Deployment\/cart: .*cpu 35% of 70% target$/m);
   });
 
-  it('follows an autoscaler whose workload lags to the Pending pods and the scheduler\'s reason', async () => {
+  it("follows an autoscaler whose workload lags to the Pending pods and the scheduler's reason", async () => {
     const result = await harness.call('list_horizontal_pod_autoscalers', { namespace: 'api', name: 'search' });
     const [search] = dataOf<AutoscalersData>(result).autoscalers;
     assert.equal(search?.atMax, false);
     assert.deepEqual([search?.currentReplicas, search?.desiredReplicas], [4, 6]);
     assert.deepEqual(search?.metrics, ['cpu 85% of 60% target', 'memory 900Mi of 1Gi average target']);
     assert.match(result.content, /CURRENT != DESIRED/);
-    assert.match(result.content, /target Deployment api\/search: spec.replicas 6, created 6, ready 4, updated 6, available 4/);
+    assert.match(
+      result.content,
+      /target Deployment api\/search: spec.replicas 6, created 6, ready 4, updated 6, available 4/,
+    );
     assert.match(result.content, /pods: 6 \(Pending 2, Running 4\)/);
-    assert.match(result.content, /search-6b7c8d9f5-w9x1y: Pending, .*unschedulable: 0\/2 nodes are available: 2 Insufficient cpu/);
+    assert.match(
+      result.content,
+      /search-6b7c8d9f5-w9x1y: Pending, .*unschedulable: 0\/2 nodes are available: 2 Insufficient cpu/,
+    );
   });
 
   it('answers an autoscaler that does not exist with not-found and what to do', async () => {
@@ -98,12 +135,18 @@ describe('resolve_host', () => {
     return { result, data: dataOf<ResolvedHostData>(result) };
   };
 
-  it('resolves a short name in the client\'s namespace and shows the crashlooping backend as the culprit', async () => {
+  it("resolves a short name in the client's namespace and shows the crashlooping backend as the culprit", async () => {
     const { result, data } = await resolve('inventory:8080');
-    assert.deepEqual([data.resolvedBy, data.namespace, data.name, data.port, data.host], ['service-name', 'shop', 'inventory', 8080, 'inventory']);
+    assert.deepEqual(
+      [data.resolvedBy, data.namespace, data.name, data.port, data.host],
+      ['service-name', 'shop', 'inventory', 8080, 'inventory'],
+    );
     assert.equal(data.service?.endpoints.notReady[0]?.pod, 'inventory-7c9d8f6b5-abcde');
     assert.equal(data.service?.pods.pods[0]?.status, 'CrashLoopBackOff');
-    assert.match(result.content, /inventory-7c9d8f6b5-abcde: CrashLoopBackOff, ready 0\/1, restarts 7, .*previous run terminated Error exit 1/);
+    assert.match(
+      result.content,
+      /inventory-7c9d8f6b5-abcde: CrashLoopBackOff, ready 0\/1, restarts 7, .*previous run terminated Error exit 1/,
+    );
     assert.match(result.content, /the backend is the culprit/);
   });
 
@@ -116,25 +159,37 @@ describe('resolve_host', () => {
     });
   }
 
-  it('resolves a headless Service\'s pod name to that pod', async () => {
+  it("resolves a headless Service's pod name to that pod", async () => {
     const { data } = await resolve('orders-db-0.orders-db-hl.data.svc.cluster.local');
-    assert.deepEqual([data.resolvedBy, data.name, data.pod], ['service-name', 'orders-db-hl', { namespace: 'data', name: 'orders-db-0' }]);
+    assert.deepEqual(
+      [data.resolvedBy, data.name, data.pod],
+      ['service-name', 'orders-db-hl', { namespace: 'data', name: 'orders-db-0' }],
+    );
   });
 
   it('resolves a cluster IP to its Service', async () => {
     const { data } = await resolve('10.96.12.7:8080');
-    assert.deepEqual([data.resolvedBy, data.namespace, data.name, data.host, data.port], ['cluster-ip', 'shop', 'inventory', '10.96.12.7', 8080]);
+    assert.deepEqual(
+      [data.resolvedBy, data.namespace, data.name, data.host, data.port],
+      ['cluster-ip', 'shop', 'inventory', '10.96.12.7', 8080],
+    );
   });
 
   it('resolves a pod IP to the pod and the Service that selects it', async () => {
     const { result, data } = await resolve('10.42.1.3:5432');
-    assert.deepEqual([data.resolvedBy, data.pod, data.service?.name], ['pod-ip', { namespace: 'data', name: 'orders-db-0' }, 'orders-db']);
+    assert.deepEqual(
+      [data.resolvedBy, data.pod, data.service?.name],
+      ['pod-ip', { namespace: 'data', name: 'orders-db-0' }, 'orders-db'],
+    );
     assert.match(result.content, /pod data\/orders-db-0: Running, ready 1\/1/);
   });
 
   it('resolves a URL by its host and port', async () => {
     const { data } = await resolve('http://inventory:8080/api/stock?sku=1');
-    assert.deepEqual([data.resolvedBy, data.name, data.host, data.port], ['service-name', 'inventory', 'inventory', 8080]);
+    assert.deepEqual(
+      [data.resolvedBy, data.name, data.host, data.port],
+      ['service-name', 'inventory', 'inventory', 8080],
+    );
   });
 
   it('says a port the Service does not expose is refused', async () => {
@@ -144,16 +199,25 @@ describe('resolve_host', () => {
 
   it('says plainly that a missing Service is the finding, with the similar names and the Services there', async () => {
     const { result, data } = await resolve('redis:6379');
-    assert.deepEqual([data.resolvedBy, data.namespace, data.name, data.similar], ['none', 'shop', 'redis', ['redis-cache']]);
+    assert.deepEqual(
+      [data.resolvedBy, data.namespace, data.name, data.similar],
+      ['none', 'shop', 'redis', ['redis-cache']],
+    );
     assert.equal(data.service, undefined);
-    assert.match(result.content, /no Service "redis" in namespace shop, so cluster DNS answers NXDOMAIN for redis\.shop\.svc\.cluster\.local/);
+    assert.match(
+      result.content,
+      /no Service "redis" in namespace shop, so cluster DNS answers NXDOMAIN for redis\.shop\.svc\.cluster\.local/,
+    );
     assert.match(result.content, /Services in shop \(3\): inventory, redis-cache, web/);
   });
 
   it('says when the namespace a name implies does not exist', async () => {
     const { result, data } = await resolve('db.corp.internal');
     assert.deepEqual([data.resolvedBy, data.namespace], ['none', 'internal']);
-    assert.match(result.content, /namespace internal does not exist, so no Service answers db\.corp\.internal\.svc\.cluster\.local/);
+    assert.match(
+      result.content,
+      /namespace internal does not exist, so no Service answers db\.corp\.internal\.svc\.cluster\.local/,
+    );
   });
 
   it('names a public domain as outside the cluster without asking the cluster', async () => {
@@ -170,8 +234,12 @@ describe('resolve_host', () => {
     assert.match(result.content, /host: the host is empty/);
   });
 
-  it('refuses a name in a namespace outside the run\'s allowlist', async () => {
-    const result = await harness.call('resolve_host', { host: 'orders-db.data', namespace: 'shop' }, { allowedNamespaces: ['shop'] });
+  it("refuses a name in a namespace outside the run's allowlist", async () => {
+    const result = await harness.call(
+      'resolve_host',
+      { host: 'orders-db.data', namespace: 'shop' },
+      { allowedNamespaces: ['shop'] },
+    );
     assert.equal(result.ok ? 'ok' : result.error, 'namespace-not-allowed');
   });
 });
@@ -183,30 +251,41 @@ describe('describe_service', () => {
   });
   after(() => harness.mock.close());
 
-  it('shows a crashlooping backend\'s reason, restarts and previous exit', async () => {
+  it("shows a crashlooping backend's reason, restarts and previous exit", async () => {
     const result = await harness.call('describe_service', { namespace: 'shop', name: 'inventory' });
     const data = dataOf<ServiceDetailsData>(result);
     const [pod] = data.pods.pods;
     assert.equal(pod?.problem?.state.reason, 'CrashLoopBackOff');
     assert.deepEqual([pod?.lastTermination?.state.reason, pod?.lastTermination?.state.exitCode], ['Error', 1]);
-    assert.match(result.content, /inventory-7c9d8f6b5-abcde: CrashLoopBackOff, ready 0\/1, restarts 7, .*app waiting CrashLoopBackOff: back-off 5m0s; previous run terminated Error exit 1/);
+    assert.match(
+      result.content,
+      /inventory-7c9d8f6b5-abcde: CrashLoopBackOff, ready 0\/1, restarts 7, .*app waiting CrashLoopBackOff: back-off 5m0s; previous run terminated Error exit 1/,
+    );
   });
 });
 
 describe('host names as cluster DNS reads them', () => {
-  it('matches the outside-the-cluster table\'s examples', () => {
+  it("matches the outside-the-cluster table's examples", () => {
     for (const host of OUTSIDE_SUFFIXES.examples.match) assert.equal(parseHost(host, 'shop').kind, 'external', host);
-    for (const host of OUTSIDE_SUFFIXES.examples.noMatch) assert.notEqual(parseHost(host, 'shop').kind, 'external', host);
+    for (const host of OUTSIDE_SUFFIXES.examples.noMatch)
+      assert.notEqual(parseHost(host, 'shop').kind, 'external', host);
   });
 
-  it('reads name.namespace in search-path order: a headless pod in the client\'s namespace, then the Service', () => {
+  it("reads name.namespace in search-path order: a headless pod in the client's namespace, then the Service", () => {
     const parsed = parseHost('orders-db.data', 'shop');
     assert.equal(parsed.kind, 'names');
-    assert.deepEqual(parsed.kind === 'names' ? parsed.candidates.map((candidate) => candidate.fqdn) : [], ['orders-db.data.shop.svc.cluster.local', 'orders-db.data.svc.cluster.local']);
+    assert.deepEqual(parsed.kind === 'names' ? parsed.candidates.map((candidate) => candidate.fqdn) : [], [
+      'orders-db.data.shop.svc.cluster.local',
+      'orders-db.data.svc.cluster.local',
+    ]);
   });
 
   it('reads a pod A record as its IP and loopback as the client itself', () => {
-    assert.deepEqual(parseHost('10-42-1-3.data.pod.cluster.local', 'shop'), { kind: 'ip', host: '10-42-1-3.data.pod.cluster.local', ip: '10.42.1.3' });
+    assert.deepEqual(parseHost('10-42-1-3.data.pod.cluster.local', 'shop'), {
+      kind: 'ip',
+      host: '10-42-1-3.data.pod.cluster.local',
+      ip: '10.42.1.3',
+    });
     assert.equal(parseHost('localhost:8080', 'shop').kind, 'loopback');
     assert.equal(parseHost('redis:99999', 'shop').kind, 'invalid');
   });
@@ -215,7 +294,7 @@ describe('host names as cluster DNS reads them', () => {
 describe('the system prompt', () => {
   const prompt = buildSystemPrompt();
 
-  it('teaches following a client\'s unreachable host and an autoscaler alert with the new tools', () => {
+  it("teaches following a client's unreachable host and an autoscaler alert with the new tools", () => {
     assert.match(prompt, /resolve_host with the host as written and the client's namespace/);
     assert.match(prompt, /KubeHpaMaxedOut or KubeHpaReplicasMismatch: list_horizontal_pod_autoscalers/);
     assert.match(prompt, /name no culprit from elsewhere/);
@@ -234,6 +313,9 @@ describe('the system prompt', () => {
   it('names only tools that exist', () => {
     const known = new Set([...registry.list().map((tool) => tool.name), SUBMIT_DIAGNOSIS_TOOL]);
     const named = prompt.match(/\b[a-z]+(?:_[a-z]+)+\b/g) ?? [];
-    assert.deepEqual([...new Set(named)].filter((name) => !known.has(name)), []);
+    assert.deepEqual(
+      [...new Set(named)].filter((name) => !known.has(name)),
+      [],
+    );
   });
 });

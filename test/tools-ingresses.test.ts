@@ -22,7 +22,13 @@ describe('list_ingresses', () => {
   before(async () => {
     mock = await startMockCluster({ scenario: SCENARIO });
     const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
-    call = (input) => callThroughGate({ registry, name: 'list_ingresses', input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } });
+    call = (input) =>
+      callThroughGate({
+        registry,
+        name: 'list_ingresses',
+        input,
+        context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 },
+      });
   });
   after(() => mock.close());
 
@@ -39,11 +45,17 @@ describe('list_ingresses', () => {
   it('keeps only the rules that serve an asked host, across the namespaces it may read', async () => {
     const served = await call({ host: 'WWW.acme-shop.example' });
     assert.ok(served.ok, served.content);
-    assert.deepEqual((served.data as IngressesData).ingresses.map((ingress) => `${ingress.namespace}/${ingress.name}`), ['storefront/web']);
+    assert.deepEqual(
+      (served.data as IngressesData).ingresses.map((ingress) => `${ingress.namespace}/${ingress.name}`),
+      ['storefront/web'],
+    );
     const other = await call({ host: 'pay.acme-shop.example' });
     assert.ok(other.ok, other.content);
     assert.deepEqual((other.data as IngressesData).ingresses, []);
-    assert.match(other.content, /No Ingress in the readable namespaces serves host pay\.acme-shop\.example; hosts served: www\.acme-shop\.example/);
+    assert.match(
+      other.content,
+      /No Ingress in the readable namespaces serves host pay\.acme-shop\.example; hosts served: www\.acme-shop\.example/,
+    );
   });
 
   it('refuses a host that is a URL rather than a name, saying what it wants', async () => {

@@ -59,6 +59,9 @@ describe('not-found results name what is missing', () => {
 
   it('a node that does not exist is named, with the nodes there are', async () => {
     const content = failure(await call('list_nodes', { name: 'worker-3' }));
-    assert.match(content, /node "worker-3" does not exist; the cluster has 3 node\(s\): ip-10-20-1-34\.eu-west-1\.compute\.internal, /);
+    assert.match(
+      content,
+      /node "worker-3" does not exist; the cluster has 3 node\(s\): ip-10-20-1-34\.eu-west-1\.compute\.internal, /,
+    );
   });
 });

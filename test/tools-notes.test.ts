@@ -16,7 +16,10 @@ describe('notes a person wrote on a workload', () => {
         'ops.example.com/owner': 'payments team',
       },
     });
-    assert.deepEqual(notes, { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471', 'ops.example.com/owner': 'payments team' });
+    assert.deepEqual(notes, {
+      'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471',
+      'ops.example.com/owner': 'payments team',
+    });
   });
 
   it('masks a credential someone pasted into an annotation', () => {
@@ -30,13 +33,24 @@ describe('notes a person wrote on a workload', () => {
       summarizeWorkload(
         'Deployment',
         {
-          metadata: { name: 'ledger-v1', namespace: 'ledger', annotations: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' } },
-          spec: { replicas, selector: { matchLabels: { app: 'ledger-v1' } }, template: { spec: { containers: [{ name: 'app', image: 'ledger:1' }] } } },
+          metadata: {
+            name: 'ledger-v1',
+            namespace: 'ledger',
+            annotations: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' },
+          },
+          spec: {
+            replicas,
+            selector: { matchLabels: { app: 'ledger-v1' } },
+            template: { spec: { containers: [{ name: 'app', image: 'ledger:1' }] } },
+          },
           status: {},
         },
         now,
       );
-    assert.match(formatWorkloadLine(workload(0), now, { withNamespace: true }), /note ops\.example\.com\/decommissioned: "2026-11-20, replaced by ledger-v2"/);
+    assert.match(
+      formatWorkloadLine(workload(0), now, { withNamespace: true }),
+      /note ops\.example\.com\/decommissioned: "2026-11-20, replaced by ledger-v2"/,
+    );
     assert.doesNotMatch(formatWorkloadLine(workload(2), now, { withNamespace: true }), /note /);
     assert.equal(workload(2).notes?.['ops.example.com/decommissioned'], '2026-11-20, replaced by ledger-v2');
   });

@@ -23,7 +23,9 @@ const SCENARIOS = join(import.meta.dirname, '..', 'mock-cluster', 'scenarios');
 const POD = 'checkout-api-7d9f8c6b5-x2k4q';
 
 function gets(mock: MockCluster, path?: RegExp): { path: string; query: string }[] {
-  return mock.requestLog.filter((request) => request.method === 'GET' && (path === undefined || path.test(request.path)));
+  return mock.requestLog.filter(
+    (request) => request.method === 'GET' && (path === undefined || path.test(request.path)),
+  );
 }
 
 describe('the run read cache', () => {
@@ -41,7 +43,10 @@ describe('the run read cache', () => {
     for (let round = 0; round < 3; round += 1) {
       assert.ok((await cache.get('Deployment', { namespace: 'staging', name: 'checkout-api' })).ok);
       assert.ok((await cache.list('Pod', { namespace: 'staging', labelSelector: 'app=checkout-api' })).ok);
-      assert.ok((await cache.readPodLog({ namespace: 'staging', name: POD, container: 'app', previous: true, tailLines: 100 })).ok);
+      assert.ok(
+        (await cache.readPodLog({ namespace: 'staging', name: POD, container: 'app', previous: true, tailLines: 100 }))
+          .ok,
+      );
     }
     assert.equal(gets(mock).length, 3);
     assert.deepEqual(cache.stats(), { hits: 6, misses: 3 });
@@ -95,7 +100,13 @@ describe('the run read cache', () => {
     const cache = createRunReadCache(createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }));
     const before = await cache.get('Deployment', { namespace: 'staging', name: 'checkout-api' });
     assert.ok(before.ok);
-    const scaled = await cache.scale({ kind: 'Deployment', namespace: 'staging', name: 'checkout-api', replicas: (before.value.spec?.replicas ?? 1) + 2, dryRun: false });
+    const scaled = await cache.scale({
+      kind: 'Deployment',
+      namespace: 'staging',
+      name: 'checkout-api',
+      replicas: (before.value.spec?.replicas ?? 1) + 2,
+      dryRun: false,
+    });
     assert.ok(scaled.ok);
     const afterWrite = await cache.get('Deployment', { namespace: 'staging', name: 'checkout-api' });
     assert.ok(afterWrite.ok);
@@ -123,14 +134,25 @@ describe('reads as plain JSON', () => {
     const mock = await startMockCluster({ scenario: join(SCENARIOS, 'orders-api-networkpolicy') });
     try {
       const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath });
-      const served = mock.list('NetworkPolicy').flatMap((policy) => ((policy['spec'] as { ingress?: { from?: unknown[] }[] } | undefined)?.ingress ?? []).filter((rule) => rule.from !== undefined));
+      const served = mock
+        .list('NetworkPolicy')
+        .flatMap((policy) =>
+          ((policy['spec'] as { ingress?: { from?: unknown[] }[] } | undefined)?.ingress ?? []).filter(
+            (rule) => rule.from !== undefined,
+          ),
+        );
       assert.ok(served.length > 0, 'the scenario has an ingress rule with from');
       const listed = await cluster.list('NetworkPolicy', {});
       assert.ok(listed.ok);
       const rules = listed.value.items.flatMap((policy) => policy.spec?.ingress ?? []);
       assert.ok(rules.some((rule) => Array.isArray(rule._from) && rule._from.length > 0));
       const namespace = mock.list('NetworkPolicy')[0]?.metadata.namespace ?? '';
-      const tool = await runReadTool({ registry: createToolRegistry(), name: 'list_network_policies', input: { namespace }, context: { cluster, signal: AbortSignal.timeout(10_000), outputBudgetBytes: 16_384 } });
+      const tool = await runReadTool({
+        registry: createToolRegistry(),
+        name: 'list_network_policies',
+        input: { namespace },
+        context: { cluster, signal: AbortSignal.timeout(10_000), outputBudgetBytes: 16_384 },
+      });
       assert.ok(tool.ok, tool.content);
       assert.ok((tool.data as NetworkPoliciesData).policies.length > 0);
     } finally {
@@ -154,7 +176,10 @@ describe('reads as plain JSON, on the wire', () => {
     try {
       const { port } = server.address() as AddressInfo;
       const kubeconfigPath = join(directory, 'kubeconfig');
-      await writeFile(kubeconfigPath, `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: local\n  context: {cluster: local, user: reader}\ncurrent-context: local\nusers:\n- name: reader\n  user: {token: t0k3n}\n`);
+      await writeFile(
+        kubeconfigPath,
+        `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: http://127.0.0.1:${port}\ncontexts:\n- name: local\n  context: {cluster: local, user: reader}\ncurrent-context: local\nusers:\n- name: reader\n  user: {token: t0k3n}\n`,
+      );
       const cluster = createKubeCluster({ kubeconfigPath });
       for (let read = 0; read < 20; read += 1) assert.ok((await cluster.list('Pod', { namespace: 'shop' })).ok);
       assert.ok(connections <= 2, `${connections} connections for 20 reads`);
@@ -169,7 +194,10 @@ describe('reads as plain JSON, on the wire', () => {
 describe('list_nodes', () => {
   let mock: MockCluster;
   before(async () => {
-    mock = await startMockCluster({ scenario: join(SCENARIOS, 'checkout-secret-rotation'), generatedPods: [{ namespace: 'bulk', count: 300 }] });
+    mock = await startMockCluster({
+      scenario: join(SCENARIOS, 'checkout-secret-rotation'),
+      generatedPods: [{ namespace: 'bulk', count: 300 }],
+    });
   });
   after(() => mock.close());
   beforeEach(() => {
@@ -183,12 +211,25 @@ describe('list_nodes', () => {
   it("reads only the named node's pods, with a field selector", async () => {
     const cluster = createRunReadCache(createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }));
     const node = mock.list('Node')[0]?.metadata.name ?? '';
-    const result = await call({ cluster, signal: AbortSignal.timeout(10_000), outputBudgetBytes: 16_384 }, 'list_nodes', { name: node });
+    const result = await call(
+      { cluster, signal: AbortSignal.timeout(10_000), outputBudgetBytes: 16_384 },
+      'list_nodes',
+      { name: node },
+    );
     assert.ok(result.ok, result.content);
     const podLists = gets(mock, /^\/api\/v1\/pods$/);
     assert.equal(podLists.length, 1);
-    assert.match(decodeURIComponent(podLists[0]?.query ?? ''), new RegExp(`fieldSelector=spec\\.nodeName=${node.replace(/\./g, '\\.')}`));
-    const expected = mock.list('Pod').filter((pod) => (pod['spec'] as { nodeName?: string } | undefined)?.nodeName === node && !['Succeeded', 'Failed'].includes(String((pod['status'] as { phase?: string } | undefined)?.phase)));
+    assert.match(
+      decodeURIComponent(podLists[0]?.query ?? ''),
+      new RegExp(`fieldSelector=spec\\.nodeName=${node.replace(/\./g, '\\.')}`),
+    );
+    const expected = mock
+      .list('Pod')
+      .filter(
+        (pod) =>
+          (pod['spec'] as { nodeName?: string } | undefined)?.nodeName === node &&
+          !['Succeeded', 'Failed'].includes(String((pod['status'] as { phase?: string } | undefined)?.phase)),
+      );
     assert.equal((result.data as NodesData).nodes[0]?.podCount, expected.length);
   });
 

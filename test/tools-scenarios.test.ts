@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { z } from 'zod';
-import { listScenarioDirs, parseCulprit, startMockCluster, type LoadedScenario, type MockCluster } from '../mock-cluster/index.ts';
+import {
+  listScenarioDirs,
+  parseCulprit,
+  startMockCluster,
+  type LoadedScenario,
+  type MockCluster,
+} from '../mock-cluster/index.ts';
 import { createKubeCluster } from '../src/cluster/kube-adapter.ts';
 import type { DeploymentDetailsData } from '../src/tools/describe-deployment.ts';
 import type { ServiceDetailsData } from '../src/tools/describe-service.ts';
@@ -36,7 +42,13 @@ async function startScenario(name: string): Promise<Harness> {
   const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath, retries: 1, retryBaseDelayMs: 5 });
   return {
     mock,
-    call: (tool, input) => callThroughGate({ registry, name: tool, input, context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } }),
+    call: (tool, input) =>
+      callThroughGate({
+        registry,
+        name: tool,
+        input,
+        context: { cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 },
+      }),
   };
 }
 
@@ -66,27 +78,55 @@ async function gatherEvidence(harness: Harness): Promise<string[]> {
       // The ConfigMaps the pod reads are where its configuration's values are: `kubectl get configmap NAME -o yaml`.
       const spec = described.ok ? (described.data as PodDetailsData).spec : undefined;
       const configMaps = new Set([
-        ...(spec?.containers ?? []).flatMap((container) => [...container.envFrom.filter((source) => source.kind === 'configMapRef').map((source) => source.name), ...container.env.flatMap((variable) => (variable.source?.kind === 'configMapKeyRef' && variable.source.name ? [variable.source.name] : []))]),
-        ...(spec?.volumes ?? []).flatMap((volume) => (volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [])),
+        ...(spec?.containers ?? []).flatMap((container) => [
+          ...container.envFrom.filter((source) => source.kind === 'configMapRef').map((source) => source.name),
+          ...container.env.flatMap((variable) =>
+            variable.source?.kind === 'configMapKeyRef' && variable.source.name ? [variable.source.name] : [],
+          ),
+        ]),
+        ...(spec?.volumes ?? []).flatMap((volume) =>
+          volume.kind === 'configMap' && volume.sourceName ? [volume.sourceName] : [],
+        ),
       ]);
       for (const name of [...configMaps].slice(0, 3)) await run('list_config_maps', { namespace, name });
       // The Services its env points at (`kubectl get svc,endpoints` in their namespace): a dependency's ports are its side of a mismatch.
-      const hosts = new Set((spec?.containers ?? []).flatMap((container) => container.env.flatMap((variable) => /\b([a-z0-9-]+\.[a-z0-9-]+)\.svc\b/.exec(variable.value ?? '')?.[1] ?? [])));
+      const hosts = new Set(
+        (spec?.containers ?? []).flatMap((container) =>
+          container.env.flatMap(
+            (variable) => /\b([a-z0-9-]+\.[a-z0-9-]+)\.svc\b/.exec(variable.value ?? '')?.[1] ?? [],
+          ),
+        ),
+      );
       for (const host of [...hosts].slice(0, 3)) await run('resolve_host', { host, namespace });
       // What binds its service account, as `kubectl get rolebindings,clusterrolebindings -o wide` and `kubectl auth can-i --as` show it.
-      if (spec?.serviceAccountName) await run('list_role_bindings', { serviceAccount: { namespace, name: spec.serviceAccountName } });
+      if (spec?.serviceAccountName)
+        await run('list_role_bindings', { serviceAccount: { namespace, name: spec.serviceAccountName } });
       // The node it runs on, as `kubectl describe node` shows it (its architecture, runtime, labels); for a pod not placed, every node it might go to.
       if (pod.node) await run('list_nodes', { name: pod.node });
       else if (pod.phase === 'Pending') await run('list_nodes', {});
       await run('get_pod_logs', { namespace, name: pod.name });
       if (pod.restarts > 0) await run('get_pod_logs', { namespace, name: pod.name, previous: true });
       // Every other container's log too, as `kubectl logs --all-containers` shows it (a sidecar proxy the app dials).
-      for (const container of (spec?.containers ?? []).filter((container) => !container.init).slice(1, 3)) await run('get_pod_logs', { namespace, name: pod.name, container: container.name });
+      for (const container of (spec?.containers ?? []).filter((container) => !container.init).slice(1, 3))
+        await run('get_pod_logs', { namespace, name: pod.name, container: container.name });
     }
     // Every RoleBinding, as `kubectl get rolebindings -A -o wide` lists them: a binding to the wrong subject names neither side's namespace alone.
-    const bindingNamespaces = new Set(harness.mock.scenario.objects.filter((object) => object.kind === 'RoleBinding').map((object) => object.metadata.namespace ?? ''));
-    for (const bound of [...bindingNamespaces].filter(Boolean).slice(0, 4)) await run('list_role_bindings', { namespace: bound });
-    for (const tool of ['list_persistent_volume_claims', 'list_resource_quotas', 'list_network_policies', 'list_ingresses', 'list_services', 'list_replica_sets']) await run(tool, { namespace });
+    const bindingNamespaces = new Set(
+      harness.mock.scenario.objects
+        .filter((object) => object.kind === 'RoleBinding')
+        .map((object) => object.metadata.namespace ?? ''),
+    );
+    for (const bound of [...bindingNamespaces].filter(Boolean).slice(0, 4))
+      await run('list_role_bindings', { namespace: bound });
+    for (const tool of [
+      'list_persistent_volume_claims',
+      'list_resource_quotas',
+      'list_network_policies',
+      'list_ingresses',
+      'list_services',
+      'list_replica_sets',
+    ])
+      await run(tool, { namespace });
   }
   switch (culprit.kind) {
     case 'Deployment':
@@ -134,7 +174,8 @@ function refusedNames(scenario: LoadedScenario): string[] {
     check(namespaceName(), object.metadata.namespace, `${where} namespace`);
     check(object.kind === 'Namespace' ? namespaceName() : objectName(), object.metadata.name, `${where} name`);
     const spec = object['spec'] as { containers?: { name: string }[]; initContainers?: { name: string }[] } | undefined;
-    for (const container of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) check(containerName(), container.name, `${where} container`);
+    for (const container of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])])
+      check(containerName(), container.name, `${where} container`);
   }
   for (const log of scenario.logs) check(containerName(), log.container, `log of ${log.namespace}/${log.pod}`);
   return refused;
@@ -172,19 +213,28 @@ describe('checkout-secret-rotation: a deploy switched the DB secret key', () => 
     const app = data.containers.find((container) => container.name === 'app');
     assert.equal(app?.state.reason, 'CrashLoopBackOff');
     assert.equal(app?.lastState?.exitCode, 1);
-    assert.deepEqual(data.owners.map((owner) => [owner.kind, owner.name, owner.revision]), [
-      ['ReplicaSet', 'checkout-api-7d9f8c6b5', 4],
-      ['Deployment', 'checkout-api', undefined],
-    ]);
+    assert.deepEqual(
+      data.owners.map((owner) => [owner.kind, owner.name, owner.revision]),
+      [
+        ['ReplicaSet', 'checkout-api-7d9f8c6b5', 4],
+        ['Deployment', 'checkout-api', undefined],
+      ],
+    );
     assert.deepEqual(data.workload, { kind: 'Deployment', name: 'checkout-api' });
-    const password = data.spec.containers.find((container) => container.name === 'app')?.env.find((variable) => variable.name === 'DB_PASSWORD');
+    const password = data.spec.containers
+      .find((container) => container.name === 'app')
+      ?.env.find((variable) => variable.name === 'DB_PASSWORD');
     assert.deepEqual(password?.source, { kind: 'secretKeyRef', name: 'checkout-db', key: 'password-old' });
     assert.match(result.content, /CrashLoopBackOff/);
     assert.match(result.content, /revision 4/);
   });
 
   it('get_pod_logs of the previous run shows the authentication failure', async () => {
-    const result = await harness.call('get_pod_logs', { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q', previous: true });
+    const result = await harness.call('get_pod_logs', {
+      namespace: 'staging',
+      name: 'checkout-api-7d9f8c6b5-x2k4q',
+      previous: true,
+    });
     const data = dataOf<PodLogsData>(result);
     assert.equal(data.previous, true);
     assert.ok(data.errorLines.some((line) => line.includes('password authentication failed for user "checkout"')));
@@ -196,21 +246,42 @@ describe('checkout-secret-rotation: a deploy switched the DB secret key', () => 
     const data = dataOf<RolloutHistoryData>(result);
     assert.equal(data.currentRevision, 4);
     const change = data.changes.find((entry) => entry.toRevision === 4);
-    assert.deepEqual(change?.changes, [{ container: 'app', field: 'env DB_PASSWORD', from: 'secretKeyRef checkout-db/password', to: 'secretKeyRef checkout-db/password-old' }]);
-    assert.match(result.content, /revision 3 -> revision 4:\n {2}app: env DB_PASSWORD: secretKeyRef checkout-db\/password -> secretKeyRef checkout-db\/password-old/);
+    assert.deepEqual(change?.changes, [
+      {
+        container: 'app',
+        field: 'env DB_PASSWORD',
+        from: 'secretKeyRef checkout-db/password',
+        to: 'secretKeyRef checkout-db/password-old',
+      },
+    ]);
+    assert.match(
+      result.content,
+      /revision 3 -> revision 4:\n {2}app: env DB_PASSWORD: secretKeyRef checkout-db\/password -> secretKeyRef checkout-db\/password-old/,
+    );
   });
 
   it('describe_deployment reports the rollout past its progress deadline', async () => {
-    const data = dataOf<DeploymentDetailsData>(await harness.call('describe_deployment', { namespace: 'staging', name: 'checkout-api' }));
+    const data = dataOf<DeploymentDetailsData>(
+      await harness.call('describe_deployment', { namespace: 'staging', name: 'checkout-api' }),
+    );
     assert.ok(data.summary.conditions.some((condition) => condition.reason === 'ProgressDeadlineExceeded'));
     assert.equal(data.pods.countsByStatus['CrashLoopBackOff'], 1);
   });
 
   it('ages are measured against the cluster clock, not the machine clock', async () => {
-    const data = dataOf<EventsData>(await harness.call('list_events', { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q', includeRelated: false }));
+    const data = dataOf<EventsData>(
+      await harness.call('list_events', {
+        namespace: 'staging',
+        name: 'checkout-api-7d9f8c6b5-x2k4q',
+        includeRelated: false,
+      }),
+    );
     const backOff = data.events.find((event) => event.reason === 'BackOff');
     assert.ok(backOff && backOff.count > 1, 'repeated back-offs are folded with a count');
-    assert.ok((backOff.lastSeenAgeSeconds ?? Infinity) < 3600, `BackOff last seen ${backOff.lastSeenAgeSeconds}s before the scenario's now`);
+    assert.ok(
+      (backOff.lastSeenAgeSeconds ?? Infinity) < 3600,
+      `BackOff last seen ${backOff.lastSeenAgeSeconds}s before the scenario's now`,
+    );
   });
 });
 
@@ -221,7 +292,9 @@ describe('one assertion per failure mode', () => {
       const pod = harness.mock.scenario.meta.trigger.alert?.labels['pod'] ?? '';
       const result = await harness.call('describe_pod', { namespace: 'shop', name: pod });
       const data = dataOf<PodDetailsData>(result);
-      const terminated = data.containers.map((container) => container.lastState ?? container.state).find((state) => state.reason === 'OOMKilled');
+      const terminated = data.containers
+        .map((container) => container.lastState ?? container.state)
+        .find((state) => state.reason === 'OOMKilled');
       assert.equal(terminated?.exitCode, 137);
       assert.match(result.content, /OOMKilled exit 137/);
       assert.match(result.content, /limits [^\n]*memory=256Mi/);
@@ -234,7 +307,9 @@ describe('one assertion per failure mode', () => {
     const harness = await startScenario('search-api-liveness-port');
     try {
       const data = dataOf<EventsData>(await harness.call('list_events', { namespace: 'search', type: 'Warning' }));
-      const unhealthy = data.events.find((event) => event.reason === 'Unhealthy' && /Liveness probe failed/.test(event.message));
+      const unhealthy = data.events.find(
+        (event) => event.reason === 'Unhealthy' && /Liveness probe failed/.test(event.message),
+      );
       assert.ok(unhealthy, 'an Unhealthy event for the liveness probe');
       assert.match(unhealthy.message, /8081/);
     } finally {
@@ -246,7 +321,9 @@ describe('one assertion per failure mode', () => {
     const harness = await startScenario('mailer-missing-secret');
     try {
       const pod = harness.mock.scenario.meta.trigger.alert?.labels['pod'] ?? '';
-      const data = dataOf<PodDetailsData>(await harness.call('describe_pod', { namespace: 'notifications', name: pod }));
+      const data = dataOf<PodDetailsData>(
+        await harness.call('describe_pod', { namespace: 'notifications', name: pod }),
+      );
       const waiting = data.containers.find((container) => container.state.state === 'waiting');
       assert.equal(waiting?.state.reason, 'CreateContainerConfigError');
       assert.match(waiting?.state.message ?? '', /smtp-credentials/);
@@ -284,4 +361,3 @@ describe('one assertion per failure mode', () => {
     }
   });
 });
-

@@ -20,11 +20,22 @@ const registry = createToolRegistry();
 
 /** Every canary in the fixture, read from its files, plus the encoded forms a leak could take. */
 async function readCanaries(): Promise<string[]> {
-  const files = ['cluster.yaml', 'logs/vault/billing-7f8d9c6b5-abcde/app.previous.log', 'logs/vault/billing-7f8d9c6b5-abcde/app.log', 'logs/vault/sync-job-x7k2p/sync.log'];
+  const files = [
+    'cluster.yaml',
+    'logs/vault/billing-7f8d9c6b5-abcde/app.previous.log',
+    'logs/vault/billing-7f8d9c6b5-abcde/app.log',
+    'logs/vault/sync-job-x7k2p/sync.log',
+  ];
   const text = (await Promise.all(files.map((file) => readFile(join(FIXTURE, file), 'utf8')))).join('\n');
   const canaries = new Set(text.match(/Canary[A-Za-z0-9]*/g) ?? []);
   // Base64 forms: Secret data, a basic-auth header, a JWT payload.
-  for (const encoded of ['Q2FuYXJ5U2VjcmV0RGF0YTEtaHVudGVyMg==', 'Q2FuYXJ5U2VjcmV0RGF0YTItazN5', 'Q2FuYXJ5QmFzaWMzNA==', 'eyJzdWIiOiJDYW5hcnlKd3QyNiJ9']) canaries.add(encoded);
+  for (const encoded of [
+    'Q2FuYXJ5U2VjcmV0RGF0YTEtaHVudGVyMg==',
+    'Q2FuYXJ5U2VjcmV0RGF0YTItazN5',
+    'Q2FuYXJ5QmFzaWMzNA==',
+    'eyJzdWIiOiJDYW5hcnlKd3QyNiJ9',
+  ])
+    canaries.add(encoded);
   return [...canaries];
 }
 
@@ -37,7 +48,10 @@ const CALLS: Array<[string, Record<string, unknown>]> = [
   ['get_pod_logs', { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde' }],
   ['get_pod_logs', { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true }],
   ['get_pod_logs', { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true, tailLines: 2 }],
-  ['get_pod_logs', { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true, grep: 'password|token|key|Bearer|jwt|aws' }],
+  [
+    'get_pod_logs',
+    { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true, grep: 'password|token|key|Bearer|jwt|aws' },
+  ],
   ['get_pod_logs', { namespace: 'vault', name: 'sync-job-x7k2p' }],
   ['list_events', { namespace: 'vault' }],
   ['list_events', { namespace: 'vault', name: 'billing' }],
@@ -83,7 +97,11 @@ let canaries: string[];
 before(async () => {
   canaries = await readCanaries();
   mock = await startMockCluster({ scenario: FIXTURE });
-  context = { cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }), signal: AbortSignal.timeout(30_000), outputBudgetBytes: 16_384 };
+  context = {
+    cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }),
+    signal: AbortSignal.timeout(30_000),
+    outputBudgetBytes: 16_384,
+  };
 });
 after(() => mock.close());
 
@@ -98,12 +116,18 @@ describe('no canary reaches any tool output', () => {
   });
 
   it('every tool is called', () => {
-    assert.deepEqual([...new Set(CALLS.map(([name]) => name))].sort(), defaultTools().map((tool) => tool.name).sort());
+    assert.deepEqual(
+      [...new Set(CALLS.map(([name]) => name))].sort(),
+      defaultTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
   });
 
   for (const [name, input] of CALLS) {
     it(`${name} ${JSON.stringify(input)}`, async () => {
-      const rehearsal = registry.get(name)?.risk === 'read' ? undefined : await dryRunThroughGate({ registry, name, input, context });
+      const rehearsal =
+        registry.get(name)?.risk === 'read' ? undefined : await dryRunThroughGate({ registry, name, input, context });
       const result = await callThroughGate({ registry, name, input, context });
       for (const output of [rehearsal, result]) {
         if (!output) continue;
@@ -115,22 +139,39 @@ describe('no canary reaches any tool output', () => {
 
 describe('redaction keeps what a diagnosis needs', () => {
   it('the previous log still says why the app failed, with the credentials masked', async () => {
-    const result = await callThroughGate({ registry, name: 'get_pod_logs', input: { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true }, context });
+    const result = await callThroughGate({
+      registry,
+      name: 'get_pod_logs',
+      input: { namespace: 'vault', name: 'billing-7f8d9c6b5-abcde', previous: true },
+      context,
+    });
     assert.match(result.content, /password authentication failed for user "billing"/);
     assert.match(result.content, /postgres:\/\/billing:\[REDACTED\]@db\.vault:5432/);
   });
 
   it('a changed password value shows as a change between revisions, by fingerprint only', async () => {
-    const result = await callThroughGate({ registry, name: 'rollout_history', input: { namespace: 'vault', name: 'billing' }, context });
+    const result = await callThroughGate({
+      registry,
+      name: 'rollout_history',
+      input: { namespace: 'vault', name: 'billing' },
+      context,
+    });
     assert.ok(result.ok);
-    const entry = (result.data as RolloutHistoryData).changes.flatMap((change) => change.changes).find((change) => change.field === 'env DB_PASSWORD');
+    const entry = (result.data as RolloutHistoryData).changes
+      .flatMap((change) => change.changes)
+      .find((change) => change.field === 'env DB_PASSWORD');
     assert.match(entry?.from ?? '', /^value "\[REDACTED\] #[0-9a-f]{6}"$/);
     assert.match(entry?.to ?? '', /^value "\[REDACTED\] #[0-9a-f]{6}"$/);
     assert.notEqual(entry?.from, entry?.to);
   });
 
   it('a Secret is listed with its keys, never its values', async () => {
-    const result = await callThroughGate({ registry, name: 'list_secrets', input: { namespace: 'vault', name: 'billing-db' }, context });
+    const result = await callThroughGate({
+      registry,
+      name: 'list_secrets',
+      input: { namespace: 'vault', name: 'billing-db' },
+      context,
+    });
     assert.match(result.content, /billing-db: type Opaque, age \S+, keys api-key, password, token/);
   });
 });

@@ -20,23 +20,41 @@ describe('a container spec the run already read', () => {
   before(async () => {
     mock = await startMockCluster({ scenario: join(SCENARIOS, 'checkout-secret-rotation') });
     const cluster = createKubeCluster({ kubeconfigPath: mock.kubeconfigPath });
-    context = (shown) => ({ cluster, signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384, ...(shown ? { shown } : {}) });
+    context = (shown) => ({
+      cluster,
+      signal: AbortSignal.timeout(20_000),
+      outputBudgetBytes: 16_384,
+      ...(shown ? { shown } : {}),
+    });
   });
   after(() => mock.close());
 
   const describePod = async (ctx: ReadToolContext): Promise<string> => {
     const pods = await runReadTool({ registry, name: 'list_pods', input: { namespace: 'staging' }, context: ctx });
     assert.ok(pods.ok);
-    const name = (pods.data as { pods: { name: string }[] }).pods.find((pod) => pod.name.startsWith('checkout-api-'))!.name;
-    return (await runReadTool({ registry, name: 'describe_pod', input: { namespace: 'staging', name }, context: ctx })).content;
+    const name = (pods.data as { pods: { name: string }[] }).pods.find((pod) =>
+      pod.name.startsWith('checkout-api-'),
+    )!.name;
+    return (await runReadTool({ registry, name: 'describe_pod', input: { namespace: 'staging', name }, context: ctx }))
+      .content;
   };
 
   it('is pointed at, not repeated, when the pod runs the template shown', async () => {
     const shown = new Map<string, string>();
-    const deployment = (await runReadTool({ registry, name: 'describe_deployment', input: { namespace: 'staging', name: 'checkout-api' }, context: context(shown) })).content;
+    const deployment = (
+      await runReadTool({
+        registry,
+        name: 'describe_deployment',
+        input: { namespace: 'staging', name: 'checkout-api' },
+        context: context(shown),
+      })
+    ).content;
     assert.match(deployment, /env: .*DB_PASSWORD/);
     const pod = await describePod(context(shown));
-    assert.match(pod, /spec \(command, ports, env, resources, probes, mounts\): as in Deployment staging\/checkout-api's template above/);
+    assert.match(
+      pod,
+      /spec \(command, ports, env, resources, probes, mounts\): as in Deployment staging\/checkout-api's template above/,
+    );
     assert.doesNotMatch(pod, /env: .*DB_PASSWORD/);
   });
 

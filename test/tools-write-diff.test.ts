@@ -20,7 +20,14 @@ const registry = createToolRegistry();
 async function withMock(t: TestContext): Promise<{ mock: MockCluster; context: ToolContext }> {
   const mock = await startMockCluster({ scenario: SCENARIO });
   t.after(() => mock.close());
-  return { mock, context: { cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }), signal: AbortSignal.timeout(20_000), outputBudgetBytes: 16_384 } };
+  return {
+    mock,
+    context: {
+      cluster: createKubeCluster({ kubeconfigPath: mock.kubeconfigPath }),
+      signal: AbortSignal.timeout(20_000),
+      outputBudgetBytes: 16_384,
+    },
+  };
 }
 
 async function diffOf(context: ToolContext, name: string, input: Record<string, unknown>): Promise<string[]> {
@@ -48,23 +55,37 @@ test('rollout_undo: the pod template fields that change, old → new, with secre
   const values = secretValues(mock);
   assert.ok(values.length > 0);
   for (const value of values) assert.ok(!diff.join('\n').includes(value), 'a secret value reached the diff');
-  assert.match(JSON.stringify(mock.get('Deployment', 'staging', 'checkout-api')?.['spec']), /password-old/, 'the dry run changed nothing');
+  assert.match(
+    JSON.stringify(mock.get('Deployment', 'staging', 'checkout-api')?.['spec']),
+    /password-old/,
+    'the dry run changed nothing',
+  );
 });
 
 test('scale: replicas before → after', async (t) => {
   const { mock, context } = await withMock(t);
   const replicas = (mock.get('Deployment', 'staging', 'checkout-api')?.['spec'] as { replicas: number }).replicas;
-  assert.deepEqual(await diffOf(context, 'scale', { namespace: 'staging', name: 'checkout-api', replicas: 0 }), [`Deployment staging/checkout-api: replicas ${replicas} → 0 (every pod stops)`]);
+  assert.deepEqual(await diffOf(context, 'scale', { namespace: 'staging', name: 'checkout-api', replicas: 0 }), [
+    `Deployment staging/checkout-api: replicas ${replicas} → 0 (every pod stops)`,
+  ]);
 });
 
 test('delete_pod: which pod goes, and that its ReplicaSet replaces it', async (t) => {
   const { context } = await withMock(t);
   const [line] = await diffOf(context, 'delete_pod', { namespace: 'staging', name: POD });
-  assert.match(line ?? '', new RegExp(`^Pod staging/${POD}: deleted; its controller \\(ReplicaSet checkout-api-7d9f8c6b5 .*Deployment checkout-api\\) creates a replacement$`));
+  assert.match(
+    line ?? '',
+    new RegExp(
+      `^Pod staging/${POD}: deleted; its controller \\(ReplicaSet checkout-api-7d9f8c6b5 .*Deployment checkout-api\\) creates a replacement$`,
+    ),
+  );
 });
 
 test('rollout_restart: the restartedAt stamp the pod template would get, and that every pod is replaced', async (t) => {
   const { context } = await withMock(t);
   const [line] = await diffOf(context, 'rollout_restart', { namespace: 'staging', name: 'checkout-api' });
-  assert.match(line ?? '', /^Deployment staging\/checkout-api: pod template annotation kubectl\.kubernetes\.io\/restartedAt: \(none\) → \d{4}-\d\d-\d\dT.*; every pod is replaced, one by one$/);
+  assert.match(
+    line ?? '',
+    /^Deployment staging\/checkout-api: pod template annotation kubectl\.kubernetes\.io\/restartedAt: \(none\) → \d{4}-\d\d-\d\dT.*; every pod is replaced, one by one$/,
+  );
 });

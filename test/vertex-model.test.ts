@@ -23,8 +23,12 @@ process.env.GCE_METADATA_HOST = metadata.host;
 
 // Every HTTP request this file's code starts, through node:http (google-auth-library) or fetch (the SDK).
 const requestedHosts: string[] = [];
-subscribe('http.client.request.start', (message) => requestedHosts.push(String((message as { request: { host: string } }).request.host)));
-subscribe('undici:request:create', (message) => requestedHosts.push(new URL((message as { request: { origin: string } }).request.origin).hostname));
+subscribe('http.client.request.start', (message) =>
+  requestedHosts.push(String((message as { request: { host: string } }).request.host)),
+);
+subscribe('undici:request:create', (message) =>
+  requestedHosts.push(new URL((message as { request: { origin: string } }).request.origin).hostname),
+);
 
 const MODEL = 'claude-sonnet-4-5@20250929';
 const servers: FakePlatform[] = [];
@@ -44,13 +48,24 @@ function createTokenSource(): { accessToken: () => Promise<string>; calls: () =>
 
 function vertexOptions(vertex: FakePlatform, overrides: Partial<VertexModelOptions> = {}): VertexModelOptions {
   // The SDK's default base URL ends in /v1, and so does one pointed at the fake.
-  return { region: 'europe-west1', projectId: 'shop-prod', model: MODEL, baseUrl: `${vertex.url}/v1`, maxRetries: 0, accessToken: createTokenSource().accessToken, ...overrides };
+  return {
+    region: 'europe-west1',
+    projectId: 'shop-prod',
+    model: MODEL,
+    baseUrl: `${vertex.url}/v1`,
+    maxRetries: 0,
+    accessToken: createTokenSource().accessToken,
+    ...overrides,
+  };
 }
 
 function firstRequest(): ModelRequest {
   return {
     system: 'You diagnose Kubernetes alerts.',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} } },
+    trigger: {
+      kind: 'alert',
+      alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} },
+    },
     transcript: [{ role: 'user', text: 'Why is checkout-api crash-looping?' }],
     tools: [{ name: 'describe_pod', description: 'Describes a pod', input_schema: { type: 'object', properties: {} } }],
     toolChoice: { type: 'auto' },
@@ -69,8 +84,16 @@ async function failureOf(promise: Promise<unknown>): Promise<ModelError> {
 
 test('a tool call and then a diagnosis come back from Vertex AI as turns, each request with a fresh token from the source', async () => {
   const vertex = await startVertex([
-    { content: [{ type: 'text', text: 'Checking the pod.' }, { type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: pod }] },
-    { content: [{ type: 'tool_use', id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }], usage: { input_tokens: 300, output_tokens: 90, cache_read_input_tokens: 3000 } },
+    {
+      content: [
+        { type: 'text', text: 'Checking the pod.' },
+        { type: 'tool_use', id: 'toolu_01', name: 'describe_pod', input: pod },
+      ],
+    },
+    {
+      content: [{ type: 'tool_use', id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }],
+      usage: { input_tokens: 300, output_tokens: 90, cache_read_input_tokens: 3000 },
+    },
   ]);
   const tokens = createTokenSource();
   const model = createVertexModel(vertexOptions(vertex, { accessToken: tokens.accessToken }));
@@ -81,14 +104,20 @@ test('a tool call and then a diagnosis come back from Vertex AI as turns, each r
   assert.deepEqual(second.calls, [{ id: 'toolu_02', name: 'submit_diagnosis', input: demoDiagnosis }]);
   assert.deepEqual(second.usage, { input: 300, output: 90, cacheRead: 3000, cacheWrite: 0 });
   assert.equal(tokens.calls(), 2);
-  assert.deepEqual(vertex.requests.map((request) => request.headers.authorization), ['Bearer ya29.token-1', 'Bearer ya29.token-2']);
+  assert.deepEqual(
+    vertex.requests.map((request) => request.headers.authorization),
+    ['Bearer ya29.token-1', 'Bearer ya29.token-2'],
+  );
 });
 
 test('the project, region and model are in the rawPredict path; the version is in the body, the model is not', async () => {
   const vertex = await startVertex([{ content: [{ type: 'text', text: 'ok' }] }]);
   await createVertexModel(vertexOptions(vertex)).createTurn(firstRequest());
   const request = vertex.requests[0]!;
-  assert.equal(request.rawPath, '/v1/projects/shop-prod/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict');
+  assert.equal(
+    request.rawPath,
+    '/v1/projects/shop-prod/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict',
+  );
   assert.deepEqual(request.params, { project: 'shop-prod', region: 'europe-west1', model: MODEL });
   assert.equal('model' in request.body, false);
   // SDK 1.x sends the Messages API version it speaks; SDKs before 1.0 sent `vertex-2023-10-16`.
@@ -99,10 +128,15 @@ test('the project, region and model are in the rawPredict path; the version is i
 
 test('a synchronous token source works as well, and the prompt cache marks reach Vertex', async () => {
   const vertex = await startVertex([{ content: [{ type: 'text', text: 'ok' }] }]);
-  await createVertexModel(vertexOptions(vertex, { accessToken: () => 'ya29.minted-by-the-operator', promptCache: '1h' })).createTurn(firstRequest());
+  await createVertexModel(
+    vertexOptions(vertex, { accessToken: () => 'ya29.minted-by-the-operator', promptCache: '1h' }),
+  ).createTurn(firstRequest());
   const request = vertex.requests[0]!;
   assert.equal(request.headers.authorization, 'Bearer ya29.minted-by-the-operator');
-  assert.deepEqual((request.body.system as { cache_control?: unknown }[])[0]!.cache_control, { type: 'ephemeral', ttl: '1h' });
+  assert.deepEqual((request.body.system as { cache_control?: unknown }[])[0]!.cache_control, {
+    type: 'ephemeral',
+    ttl: '1h',
+  });
   assert.deepEqual(request.body.tools!.at(-1)!.cache_control, { type: 'ephemeral', ttl: '1h' });
 });
 
@@ -124,18 +158,36 @@ test('without a token source, the token comes from Application Default Credentia
   assert.equal(vertex.requests[0]!.headers.authorization, 'Bearer ya29.from-the-metadata-server');
   const lookups = metadata.requests.slice(asked);
   assert.ok(lookups.some((path) => path.startsWith('/computeMetadata/v1/instance/service-accounts/default/token')));
-  assert.ok(!lookups.some((path) => path.includes('project-id')), 'the project is known: not looked up (nor the gcloud CLI run for it)');
+  assert.ok(
+    !lookups.some((path) => path.includes('project-id')),
+    'the project is known: not looked up (nor the gcloud CLI run for it)',
+  );
 });
 
-test('without a base URL the request goes to the region\'s aiplatform endpoint', async () => {
+test("without a base URL the request goes to the region's aiplatform endpoint", async () => {
   const sent: string[] = [];
   const answerLocally = async (url: string | URL | Request): Promise<Response> => {
     sent.push(String(url));
-    const message = { id: 'msg_1', type: 'message', role: 'assistant', model: MODEL, content: [{ type: 'text', text: 'ok' }], stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } };
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      model: MODEL,
+      content: [{ type: 'text', text: 'ok' }],
+      stop_reason: 'end_turn',
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    };
     return new Response(JSON.stringify(message), { status: 200, headers: { 'content-type': 'application/json' } });
   };
   for (const region of ['us-east5', 'global']) {
-    const client = createVertexClient({ region, projectId: 'shop-prod', model: MODEL, accessToken: () => 'ya29.local', maxRetries: 0 }).withOptions({ fetch: answerLocally });
+    const client = createVertexClient({
+      region,
+      projectId: 'shop-prod',
+      model: MODEL,
+      accessToken: () => 'ya29.local',
+      maxRetries: 0,
+    }).withOptions({ fetch: answerLocally });
     await createClaudeModel({ client, model: MODEL, label: 'Vertex AI' }).createTurn(firstRequest());
   }
   assert.deepEqual(sent, [
@@ -145,7 +197,14 @@ test('without a base URL the request goes to the region\'s aiplatform endpoint',
 });
 
 test('a 429 from Vertex AI is a retryable model error that carries retry-after', async () => {
-  const vertex = await startVertex([{ status: 429, errorType: 'RESOURCE_EXHAUSTED', message: 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model', headers: { 'retry-after': '12' } }]);
+  const vertex = await startVertex([
+    {
+      status: 429,
+      errorType: 'RESOURCE_EXHAUSTED',
+      message: 'Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model',
+      headers: { 'retry-after': '12' },
+    },
+  ]);
   const error = await failureOf(createVertexModel(vertexOptions(vertex)).createTurn(firstRequest()));
   assert.equal(error.retryable, true);
   assert.equal(error.retryAfterMs, 12_000);
@@ -153,7 +212,8 @@ test('a 429 from Vertex AI is a retryable model error that carries retry-after',
 });
 
 test('a 403 from Vertex AI is not retryable, and the message names Vertex AI and the denial', async () => {
-  const denial = "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/shop-prod/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4-5@20250929'";
+  const denial =
+    "Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/shop-prod/locations/europe-west1/publishers/anthropic/models/claude-sonnet-4-5@20250929'";
   const vertex = await startVertex([{ status: 403, errorType: 'PERMISSION_DENIED', message: denial }]);
   const error = await failureOf(createVertexModel(vertexOptions(vertex, { maxRetries: 2 })).createTurn(firstRequest()));
   assert.equal(error.retryable, false);

@@ -106,8 +106,14 @@ export function describeActionOutcome(action: Action, data?: unknown): string | 
 }
 
 /** The model's summary followed by what became of each held action, within the summary's limit. */
-export function summaryWithOutcomes(summary: string, actions: readonly Action[], dataOf: (actionId: string) => unknown): string {
-  const sentences = actions.map((action) => describeActionOutcome(action, dataOf(action.id))).filter((sentence): sentence is string => sentence !== undefined);
+export function summaryWithOutcomes(
+  summary: string,
+  actions: readonly Action[],
+  dataOf: (actionId: string) => unknown,
+): string {
+  const sentences = actions
+    .map((action) => describeActionOutcome(action, dataOf(action.id)))
+    .filter((sentence): sentence is string => sentence !== undefined);
   if (sentences.length === 0) return summary;
   let outcomes = sentences.join(' ');
   if (outcomes.length > OUTCOMES_LIMIT) outcomes = `${outcomes.slice(0, OUTCOMES_LIMIT - 3)}...`;

@@ -72,13 +72,20 @@ const checkpointSchema = z.object({
   transcript: z.array(z.looseObject({ role: z.enum(['user', 'assistant', 'tool-results']) })).min(1),
   toolCalls: z.array(z.looseObject({ id: z.string(), tool: z.string() })),
   turn: z.object({
-    results: z.array(z.object({ call: toolCallSchema, result: z.looseObject({ ok: z.boolean(), content: z.string() }) })),
+    results: z.array(
+      z.object({ call: toolCallSchema, result: z.looseObject({ ok: z.boolean(), content: z.string() }) }),
+    ),
     heldActionIds: z.array(z.string()).min(1),
     submissions: z.array(toolCallSchema),
   }),
   diagnosed: z
     .object({
-      diagnosis: z.looseObject({ category: z.string(), summary: z.string(), evidence: z.array(z.string()), confidence: z.string() }),
+      diagnosis: z.looseObject({
+        category: z.string(),
+        summary: z.string(),
+        evidence: z.array(z.string()),
+        confidence: z.string(),
+      }),
       held: z.array(z.object({ actionId: z.string(), call: toolCallSchema })).min(1),
     })
     .optional(),
@@ -102,7 +109,9 @@ export function parseCheckpoint(text: string): RunCheckpoint {
   }
   const parsed = checkpointSchema.safeParse(value);
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.join('.') || '(checkpoint)'}: ${issue.message}`);
+    const problems = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.join('.') || '(checkpoint)'}: ${issue.message}`);
     throw new CheckpointError(`the stored checkpoint is invalid: ${problems.join('; ')}`);
   }
   return parsed.data as unknown as RunCheckpoint;

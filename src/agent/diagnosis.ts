@@ -36,14 +36,27 @@ export type Culprit = z.infer<typeof culpritSchema>;
 
 /** Something the alert or the person named that the cluster does not have. */
 export const notFoundSchema = z.object({
-  kind: z.string().min(1).describe('The kind the alert or words gave it (Namespace, Node, Deployment, Pod...), or Workload when they gave none'),
+  kind: z
+    .string()
+    .min(1)
+    .describe(
+      'The kind the alert or words gave it (Namespace, Node, Deployment, Pod...), or Workload when they gave none',
+    ),
   namespace: z.string().min(1).optional().describe('Where it was looked for; omitted for cluster-scoped kinds'),
   name: z.string().min(1).describe('The name as it was given'),
 });
 
 export type NotFound = z.infer<typeof notFoundSchema>;
 
-export const ACTION_STATUSES = ['proposed', 'awaiting_approval', 'approved', 'executed', 'rejected', 'expired', 'failed'] as const;
+export const ACTION_STATUSES = [
+  'proposed',
+  'awaiting_approval',
+  'approved',
+  'executed',
+  'rejected',
+  'expired',
+  'failed',
+] as const;
 export type ActionStatus = (typeof ACTION_STATUSES)[number];
 
 export const actionSchema = z.object({
@@ -62,7 +75,12 @@ export const actionSchema = z.object({
   /** A decided action: the reason the person gave, or why it expired (`reason` keeps why it was asked for). */
   decisionReason: z.string().optional().describe('The reason the person who decided gave, or why the action expired'),
   /** A held action: what the server-side dry run says it would change, one readable line each. */
-  diff: z.array(z.string()).optional().describe("What the server-side dry run says the action would change, one line each (old → new); a secret's value never appears"),
+  diff: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "What the server-side dry run says the action would change, one line each (old → new); a secret's value never appears",
+    ),
 });
 
 export type Action = z.infer<typeof actionSchema>;
@@ -76,10 +94,24 @@ export const diagnosisInputSchema = z.object({
       'The top-level failing workload (or the Service for service-no-endpoints, the Node for node-failure); for no-issue, what the alert or person asked about. ' +
         'When what they named does not exist, the object as they named it (and list it in notFound). Omit it only when nothing was found to name, or what was named cannot be named in full (a workload in no namespace).',
     ),
-  summary: z.string().min(1).max(4000).describe('One paragraph a person on call can act on: what is wrong, since when, why'),
-  evidence: z.array(z.string().min(1).max(1000)).min(1).max(20).describe('Facts quoted from tool output that prove the diagnosis'),
+  summary: z
+    .string()
+    .min(1)
+    .max(4000)
+    .describe('One paragraph a person on call can act on: what is wrong, since when, why'),
+  evidence: z
+    .array(z.string().min(1).max(1000))
+    .min(1)
+    .max(20)
+    .describe('Facts quoted from tool output that prove the diagnosis'),
   confidence: z.enum(['high', 'medium', 'low']).describe('How sure the evidence makes you'),
-  notFound: z.array(notFoundSchema).max(10).optional().describe('What the alert or person named that the cluster does not have (a namespace, node, workload or pod): say so instead of diagnosing something else'),
+  notFound: z
+    .array(notFoundSchema)
+    .max(10)
+    .optional()
+    .describe(
+      'What the alert or person named that the cluster does not have (a namespace, node, workload or pod): say so instead of diagnosing something else',
+    ),
 });
 
 export type DiagnosisInput = z.infer<typeof diagnosisInputSchema>;

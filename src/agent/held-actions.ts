@@ -18,7 +18,12 @@ import type { ToolCall } from './model.ts';
 import { applyDecision, decideAgain, recordResult, updateAction, type CallEnvironment } from './tool-calls.ts';
 
 /** Gets every still-undecided held action ready for a person; answers (and records) the held call of one that cannot be asked. */
-export async function prepareApprovals(input: { pending: readonly Action[]; diagnosis: DiagnosisInput; environment: CallEnvironment; onAnswered: (call: ToolCall, result: ToolResult) => void }): Promise<void> {
+export async function prepareApprovals(input: {
+  pending: readonly Action[];
+  diagnosis: DiagnosisInput;
+  environment: CallEnvironment;
+  onAnswered: (call: ToolCall, result: ToolResult) => void;
+}): Promise<void> {
   const { environment } = input;
   for (const action of input.pending) {
     const call = environment.heldCalls.get(action.id);
@@ -32,12 +37,21 @@ export async function prepareApprovals(input: { pending: readonly Action[]; diag
     };
     const again = decideAgain(action, environment);
     if (again.decision !== 'hold') {
-      failed(`Not put to a person: the gate would now ${again.decision} action ${action.id} (${action.tool}): ${'reason' in again ? again.reason : 'it is not a write'}`);
+      failed(
+        `Not put to a person: the gate would now ${again.decision} action ${action.id} (${action.tool}): ${'reason' in again ? again.reason : 'it is not a write'}`,
+      );
       continue;
     }
-    const preview = await dryRunWrite({ registry: environment.registry, name: again.toolName, input: again.input, context: environment.toolContext });
+    const preview = await dryRunWrite({
+      registry: environment.registry,
+      name: again.toolName,
+      input: again.input,
+      context: environment.toolContext,
+    });
     if (!preview.ok) {
-      failed(`Not put to a person: the server-side dry run of action ${action.id} (${action.tool}) failed, so it would fail too. ${preview.content}`);
+      failed(
+        `Not put to a person: the server-side dry run of action ${action.id} (${action.tool}) failed, so it would fail too. ${preview.content}`,
+      );
       continue;
     }
     if (preview.data !== undefined) environment.writeData.set(action.id, preview.data);
@@ -45,23 +59,52 @@ export async function prepareApprovals(input: { pending: readonly Action[]; diag
     const reason = action.reason ?? reasonFromDiagnosis(input.diagnosis);
     const expiresAt = new Date(Date.now() + environment.approvalTtlMs).toISOString();
     updateAction(environment, action, { reason, diff, expiresAt });
-    environment.audit.record('approval-requested', { actionId: action.id, callId: call.id, tool: action.tool, args: redactValue(action.args), reason, diff, expiresAt });
+    environment.audit.record('approval-requested', {
+      actionId: action.id,
+      callId: call.id,
+      tool: action.tool,
+      args: redactValue(action.args),
+      reason,
+      diff,
+      expiresAt,
+    });
   }
 }
 
 /** Puts each prepared action to the broker in turn and answers its call with the decision. */
-export async function askBroker(input: { actions: readonly Action[]; diagnosis: DiagnosisInput; environment: CallEnvironment; onAnswered: (call: ToolCall, result: ToolResult) => void }): Promise<void> {
+export async function askBroker(input: {
+  actions: readonly Action[];
+  diagnosis: DiagnosisInput;
+  environment: CallEnvironment;
+  onAnswered: (call: ToolCall, result: ToolResult) => void;
+}): Promise<void> {
   const { environment } = input;
   const broker = environment.approvals;
   if (!broker) return;
   for (const action of input.actions) {
     const call = environment.heldCalls.get(action.id);
     if (!call || action.status !== 'awaiting_approval') continue;
-    const outcome = await broker.waitForDecision(heldActionOf(action, input.diagnosis, environment.runId), environment.toolContext.signal);
-    environment.audit.record('approval', { actionId: action.id, decision: outcome.decision, ...(outcome.by ? { by: outcome.by } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) });
-    updateAction(environment, action, { ...(outcome.by ? { decidedBy: outcome.by } : {}), decidedAt: new Date().toISOString() });
+    const outcome = await broker.waitForDecision(
+      heldActionOf(action, input.diagnosis, environment.runId),
+      environment.toolContext.signal,
+    );
+    environment.audit.record('approval', {
+      actionId: action.id,
+      decision: outcome.decision,
+      ...(outcome.by ? { by: outcome.by } : {}),
+      ...(outcome.reason ? { reason: outcome.reason } : {}),
+    });
+    updateAction(environment, action, {
+      ...(outcome.by ? { decidedBy: outcome.by } : {}),
+      decidedAt: new Date().toISOString(),
+    });
     const started = performance.now();
-    const result = await applyDecision(call, action, { decision: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) }, environment);
+    const result = await applyDecision(
+      call,
+      action,
+      { decision: outcome.decision, ...(outcome.reason ? { reason: outcome.reason } : {}) },
+      environment,
+    );
     recordResult(call, result, performance.now() - started, environment);
     input.onAnswered(call, result);
   }
@@ -95,34 +138,58 @@ function heldDiagnosisOf(diagnosis: DiagnosisInput): HeldActionDiagnosis {
 /** Why an action the model asked for without saying why: the diagnosis it serves. */
 function reasonFromDiagnosis(diagnosis: DiagnosisInput): string {
   const firstSentence = /^[^.!?]*[.!?]?/.exec(diagnosis.summary)?.[0]?.trim() ?? diagnosis.summary;
-  return redactText(`For the diagnosis (${diagnosis.category}, ${diagnosis.confidence} confidence): ${firstSentence}`).slice(0, 600);
+  return redactText(
+    `For the diagnosis (${diagnosis.category}, ${diagnosis.confidence} confidence): ${firstSentence}`,
+  ).slice(0, 600);
 }
 
 /** The write tool's `diff` lines (WriteActionData), when its data has them. */
 function diffOf(data: unknown): string[] | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
   const diff = (data as { diff?: unknown }).diff;
-  return Array.isArray(diff) && diff.length > 0 && diff.every((line) => typeof line === 'string') ? diff.map(redactText) : undefined;
+  return Array.isArray(diff) && diff.length > 0 && diff.every((line) => typeof line === 'string')
+    ? diff.map(redactText)
+    : undefined;
 }
 
 /** The held call's record in the trail follows what became of its action. */
-export function followAction(input: { toolCalls: ToolCallRecord[]; actions: readonly Action[]; call: ToolCall; result: ToolResult }): void {
+export function followAction(input: {
+  toolCalls: ToolCallRecord[];
+  actions: readonly Action[];
+  call: ToolCall;
+  result: ToolResult;
+}): void {
   const { call, result } = input;
-  const record = input.toolCalls.find((candidate) => candidate.id === call.id && candidate.action === 'awaiting_approval');
+  const record = input.toolCalls.find(
+    (candidate) => candidate.id === call.id && candidate.action === 'awaiting_approval',
+  );
   if (!record) return;
   const action = result.actionId ? input.actions.find((candidate) => candidate.id === result.actionId) : undefined;
   delete record.error;
-  Object.assign(record, { ok: result.ok, bytes: Buffer.byteLength(result.content), ...(action ? { action: action.status } : {}), ...(result.ok ? {} : { error: result.error }) });
+  Object.assign(record, {
+    ok: result.ok,
+    bytes: Buffer.byteLength(result.content),
+    ...(action ? { action: action.status } : {}),
+    ...(result.ok ? {} : { error: result.error }),
+  });
 }
 
 /** Held actions never put to a person (the run ended without a diagnosis) expire, and their calls are answered with why. */
-export function expireUnasked(environment: CallEnvironment, onAnswered: (call: ToolCall, result: ToolResult) => void): void {
+export function expireUnasked(
+  environment: CallEnvironment,
+  onAnswered: (call: ToolCall, result: ToolResult) => void,
+): void {
   for (const action of environment.actions) {
     const call = environment.heldCalls.get(action.id);
     if (action.status !== 'awaiting_approval' || !call) continue;
     const why = 'the run ended without a diagnosis, so it was never put to a person';
     updateAction(environment, action, { status: 'expired', decisionReason: why });
-    const result: ToolResult = { ok: true, truncated: false, content: `Not executed: action ${action.id} (${call.name}) expired: ${why}.`, actionId: action.id };
+    const result: ToolResult = {
+      ok: true,
+      truncated: false,
+      content: `Not executed: action ${action.id} (${call.name}) expired: ${why}.`,
+      actionId: action.id,
+    };
     recordResult(call, result, 0, environment);
     onAnswered(call, result);
   }

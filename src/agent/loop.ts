@@ -26,12 +26,31 @@ import { canonicalJson } from '../audit/canonical-json.ts';
 import { summaryWithOutcomes } from './action-outcomes.ts';
 import { diagnosisInputSchema, type Action, type Diagnosis, type DiagnosisInput } from './diagnosis.ts';
 import { askBroker, expireUnasked, followAction, prepareApprovals } from './held-actions.ts';
-import { addUsage, ModelError, runRetryDelayMs, ZERO_USAGE, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TokenUsage, type TranscriptEntry } from './model.ts';
+import {
+  addUsage,
+  ModelError,
+  runRetryDelayMs,
+  ZERO_USAGE,
+  type Model,
+  type ModelRequest,
+  type ModelTurn,
+  type ToolCall,
+  type TokenUsage,
+  type TranscriptEntry,
+} from './model.ts';
 import type { RunCheckpoint, ToolCallRecord } from './checkpoint.ts';
 import type { AgentObserver } from './observer.ts';
 import { buildSystemPrompt, SUBMIT_DIAGNOSIS_TOOL } from './prompt.ts';
 import type { RunAudit } from './run-audit.ts';
-import { deadlinePassed, isLastStep, stepCapReached, tokenBudgetExceeded, tokenBudgetNearlyUsed, wasAborted, type LoopLimits } from './stop-conditions.ts';
+import {
+  deadlinePassed,
+  isLastStep,
+  stepCapReached,
+  tokenBudgetExceeded,
+  tokenBudgetNearlyUsed,
+  wasAborted,
+  type LoopLimits,
+} from './stop-conditions.ts';
 import { directTurn, trimOldestToolResults } from './stop-reasons.ts';
 import { executeToolCall, resumeHeldCall, type CallEnvironment } from './tool-calls.ts';
 import { describeTrigger, type Trigger } from './trigger.ts';
@@ -93,9 +112,16 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   const started = performance.now();
   const remainingMs = Math.max(0, input.limits.timeoutMs - activeBefore);
   const controller = new AbortController();
-  const timeout = setTimeout(() => controller.abort(new Error(`run timeout of ${input.limits.timeoutMs} ms`)), remainingMs);
+  const timeout = setTimeout(
+    () => controller.abort(new Error(`run timeout of ${input.limits.timeoutMs} ms`)),
+    remainingMs,
+  );
   const signal = input.signal ? AbortSignal.any([input.signal, controller.signal]) : controller.signal;
-  const limits: LoopLimits = { maxSteps: input.limits.maxSteps, tokenBudget: input.limits.tokenBudget, deadline: new Date(Date.now() + remainingMs) };
+  const limits: LoopLimits = {
+    maxSteps: input.limits.maxSteps,
+    tokenBudget: input.limits.tokenBudget,
+    deadline: new Date(Date.now() + remainingMs),
+  };
 
   const actions: Action[] = input.resume ? input.resume.actions.map((action) => ({ ...action })) : [];
   const toolCalls: ToolCallRecord[] = checkpoint ? [...checkpoint.toolCalls] : [];
@@ -125,7 +151,9 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   };
   const system = buildSystemPrompt();
   const tools = [...registry.specs(), submitDiagnosisSpec];
-  const transcript: TranscriptEntry[] = checkpoint ? [...checkpoint.transcript] : [{ role: 'user', text: describeTrigger(input.trigger) }];
+  const transcript: TranscriptEntry[] = checkpoint
+    ? [...checkpoint.transcript]
+    : [{ role: 'user', text: describeTrigger(input.trigger) }];
   let usage = checkpoint?.usage ?? ZERO_USAGE;
   const turnUsages: TokenUsage[] = [];
   let mustSubmit: string | undefined;
@@ -155,14 +183,28 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     if (submission) {
       const parsed = diagnosisInputSchema.safeParse(submission.input);
       if (parsed.success) return settleDiagnosis(parsed.data, turn);
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
-      if (forcedBy) return finish({ status: 'failed', reason: `the diagnosis submitted when it had to be (${forcedBy}) is invalid: ${problems}` });
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+        .join('; ');
+      if (forcedBy)
+        return finish({
+          status: 'failed',
+          reason: `the diagnosis submitted when it had to be (${forcedBy}) is invalid: ${problems}`,
+        });
       for (const call of submissions) {
-        results.push({ call, result: { ok: false, error: 'invalid-input', content: `The diagnosis is invalid: ${problems}. Fix it and call ${SUBMIT_DIAGNOSIS_TOOL} again.` } });
+        results.push({
+          call,
+          result: {
+            ok: false,
+            error: 'invalid-input',
+            content: `The diagnosis is invalid: ${problems}. Fix it and call ${SUBMIT_DIAGNOSIS_TOOL} again.`,
+          },
+        });
       }
     }
     transcript.push({ role: 'tool-results', results, ...(note ? { note } : {}) });
-    if (forcedBy) return finish({ status: 'failed', reason: `the model did not submit a diagnosis when it had to (${forcedBy})` });
+    if (forcedBy)
+      return finish({ status: 'failed', reason: `the model did not submit a diagnosis when it had to (${forcedBy})` });
     return undefined;
   };
 
@@ -172,7 +214,9 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
    * parks with the diagnosis and a checkpoint.
    */
   const settleDiagnosis = async (diagnosis: DiagnosisInput, turn: ConcludedTurn): Promise<RunOutcome> => {
-    const pending = actions.filter((action) => action.status === 'awaiting_approval' && environment.heldCalls.has(action.id));
+    const pending = actions.filter(
+      (action) => action.status === 'awaiting_approval' && environment.heldCalls.has(action.id),
+    );
     if (pending.length > 0) await prepareApprovals({ pending, diagnosis, environment, onAnswered: markAnswered });
     const asked = pending.filter((action) => action.status === 'awaiting_approval');
     if (asked.length > 0 && !input.approvals) {
@@ -188,9 +232,23 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         transcript: [...transcript],
         toolCalls: [...toolCalls],
         turn: { results: turn.results, heldActionIds: asked.map((action) => action.id), submissions: turn.submissions },
-        diagnosed: { diagnosis, held: asked.map((action) => ({ actionId: action.id, call: environment.heldCalls.get(action.id) as ToolCall })) },
+        diagnosed: {
+          diagnosis,
+          held: asked.map((action) => ({
+            actionId: action.id,
+            call: environment.heldCalls.get(action.id) as ToolCall,
+          })),
+        },
       };
-      return { status: 'parked', checkpoint: parked, diagnosis: withActions(diagnosis), usage, steps: step, toolCalls, actions };
+      return {
+        status: 'parked',
+        checkpoint: parked,
+        diagnosis: withActions(diagnosis),
+        usage,
+        steps: step,
+        toolCalls,
+        actions,
+      };
     }
     if (asked.length > 0) {
       // A person's time to decide does not count toward the run's deadline (as a parked run's does not); each action has its own.
@@ -201,37 +259,76 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
   };
 
   /** A run parked after its diagnosis: its decided actions run (or not), and it completes with that diagnosis. */
-  const resumeDiagnosed = async (parked: RunCheckpoint, diagnosed: NonNullable<RunCheckpoint['diagnosed']>): Promise<RunOutcome> => {
+  const resumeDiagnosed = async (
+    parked: RunCheckpoint,
+    diagnosed: NonNullable<RunCheckpoint['diagnosed']>,
+  ): Promise<RunOutcome> => {
     const heldIds = diagnosed.held.map(({ actionId }) => actionId);
-    audit.record('run-resumed', { step: parked.step, activeMs: Math.round(parked.activeMs), actions: actions.filter((action) => heldIds.includes(action.id)).map((action) => ({ id: action.id, status: action.status })) });
+    audit.record('run-resumed', {
+      step: parked.step,
+      activeMs: Math.round(parked.activeMs),
+      actions: actions
+        .filter((action) => heldIds.includes(action.id))
+        .map((action) => ({ id: action.id, status: action.status })),
+    });
     const diagnosis = diagnosisInputSchema.safeParse(diagnosed.diagnosis);
     for (const { actionId, call } of diagnosed.held) {
       const action = actions.find((candidate) => candidate.id === actionId);
       if (!action) continue;
-      if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
+      if (action.status === 'awaiting_approval')
+        Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
       // A stored diagnosis that no longer reads as one runs nothing.
-      if (!diagnosis.success && action.status === 'approved') Object.assign(action, { status: 'expired', decisionReason: 'the stored diagnosis could not be read' });
+      if (!diagnosis.success && action.status === 'approved')
+        Object.assign(action, { status: 'expired', decisionReason: 'the stored diagnosis could not be read' });
       markAnswered(call, await resumeHeldCall(call, action, environment));
     }
-    if (!diagnosis.success) return finish({ status: 'failed', reason: `cannot resume the run: the stored diagnosis is invalid: ${diagnosis.error.issues[0]?.message ?? 'unknown'}` });
+    if (!diagnosis.success)
+      return finish({
+        status: 'failed',
+        reason: `cannot resume the run: the stored diagnosis is invalid: ${diagnosis.error.issues[0]?.message ?? 'unknown'}`,
+      });
     return finish({ status: 'completed', diagnosis: withActions(diagnosis.data) });
   };
 
   /** A parked turn's held calls, answered with their decisions; then the turn concludes as any other. */
   const resumeTurn = async (parked: RunCheckpoint): Promise<RunOutcome | undefined> => {
-    audit.record('run-resumed', { step: parked.step, activeMs: Math.round(parked.activeMs), actions: actions.filter((action) => parked.turn.heldActionIds.includes(action.id)).map((action) => ({ id: action.id, status: action.status })) });
+    audit.record('run-resumed', {
+      step: parked.step,
+      activeMs: Math.round(parked.activeMs),
+      actions: actions
+        .filter((action) => parked.turn.heldActionIds.includes(action.id))
+        .map((action) => ({ id: action.id, status: action.status })),
+    });
     const results = await Promise.all(
       parked.turn.results.map(async ({ call, result }) => {
-        const action = result.actionId && parked.turn.heldActionIds.includes(result.actionId) ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
+        const action =
+          result.actionId && parked.turn.heldActionIds.includes(result.actionId)
+            ? actions.find((candidate) => candidate.id === result.actionId)
+            : undefined;
         if (!action) return { call, result };
-        if (action.status === 'awaiting_approval') Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
+        if (action.status === 'awaiting_approval')
+          Object.assign(action, {
+            status: 'expired',
+            decisionReason: 'no decision was recorded before the run resumed',
+          });
         const answer = await resumeHeldCall(call, action, environment);
         const record = toolCalls.find((candidate) => candidate.id === call.id && candidate.step === parked.step);
-        if (record) Object.assign(record, { ok: answer.ok, action: action.status, bytes: Buffer.byteLength(answer.content), ...(answer.ok ? {} : { error: answer.error }) });
+        if (record)
+          Object.assign(record, {
+            ok: answer.ok,
+            action: action.status,
+            bytes: Buffer.byteLength(answer.content),
+            ...(answer.ok ? {} : { error: answer.error }),
+          });
         return { call, result: answer };
       }),
     );
-    return concludeTurn({ results, submissions: parked.turn.submissions, ...(parked.forcedBy ? { forcedBy: parked.forcedBy } : {}), ...(parked.note ? { note: parked.note } : {}) });
+    return concludeTurn({
+      results,
+      submissions: parked.turn.submissions,
+      ...(parked.forcedBy ? { forcedBy: parked.forcedBy } : {}),
+      ...(parked.note ? { note: parked.note } : {}),
+    });
   };
 
   try {
@@ -242,18 +339,41 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       if (outcome) return outcome;
     }
     for (step = step + 1; ; step++) {
-      const stop = stepCapReached(step, limits) ?? tokenBudgetExceeded(usage, limits) ?? deadlinePassed(new Date(), limits) ?? wasAborted(signal);
+      const stop =
+        stepCapReached(step, limits) ??
+        tokenBudgetExceeded(usage, limits) ??
+        deadlinePassed(new Date(), limits) ??
+        wasAborted(signal);
       if (stop) {
         step--;
         return finish({ status: 'failed', reason: stop });
       }
       // Why the model must submit its diagnosis on this turn, if it must.
-      const forcedBy = isLastStep(step, limits) ? 'the last allowed step' : (mustSubmit ?? tokenBudgetNearlyUsed({ usage, turns: turnUsages, limits }));
+      const forcedBy = isLastStep(step, limits)
+        ? 'the last allowed step'
+        : (mustSubmit ?? tokenBudgetNearlyUsed({ usage, turns: turnUsages, limits }));
       const forced = forcedBy !== undefined;
-      const toolChoice = forced ? ({ type: 'tool', name: SUBMIT_DIAGNOSIS_TOOL } as const) : ({ type: 'auto' } as const);
+      const toolChoice = forced
+        ? ({ type: 'tool', name: SUBMIT_DIAGNOSIS_TOOL } as const)
+        : ({ type: 'auto' } as const);
       const askModel = async (longerAnswer: boolean): Promise<ModelTurn> => {
-        audit.record('model-request', { step, model: model.name, toolChoice, messages: transcript.length, ...(forcedBy ? { forcedBy } : {}), ...(longerAnswer ? { longerAnswer } : {}) });
-        const request: ModelRequest = { system, trigger: input.trigger, transcript, tools, toolChoice, signal, ...(longerAnswer ? { longerAnswer } : {}) };
+        audit.record('model-request', {
+          step,
+          model: model.name,
+          toolChoice,
+          messages: transcript.length,
+          ...(forcedBy ? { forcedBy } : {}),
+          ...(longerAnswer ? { longerAnswer } : {}),
+        });
+        const request: ModelRequest = {
+          system,
+          trigger: input.trigger,
+          transcript,
+          tools,
+          toolChoice,
+          signal,
+          ...(longerAnswer ? { longerAnswer } : {}),
+        };
         const answer = await callModel({ model, observer, request });
         usage = addUsage(usage, answer.usage);
         turnUsages.push(answer.usage);
@@ -263,7 +383,9 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
           usage: answer.usage,
           ...(answer.text ? { text: answer.text } : {}),
           toolCalls: answer.calls.map((call) => ({ id: call.id, name: call.name, input: call.input })),
-          ...(answer.incompleteCalls?.length ? { droppedIncompleteCalls: answer.incompleteCalls.map((call) => ({ id: call.id, name: call.name })) } : {}),
+          ...(answer.incompleteCalls?.length
+            ? { droppedIncompleteCalls: answer.incompleteCalls.map((call) => ({ id: call.id, name: call.name })) }
+            : {}),
           ...(answer.refusal ? { refusal: answer.refusal } : {}),
         });
         return answer;
@@ -279,7 +401,12 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         return finish({ status: 'failed', reason: directive.reason });
       }
       if (directive.kind === 'continue-paused') {
-        transcript.push({ role: 'assistant', text: turn.text, calls: [], ...(turn.blocks ? { blocks: turn.blocks } : {}) });
+        transcript.push({
+          role: 'assistant',
+          text: turn.text,
+          calls: [],
+          ...(turn.blocks ? { blocks: turn.blocks } : {}),
+        });
         continue;
       }
       if (directive.kind === 'submit-now') {
@@ -294,8 +421,15 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       transcript.push({ role: 'assistant', text: turn.text, calls: turn.calls });
 
       if (turn.calls.length === 0) {
-        if (forced) return finish({ status: 'failed', reason: `the model did not submit a diagnosis when it had to (${forcedBy})` });
-        transcript.push({ role: 'user', text: note ?? `Continue the investigation with the tools, or call ${SUBMIT_DIAGNOSIS_TOOL} to finish.` });
+        if (forced)
+          return finish({
+            status: 'failed',
+            reason: `the model did not submit a diagnosis when it had to (${forcedBy})`,
+          });
+        transcript.push({
+          role: 'user',
+          text: note ?? `Continue the investigation with the tools, or call ${SUBMIT_DIAGNOSIS_TOOL} to finish.`,
+        });
         continue;
       }
 
@@ -303,7 +437,13 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
       const others = turn.calls.filter((call) => call.name !== SUBMIT_DIAGNOSIS_TOOL);
       const results = await Promise.all(
         others.map(async (call) => {
-          const result = await answerCall({ call, step, answered, environment, ...(turn.text ? { statedReason: turn.text } : {}) });
+          const result = await answerCall({
+            call,
+            step,
+            answered,
+            environment,
+            ...(turn.text ? { statedReason: turn.text } : {}),
+          });
           const risk = registry.get(call.name)?.risk ?? 'unknown';
           const action = result.actionId ? actions.find((candidate) => candidate.id === result.actionId) : undefined;
           toolCalls.push({
@@ -321,13 +461,24 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
         }),
       );
 
-      const concluded = await concludeTurn({ results, submissions, ...(forcedBy ? { forcedBy } : {}), ...(note ? { note } : {}) });
+      const concluded = await concludeTurn({
+        results,
+        submissions,
+        ...(forcedBy ? { forcedBy } : {}),
+        ...(note ? { note } : {}),
+      });
       if (concluded) return concluded;
     }
   } catch (error) {
-    const reason = error instanceof ModelError ? `model error: ${error.message}` : wasAborted(signal) ?? `internal error: ${error instanceof Error ? error.message : String(error)}`;
+    const reason =
+      error instanceof ModelError
+        ? `model error: ${error.message}`
+        : (wasAborted(signal) ?? `internal error: ${error instanceof Error ? error.message : String(error)}`);
     // A run stopped from outside (shutdown, timeout) is not the model's failure to retry.
-    const retry = error instanceof ModelError && error.retryable && !signal.aborted ? { afterMs: runRetryDelayMs(error, input.attempt ?? 1) } : undefined;
+    const retry =
+      error instanceof ModelError && error.retryable && !signal.aborted
+        ? { afterMs: runRetryDelayMs(error, input.attempt ?? 1) }
+        : undefined;
     audit.record('error', { message: reason, ...(retry ? { retryable: true, retryAfterMs: retry.afterMs } : {}) });
     if (retry && input.retriesModelFailures) {
       // The run goes on at its next start: its actions stay as they are.
@@ -347,14 +498,27 @@ interface ConcludedTurn {
   note?: string;
 }
 
-async function callModel(input: { model: Model; observer: AgentObserver; request: Parameters<Model['createTurn']>[0] }): Promise<ModelTurn> {
+async function callModel(input: {
+  model: Model;
+  observer: AgentObserver;
+  request: Parameters<Model['createTurn']>[0];
+}): Promise<ModelTurn> {
   const started = performance.now();
   try {
     const turn = await input.model.createTurn(input.request);
-    input.observer.modelCall?.({ model: input.model.name, outcome: 'ok', durationSeconds: (performance.now() - started) / 1000, usage: turn.usage });
+    input.observer.modelCall?.({
+      model: input.model.name,
+      outcome: 'ok',
+      durationSeconds: (performance.now() - started) / 1000,
+      usage: turn.usage,
+    });
     return turn;
   } catch (error) {
-    input.observer.modelCall?.({ model: input.model.name, outcome: 'error', durationSeconds: (performance.now() - started) / 1000 });
+    input.observer.modelCall?.({
+      model: input.model.name,
+      outcome: 'error',
+      durationSeconds: (performance.now() - started) / 1000,
+    });
     throw error;
   }
 }
@@ -372,10 +536,21 @@ async function answerCall(input: {
   const previous = input.answered.get(key);
   if (previous) {
     const note = `This identical call was already answered at step ${previous.step} (tool_use_id ${previous.callId}); nothing was fetched again. Use that result, or narrow the call.`;
-    input.environment.audit.record('tool-call', { callId: input.call.id, tool: input.call.name, args: input.call.input, repeatOf: previous.callId });
-    return previous.result.ok ? { ...previous.result, content: note } : { ...previous.result, content: `${note} It failed: ${previous.result.content}` };
+    input.environment.audit.record('tool-call', {
+      callId: input.call.id,
+      tool: input.call.name,
+      args: input.call.input,
+      repeatOf: previous.callId,
+    });
+    return previous.result.ok
+      ? { ...previous.result, content: note }
+      : { ...previous.result, content: `${note} It failed: ${previous.result.content}` };
   }
-  const result = await executeToolCall(input.call, input.environment, input.statedReason ? { statedReason: input.statedReason } : {});
+  const result = await executeToolCall(
+    input.call,
+    input.environment,
+    input.statedReason ? { statedReason: input.statedReason } : {},
+  );
   // Write calls are never cached: a second proposal of the same action is still a decision to record.
   if (input.environment.registry.get(input.call.name)?.risk === 'read') {
     input.answered.set(key, { step: input.step, callId: input.call.id, result });

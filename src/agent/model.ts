@@ -109,7 +109,8 @@ export const RUN_RETRY_MAX_MS = 15 * 60_000;
  * capped at 15 minutes either way.
  */
 export function runRetryDelayMs(error: ModelError, attempt: number): number {
-  if (error.retryAfterMs !== undefined && error.retryAfterMs >= 0) return Math.min(Math.ceil(error.retryAfterMs), RUN_RETRY_MAX_MS);
+  if (error.retryAfterMs !== undefined && error.retryAfterMs >= 0)
+    return Math.min(Math.ceil(error.retryAfterMs), RUN_RETRY_MAX_MS);
   const exponent = Math.max(0, Math.floor(attempt) - 1);
   return Math.min(RUN_RETRY_BASE_MS * 2 ** exponent, RUN_RETRY_MAX_MS);
 }

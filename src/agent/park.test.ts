@@ -17,7 +17,13 @@ import { createOfflineModel } from './offline/offline-model.ts';
 import { createMemoryRunAudit } from './run-audit.ts';
 
 const SCENARIO = 'mock-cluster/scenarios/checkout-secret-rotation';
-const LIMITS = { maxSteps: 12, tokenBudget: 400_000, timeoutMs: 60_000, approvalTtlMs: 60_000, toolOutputBytes: 16_384 };
+const LIMITS = {
+  maxSteps: 12,
+  tokenBudget: 400_000,
+  timeoutMs: 60_000,
+  approvalTtlMs: 60_000,
+  toolOutputBytes: 16_384,
+};
 
 async function startRun(t: TestContext) {
   const mock = await startMockCluster({ scenario: SCENARIO });
@@ -39,7 +45,11 @@ async function startRun(t: TestContext) {
 }
 
 function decide(outcome: RunOutcome, status: 'approved' | 'rejected' | 'expired'): Action[] {
-  return outcome.actions.map((action) => (action.status === 'awaiting_approval' ? { ...action, status, decidedBy: 'alice', decidedAt: new Date().toISOString() } : action));
+  return outcome.actions.map((action) =>
+    action.status === 'awaiting_approval'
+      ? { ...action, status, decidedBy: 'alice', decidedAt: new Date().toISOString() }
+      : action,
+  );
 }
 
 async function revisionOf(mock: Awaited<ReturnType<typeof startMockCluster>>): Promise<string | undefined> {
@@ -53,21 +63,39 @@ test('without a broker a held rollback parks the run once it is diagnosed: the d
   assert.equal(parked.status, 'parked');
   assert.ok(parked.checkpoint);
   assert.equal(parked.diagnosis?.category, 'bad-credentials');
-  assert.match(parked.diagnosis?.summary ?? '', /Awaiting a person's approval: rolling back Deployment staging\/checkout-api to revision 3/);
+  assert.match(
+    parked.diagnosis?.summary ?? '',
+    /Awaiting a person's approval: rolling back Deployment staging\/checkout-api to revision 3/,
+  );
   assert.doesNotMatch(parked.diagnosis?.summary ?? '', /Proposed remediation/);
-  assert.deepEqual(parked.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'awaiting_approval']]);
+  assert.deepEqual(
+    parked.actions.map((action) => [action.tool, action.status]),
+    [['rollout_undo', 'awaiting_approval']],
+  );
   const [action] = parked.actions;
   assert.ok(action?.expiresAt);
   assert.match(action?.reason ?? '', /roll back to revision 3/);
-  assert.ok(action?.diff?.some((line) => /env DB_PASSWORD: secretKeyRef checkout-db\/password-old → secretKeyRef checkout-db\/password$/.test(line)), JSON.stringify(action?.diff));
+  assert.ok(
+    action?.diff?.some((line) =>
+      /env DB_PASSWORD: secretKeyRef checkout-db\/password-old → secretKeyRef checkout-db\/password$/.test(line),
+    ),
+    JSON.stringify(action?.diff),
+  );
   assert.deepEqual(parked.checkpoint.turn.heldActionIds, [action?.id]);
-  assert.deepEqual(parked.checkpoint.diagnosed?.held.map((held) => held.actionId), [action?.id]);
+  assert.deepEqual(
+    parked.checkpoint.diagnosed?.held.map((held) => held.actionId),
+    [action?.id],
+  );
   // Asked for only after the diagnosis was submitted, and audited with what the person reads.
   const types = audit.events.map((event) => event.type);
   const submitted = audit.events.findLastIndex((event) => event.type === 'model-response');
   assert.ok(types.indexOf('approval-requested') > submitted, types.join(' '));
   assert.deepEqual(audit.events.find((event) => event.type === 'approval-requested')?.payload.diff, action?.diff);
-  assert.ok(!types.includes('tool-result') || !audit.events.some((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo'), 'the held call has no result until it is decided');
+  assert.ok(
+    !types.includes('tool-result') ||
+      !audit.events.some((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo'),
+    'the held call has no result until it is decided',
+  );
   const before = await revisionOf(mock);
   assert.equal(before, '4', 'the dry run persisted nothing');
 });
@@ -80,8 +108,14 @@ test('resumed from its stored checkpoint with an approval, the rollback runs and
   assert.equal(resumed.status, 'completed', resumed.reason);
   assert.equal(resumed.diagnosis?.category, 'bad-credentials');
   assert.deepEqual(resumed.diagnosis?.culprit, { kind: 'Deployment', namespace: 'staging', name: 'checkout-api' });
-  assert.deepEqual(resumed.actions.map((action) => [action.tool, action.status]), [['rollout_undo', 'executed']]);
-  assert.match(resumed.diagnosis?.summary ?? '', /Rolled back Deployment staging\/checkout-api to revision 3 \(approved by alice\)\.$/);
+  assert.deepEqual(
+    resumed.actions.map((action) => [action.tool, action.status]),
+    [['rollout_undo', 'executed']],
+  );
+  assert.match(
+    resumed.diagnosis?.summary ?? '',
+    /Rolled back Deployment staging\/checkout-api to revision 3 \(approved by alice\)\.$/,
+  );
   assert.notEqual(await revisionOf(mock), before, 'the rollback changed the Deployment');
   const types = audit.events.map((event) => event.type);
   // The loop writes no end: the run's owner does (runs/lifecycle.ts); neither attempt ended the run here.
@@ -97,20 +131,41 @@ for (const decision of ['rejected', 'expired'] as const) {
   test(`resumed with the action ${decision}, nothing is written and the summary says so`, async (t) => {
     const { mock, audit, base, parked } = await startRun(t);
     const before = await revisionOf(mock);
-    const resumed = await runAgent({ ...base, resume: { checkpoint: parseCheckpoint(serializeCheckpoint(parked.checkpoint!)), actions: decide(parked, decision) } });
+    const resumed = await runAgent({
+      ...base,
+      resume: {
+        checkpoint: parseCheckpoint(serializeCheckpoint(parked.checkpoint!)),
+        actions: decide(parked, decision),
+      },
+    });
     assert.equal(resumed.status, 'completed', resumed.reason);
-    assert.deepEqual(resumed.actions.map((action) => action.status), [decision]);
-    assert.match(resumed.diagnosis?.summary ?? '', decision === 'rejected' ? /Not done: rolling back Deployment staging\/checkout-api to its previous revision was rejected by alice\./ : /Not done: .* expired without a decision/);
+    assert.deepEqual(
+      resumed.actions.map((action) => action.status),
+      [decision],
+    );
+    assert.match(
+      resumed.diagnosis?.summary ?? '',
+      decision === 'rejected'
+        ? /Not done: rolling back Deployment staging\/checkout-api to its previous revision was rejected by alice\./
+        : /Not done: .* expired without a decision/,
+    );
     assert.equal(await revisionOf(mock), before);
     const result = audit.events.find((event) => event.type === 'tool-result' && event.payload.tool === 'rollout_undo');
-    assert.match(String(result?.payload.content), decision === 'rejected' ? /was rejected by alice/ : /expired without a decision/);
+    assert.match(
+      String(result?.payload.content),
+      decision === 'rejected' ? /was rejected by alice/ : /expired without a decision/,
+    );
   });
 }
 
 test('an approval is checked again at resume: a policy that no longer allows ACT there wins, and nothing runs', async (t) => {
   const { mock, base, parked } = await startRun(t);
   const before = await revisionOf(mock);
-  const resumed = await runAgent({ ...base, policy: { actNamespaces: [] }, resume: { checkpoint: parked.checkpoint!, actions: decide(parked, 'approved') } });
+  const resumed = await runAgent({
+    ...base,
+    policy: { actNamespaces: [] },
+    resume: { checkpoint: parked.checkpoint!, actions: decide(parked, 'approved') },
+  });
   assert.equal(resumed.status, 'completed', resumed.reason);
   assert.equal(resumed.actions[0]?.status, 'failed');
   assert.match(String(resumed.actions[0]?.result), /not executed: the gate would now propose it/);

@@ -8,8 +8,10 @@ export const SUBMIT_DIAGNOSIS_TOOL = 'submit_diagnosis';
 const CATEGORY_HINTS: Record<(typeof CATEGORIES)[number], string> = {
   'oom-killed': 'a container is killed for exceeding its memory limit',
   'app-crash': 'the process exits on its own error: stack trace, bad flag, script error, missing env var',
-  'bad-credentials': 'the app is refused by a dependency: wrong password, expired token or certificate, or the Kubernetes API refusing its service account (RBAC forbidden)',
-  'dependency-unreachable': 'the app cannot reach a dependency: DNS failure, connection refused, timeout, a NetworkPolicy',
+  'bad-credentials':
+    'the app is refused by a dependency: wrong password, expired token or certificate, or the Kubernetes API refusing its service account (RBAC forbidden)',
+  'dependency-unreachable':
+    'the app cannot reach a dependency: DNS failure, connection refused, timeout, a NetworkPolicy',
   'image-pull': 'the image cannot be pulled: bad name or tag, private registry without pull secret',
   'missing-secret': 'a pod references a Secret, or a key of one, that does not exist',
   'missing-configmap': 'a pod references a ConfigMap, or a key of one, that does not exist',

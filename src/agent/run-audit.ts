@@ -22,7 +22,10 @@ export interface RunAudit {
 export function auditFor(
   store: AuditStore,
   runId: string,
-  options: { alsoFlush?: () => Promise<unknown>; beforeFirst?: (first: { payload: Record<string, unknown>; time: Date }) => Promise<unknown> } = {},
+  options: {
+    alsoFlush?: () => Promise<unknown>;
+    beforeFirst?: (first: { payload: Record<string, unknown>; time: Date }) => Promise<unknown>;
+  } = {},
 ): RunAudit {
   const writes = createOrderedWrites();
   let first = true;
@@ -43,7 +46,9 @@ export function auditFor(
 }
 
 /** Keeps events in memory: for tests and for callers that audit elsewhere. */
-export function createMemoryRunAudit(): RunAudit & { events: { type: AuditEventType; payload: Record<string, unknown> }[] } {
+export function createMemoryRunAudit(): RunAudit & {
+  events: { type: AuditEventType; payload: Record<string, unknown> }[];
+} {
   const events: { type: AuditEventType; payload: Record<string, unknown> }[] = [];
   return { events, record: (type, payload) => void events.push({ type, payload }), flush: () => Promise.resolve() };
 }

@@ -15,7 +15,14 @@ export interface RunLimits {
 }
 
 /** The configured limits (`Config['limits']`) as one run's. */
-export function runLimitsOf(limits: { maxSteps: number; tokenBudget: number; runTimeoutMs: number; approvalTtlMs: number; toolOutputBytes: number; maxHeldActions?: number }): RunLimits {
+export function runLimitsOf(limits: {
+  maxSteps: number;
+  tokenBudget: number;
+  runTimeoutMs: number;
+  approvalTtlMs: number;
+  toolOutputBytes: number;
+  maxHeldActions?: number;
+}): RunLimits {
   return {
     maxSteps: limits.maxSteps,
     tokenBudget: limits.tokenBudget,

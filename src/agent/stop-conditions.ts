@@ -47,7 +47,9 @@ export function isLastStep(step: number, limits: LoopLimits): boolean {
 
 export function tokenBudgetExceeded(usage: TokenUsage, limits: LoopLimits): string | undefined {
   const used = weighUsage(usage);
-  return used >= limits.tokenBudget ? `the token budget of ${limits.tokenBudget} input-token equivalents was used up (${used})` : undefined;
+  return used >= limits.tokenBudget
+    ? `the token budget of ${limits.tokenBudget} input-token equivalents was used up (${used})`
+    : undefined;
 }
 
 /**
@@ -55,7 +57,11 @@ export function tokenBudgetExceeded(usage: TokenUsage, limits: LoopLimits): stri
  * the one before (a transcript grows each step), it reaches the budget. That turn must
  * be the one that submits the diagnosis, rather than the run stopping without one.
  */
-export function tokenBudgetNearlyUsed(input: { usage: TokenUsage; turns: readonly TokenUsage[]; limits: LoopLimits }): string | undefined {
+export function tokenBudgetNearlyUsed(input: {
+  usage: TokenUsage;
+  turns: readonly TokenUsage[];
+  limits: LoopLimits;
+}): string | undefined {
   const last = input.turns.at(-1);
   if (!last) return undefined;
   const before = input.turns.at(-2);
@@ -68,7 +74,9 @@ export function tokenBudgetNearlyUsed(input: { usage: TokenUsage; turns: readonl
 }
 
 export function deadlinePassed(now: Date, limits: LoopLimits): string | undefined {
-  return now.getTime() >= limits.deadline.getTime() ? `the run's deadline (${limits.deadline.toISOString()}) passed` : undefined;
+  return now.getTime() >= limits.deadline.getTime()
+    ? `the run's deadline (${limits.deadline.toISOString()}) passed`
+    : undefined;
 }
 
 export function wasAborted(signal: AbortSignal): string | undefined {

@@ -41,17 +41,29 @@ export function directTurn(turn: ModelTurn, context: { forced: boolean; retriedL
   const submitted = turn.calls.some((call) => call.name === SUBMIT_DIAGNOSIS_TOOL);
   switch (turn.stopReason) {
     case 'refusal':
-      return { kind: 'fail', reason: `the model refused: ${turn.refusal ?? (turn.text.trim() || 'it gave no explanation')}` };
+      return {
+        kind: 'fail',
+        reason: `the model refused: ${turn.refusal ?? (turn.text.trim() || 'it gave no explanation')}`,
+      };
     case 'pause_turn':
       return { kind: 'continue-paused' };
     case 'max_tokens':
       if (!context.forced) return { kind: 'proceed', note: CUT_ANSWER_NOTE };
       if (submitted) return { kind: 'proceed' };
       if (!context.retriedLonger) return { kind: 'retry-longer' };
-      return { kind: 'fail', reason: 'the model stopped at max_tokens: its answer was cut at the output limit twice on the turn that had to submit the diagnosis' };
+      return {
+        kind: 'fail',
+        reason:
+          'the model stopped at max_tokens: its answer was cut at the output limit twice on the turn that had to submit the diagnosis',
+      };
     case 'model_context_window_exceeded':
       if (submitted) return { kind: 'proceed' };
-      if (context.forced) return { kind: 'fail', reason: 'the model stopped at model_context_window_exceeded: the transcript filled its context window before it submitted a diagnosis' };
+      if (context.forced)
+        return {
+          kind: 'fail',
+          reason:
+            'the model stopped at model_context_window_exceeded: the transcript filled its context window before it submitted a diagnosis',
+        };
       return { kind: 'submit-now', note: CONTEXT_FULL_NOTE, reason: 'the transcript filled the model context window' };
     default:
       return { kind: 'proceed' };

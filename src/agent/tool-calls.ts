@@ -41,7 +41,11 @@ export interface CallEnvironment {
 }
 
 /** `statedReason`: what the model said in the turn that made the call, kept as a held action's reason. */
-export async function executeToolCall(call: ToolCall, environment: CallEnvironment, options: { statedReason?: string } = {}): Promise<ToolResult> {
+export async function executeToolCall(
+  call: ToolCall,
+  environment: CallEnvironment,
+  options: { statedReason?: string } = {},
+): Promise<ToolResult> {
   const { registry, audit, observer } = environment;
   const tool = registry.get(call.name);
   const risk = tool?.risk ?? 'unknown';
@@ -59,7 +63,10 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
     environment,
   );
   observer.gateDecision?.({ risk, decision: decision.decision });
-  const held = decision.decision === 'hold' ? holdUntilDiagnosed(call, decision.input, environment, options.statedReason) : undefined;
+  const held =
+    decision.decision === 'hold'
+      ? holdUntilDiagnosed(call, decision.input, environment, options.statedReason)
+      : undefined;
   audit.record('gate-decision', {
     callId: call.id,
     decision: decision.decision,
@@ -76,11 +83,28 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
       result = { ok: false, error: decision.error, content: decision.reason };
       break;
     case 'execute':
-      result = await runReadTool({ registry, name: call.name, input: decision.input, context: environment.toolContext });
+      result = await runReadTool({
+        registry,
+        name: call.name,
+        input: decision.input,
+        context: environment.toolContext,
+      });
       break;
     case 'propose': {
-      const action = addAction(environment, { tool: call.name, args: decision.input, risk: tool?.risk ?? 'write', status: 'proposed', reason: decision.reason });
-      result = { ok: true, truncated: false, content: `${decision.reason} Action id: ${action.id}.`, data: { action }, actionId: action.id };
+      const action = addAction(environment, {
+        tool: call.name,
+        args: decision.input,
+        risk: tool?.risk ?? 'write',
+        status: 'proposed',
+        reason: decision.reason,
+      });
+      result = {
+        ok: true,
+        truncated: false,
+        content: `${decision.reason} Action id: ${action.id}.`,
+        data: { action },
+        actionId: action.id,
+      };
       break;
     }
     case 'hold':
@@ -92,9 +116,20 @@ export async function executeToolCall(call: ToolCall, environment: CallEnvironme
   return result;
 }
 
-export function recordResult(call: ToolCall, result: ToolResult, durationMs: number, environment: CallEnvironment): void {
+export function recordResult(
+  call: ToolCall,
+  result: ToolResult,
+  durationMs: number,
+  environment: CallEnvironment,
+): void {
   const risk = environment.registry.get(call.name)?.risk ?? 'unknown';
-  environment.observer.toolCall?.({ tool: call.name, input: call.input, risk, outcome: result.ok ? 'ok' : result.error, durationSeconds: durationMs / 1000 });
+  environment.observer.toolCall?.({
+    tool: call.name,
+    input: call.input,
+    risk,
+    outcome: result.ok ? 'ok' : result.error,
+    durationSeconds: durationMs / 1000,
+  });
   environment.audit.record('tool-result', {
     callId: call.id,
     tool: call.name,
@@ -108,7 +143,10 @@ export function recordResult(call: ToolCall, result: ToolResult, durationMs: num
 
 /** True for the result of a call left awaiting a person's decision. */
 export function isLeftHeld(result: ToolResult, environment: Pick<CallEnvironment, 'actions'>): boolean {
-  return result.actionId !== undefined && environment.actions.some((action) => action.id === result.actionId && action.status === 'awaiting_approval');
+  return (
+    result.actionId !== undefined &&
+    environment.actions.some((action) => action.id === result.actionId && action.status === 'awaiting_approval')
+  );
 }
 
 type CallDecision = GateDecision | { decision: 'refuse'; rung: Rung; reason: string; error: 'forbidden' };
@@ -130,10 +168,21 @@ function limitHolds(decision: GateDecision, environment: CallEnvironment): CallD
  * Holds the call as an action awaiting approval, not yet put to anyone: it is asked about,
  * with its dry run's diff and its reason, once the model has submitted its diagnosis.
  */
-function holdUntilDiagnosed(call: ToolCall, input: Record<string, unknown>, environment: CallEnvironment, statedReason: string | undefined): ToolResult & { actionId: string } {
+function holdUntilDiagnosed(
+  call: ToolCall,
+  input: Record<string, unknown>,
+  environment: CallEnvironment,
+  statedReason: string | undefined,
+): ToolResult & { actionId: string } {
   const tool = environment.registry.get(call.name);
   const reason = statedReason ? redactText(statedReason.trim()).slice(0, MAX_REASON_CHARS) : '';
-  const action = addAction(environment, { tool: call.name, args: input, risk: tool?.risk ?? 'write', status: 'awaiting_approval', ...(reason ? { reason } : {}) });
+  const action = addAction(environment, {
+    tool: call.name,
+    args: input,
+    risk: tool?.risk ?? 'write',
+    status: 'awaiting_approval',
+    ...(reason ? { reason } : {}),
+  });
   environment.heldCalls.set(action.id, call);
   const content =
     `Held as action ${action.id}: not run now. Once you submit your diagnosis, it is put to a person together with the diagnosis, ` +
@@ -151,36 +200,78 @@ const MAX_REASON_CHARS = 600;
  * mid-investigation, as earlier versions parked). The decision itself was audited when it
  * was made.
  */
-export async function resumeHeldCall(call: ToolCall, action: Action, environment: CallEnvironment): Promise<ToolResult> {
+export async function resumeHeldCall(
+  call: ToolCall,
+  action: Action,
+  environment: CallEnvironment,
+): Promise<ToolResult> {
   const started = performance.now();
   const decision = action.status === 'approved' ? 'approved' : action.status === 'rejected' ? 'rejected' : 'expired';
-  const result = await applyDecision(call, action, { decision, ...(action.decisionReason ? { reason: action.decisionReason } : {}) }, environment);
+  const result = await applyDecision(
+    call,
+    action,
+    { decision, ...(action.decisionReason ? { reason: action.decisionReason } : {}) },
+    environment,
+  );
   recordResult(call, result, performance.now() - started, environment);
   return result;
 }
 
 /** Answers a decided held call: runs the write (dry run first) when approved, else says why not. */
-export async function applyDecision(call: ToolCall, action: Action, outcome: { decision: 'approved' | 'rejected' | 'expired'; reason?: string }, environment: CallEnvironment): Promise<ToolResult> {
+export async function applyDecision(
+  call: ToolCall,
+  action: Action,
+  outcome: { decision: 'approved' | 'rejected' | 'expired'; reason?: string },
+  environment: CallEnvironment,
+): Promise<ToolResult> {
   if (outcome.decision !== 'approved') {
-    updateAction(environment, action, { status: outcome.decision, ...(outcome.reason ? { decisionReason: outcome.reason } : {}) });
-    const why = outcome.decision === 'rejected' ? `rejected${action.decidedBy ? ` by ${action.decidedBy}` : ''}` : 'expired without a decision';
-    return { ok: true, truncated: false, content: `Not executed: action ${action.id} (${call.name}) was ${why}${outcome.reason ? `: ${outcome.reason}` : ''}. Continue without it.`, data: { action }, actionId: action.id };
+    updateAction(environment, action, {
+      status: outcome.decision,
+      ...(outcome.reason ? { decisionReason: outcome.reason } : {}),
+    });
+    const why =
+      outcome.decision === 'rejected'
+        ? `rejected${action.decidedBy ? ` by ${action.decidedBy}` : ''}`
+        : 'expired without a decision';
+    return {
+      ok: true,
+      truncated: false,
+      content: `Not executed: action ${action.id} (${call.name}) was ${why}${outcome.reason ? `: ${outcome.reason}` : ''}. Continue without it.`,
+      data: { action },
+      actionId: action.id,
+    };
   }
   // Decided again from what was stored: only a fresh hold can be approved, so a policy changed meanwhile wins.
   const again = decideAgain(action, environment);
   if (again.decision !== 'hold') {
-    const why = again.decision === 'refuse' ? again.reason : `the gate would now ${again.decision} it: ${again.decision === 'execute' ? 'it is not a write' : again.reason}`;
+    const why =
+      again.decision === 'refuse'
+        ? again.reason
+        : `the gate would now ${again.decision} it: ${again.decision === 'execute' ? 'it is not a write' : again.reason}`;
     updateAction(environment, action, { status: 'failed', result: `not executed: ${why}` });
-    return { ok: false, error: 'forbidden', content: `Not executed: action ${action.id} (${call.name}) was approved, but ${why}`, actionId: action.id };
+    return {
+      ok: false,
+      error: 'forbidden',
+      content: `Not executed: action ${action.id} (${call.name}) was approved, but ${why}`,
+      actionId: action.id,
+    };
   }
-  const approved = approve(again, { by: action.decidedBy ?? 'unknown', at: action.decidedAt ? new Date(action.decidedAt) : new Date(), runId: environment.runId, actionId: action.id });
+  const approved = approve(again, {
+    by: action.decidedBy ?? 'unknown',
+    at: action.decidedAt ? new Date(action.decidedAt) : new Date(),
+    runId: environment.runId,
+    actionId: action.id,
+  });
   updateAction(environment, action, { status: 'approved' });
   // Everything recorded so far is stored before the cluster is changed: a write is never left unaudited.
   await environment.audit.flush();
   // The write tool dry-runs on the server before its real call.
   const result = await runApprovedWrite({ registry: environment.registry, approved, context: environment.toolContext });
   if (result.ok && result.data !== undefined) environment.writeData.set(action.id, result.data);
-  updateAction(environment, action, { status: result.ok ? 'executed' : 'failed', result: result.content.slice(0, 2000) });
+  updateAction(environment, action, {
+    status: result.ok ? 'executed' : 'failed',
+    result: result.content.slice(0, 2000),
+  });
   return { ...result, actionId: action.id };
 }
 

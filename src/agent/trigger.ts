@@ -41,7 +41,9 @@ function composeDescription(trigger: Trigger): string {
   }
   // Each label and annotation is masked by its own name first (`db_password=x`), then the whole text by shape.
   const labels = Object.entries(trigger.alert.labels).map(([key, value]) => `  ${key}=${redactNamedValue(key, value)}`);
-  const annotations = Object.entries(trigger.alert.annotations).map(([key, value]) => `  ${key}: ${redactNamedValue(key, value)}`);
+  const annotations = Object.entries(trigger.alert.annotations).map(
+    ([key, value]) => `  ${key}: ${redactNamedValue(key, value)}`,
+  );
   return [
     `Alert firing: ${trigger.alert.labels.alertname ?? '(no alertname)'}${trigger.alert.startsAt ? ` since ${trigger.alert.startsAt}` : ''}`,
     'labels:',

@@ -24,9 +24,16 @@ export interface Connection {
 }
 
 /** The cluster client and its identity; a scenario (loaded already, or its folder) gets its mock cluster started here. */
-export async function connect(target: ConnectTarget, options: { requestTimeoutMs: number; scenario?: LoadedScenario }): Promise<Connection> {
+export async function connect(
+  target: ConnectTarget,
+  options: { requestTimeoutMs: number; scenario?: LoadedScenario },
+): Promise<Connection> {
   if (target.kind === 'cluster') {
-    return { cluster: createKubeCluster(target.options), identity: identifyCluster(kubeconfigSource(target.options)), close: async () => undefined };
+    return {
+      cluster: createKubeCluster(target.options),
+      identity: identifyCluster(kubeconfigSource(target.options)),
+      close: async () => undefined,
+    };
   }
   // Loaded only when a scenario is served: a real cluster's command never pays for the mock.
   const { startMockCluster } = await import('../../mock-cluster/index.ts');

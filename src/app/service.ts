@@ -59,15 +59,21 @@ export interface Service {
 }
 
 export function createService(dependencies: ServiceDependencies): Service {
-  const onAfterCommitError = (error: unknown): void => dependencies.logger.error({ err: error }, 'after a committed write');
-  const stores = dependencies.stores ?? (dependencies.database ? createSqliteStores(dependencies.database, { onAfterCommitError }) : undefined);
+  const onAfterCommitError = (error: unknown): void =>
+    dependencies.logger.error({ err: error }, 'after a committed write');
+  const stores =
+    dependencies.stores ??
+    (dependencies.database ? createSqliteStores(dependencies.database, { onAfterCommitError }) : undefined);
   if (!stores) throw new TypeError('createService needs the stores, or a SQLite database');
   const { runs: store, audit, writes } = stores;
   // The gauges read the run service at scrape time; it needs the metrics to exist first.
   const scraped: { runs?: RunService } = {};
   // Every model call of this service's runs tells whether the model answers (for /readyz and a gauge).
   const modelHealth = dependencies.modelHealth ?? createModelHealth();
-  const agent: AgentDependencies = { ...dependencies.agent, model: trackModelHealth(dependencies.agent.model, modelHealth) };
+  const agent: AgentDependencies = {
+    ...dependencies.agent,
+    model: trackModelHealth(dependencies.agent.model, modelHealth),
+  };
   const outbox = dependencies.notifications ? stores.outbox : undefined;
   const metrics = createMetrics({
     version: dependencies.version ?? 'unknown',
@@ -79,11 +85,15 @@ export function createService(dependencies: ServiceDependencies): Service {
     },
   });
   const notifier =
-    outbox && dependencies.notifications ? createNotifier({ outbox, store, settings: dependencies.notifications, metrics, logger: dependencies.logger }) : undefined;
+    outbox && dependencies.notifications
+      ? createNotifier({ outbox, store, settings: dependencies.notifications, metrics, logger: dependencies.logger })
+      : undefined;
   // What happens to runs is told once (runs/run-events.ts); the notifier listens to a run's own end and to a recovery's, not to a merge or a cancellation.
   const events = createRunEvents(dependencies.logger);
   if (notifier) {
-    events.on('ended', ({ run, cause }) => (cause === 'finished' || cause === 'recovered' ? notifier.runFinished(run) : undefined));
+    events.on('ended', ({ run, cause }) =>
+      cause === 'finished' || cause === 'recovered' ? notifier.runFinished(run) : undefined,
+    );
     events.on('parked', ({ run }) => notifier.runParked(run));
     events.on('resolved', ({ run }) => notifier.alertsResolved(run));
   }
@@ -134,7 +144,11 @@ export async function buildServiceApp(dependencies: AppDependencies): Promise<Ku
 }
 
 /** The retention timer, when runs are not kept forever: one log line and the counter per sweep. */
-function startRetentionSweeps(dependencies: ServiceDependencies, stores: Stores, metrics: Metrics): RetentionTimer | undefined {
+function startRetentionSweeps(
+  dependencies: ServiceDependencies,
+  stores: Stores,
+  metrics: Metrics,
+): RetentionTimer | undefined {
   const settings = dependencies.retention;
   if (!settings || settings.days === 0) return undefined;
   const logger = dependencies.logger;
@@ -143,12 +157,23 @@ function startRetentionSweeps(dependencies: ServiceDependencies, stores: Stores,
       days: settings.days,
       ...(settings.now ? { now: settings.now } : {}),
       // Each removed run's head, signed and marked retired: verify tells it from a run removed by hand.
-      onRetired: (run) => logger.info({ runId: run.runId, status: 'retired', ...retiredAnchorLogFields({ ...run, signer: dependencies.auditAnchors ?? unsignedAnchors }) }, 'run retired'),
+      onRetired: (run) =>
+        logger.info(
+          {
+            runId: run.runId,
+            status: 'retired',
+            ...retiredAnchorLogFields({ ...run, signer: dependencies.auditAnchors ?? unsignedAnchors }),
+          },
+          'run retired',
+        ),
     }),
     ...(settings.intervalMs ? { intervalMs: settings.intervalMs } : {}),
     onSweep(report) {
       metrics.runsRetired.inc(report.retired);
-      logger.info({ retention: { days: settings.days, ...report } }, `retention: removed ${report.retired} finished run(s) that ended before ${report.cutoff}, in ${report.batches} batch(es)`);
+      logger.info(
+        { retention: { days: settings.days, ...report } },
+        `retention: removed ${report.retired} finished run(s) that ended before ${report.cutoff}, in ${report.batches} batch(es)`,
+      );
     },
     onError(error) {
       logger.error({ err: error }, 'retention: the sweep failed; the next one tries again');

@@ -60,11 +60,20 @@ function toAnchor(record: Record<string, unknown>, source: string): LoggedAnchor
   const head = typeof record.auditHead === 'string' ? HEAD.exec(record.auditHead) : null;
   if (!head) return malformed(`auditHead ${JSON.stringify(record.auditHead)} is not "<seq>:<64 hex digits>"`);
   const time = record.auditAnchoredAt;
-  if (typeof time !== 'string' || Number.isNaN(Date.parse(time))) return malformed('auditAnchoredAt is missing or not a time');
+  if (typeof time !== 'string' || Number.isNaN(Date.parse(time)))
+    return malformed('auditAnchoredAt is missing or not a time');
   const signature = record.auditAnchor;
   if (signature !== undefined && typeof signature !== 'string') return malformed('auditAnchor is not a string');
   if (record.auditRetired !== undefined && record.auditRetired !== true) return malformed('auditRetired is not true');
-  return { runId, seq: Number(head[1]), hash: head[2]!, time, ...(record.auditRetired === true ? { retired: true } : {}), ...(signature ? { signature } : {}), source };
+  return {
+    runId,
+    seq: Number(head[1]),
+    hash: head[2]!,
+    time,
+    ...(record.auditRetired === true ? { retired: true } : {}),
+    ...(signature ? { signature } : {}),
+    source,
+  };
 }
 
 /** The JSON object on a line, also after a prefix a log collector may add; undefined when there is none. */
@@ -73,7 +82,9 @@ function parseJsonObject(line: string): Record<string, unknown> | undefined {
   if (start < 0) return undefined;
   try {
     const value: unknown = JSON.parse(line.slice(start));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

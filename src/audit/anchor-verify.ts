@@ -91,12 +91,27 @@ export async function crossCheckAudit(input: CrossCheckInput): Promise<CrossChec
     }
   }
   for (const runId of chains) {
-    if (!inScope(runId) || runs.has(runId) || retired.has(runId) || reported.has(runId) || (await isRunlessChain(input.audit, runId))) continue;
-    report.problems.push({ runId, kind: 'chain-without-run', message: 'an audit chain whose run is not in the runs table (the run row was deleted, or the chain was made up)' });
+    if (
+      !inScope(runId) ||
+      runs.has(runId) ||
+      retired.has(runId) ||
+      reported.has(runId) ||
+      (await isRunlessChain(input.audit, runId))
+    )
+      continue;
+    report.problems.push({
+      runId,
+      kind: 'chain-without-run',
+      message: 'an audit chain whose run is not in the runs table (the run row was deleted, or the chain was made up)',
+    });
   }
   for (const [runId, status] of runs) {
     if (!inScope(runId) || !FINISHED_STATUSES.has(status) || chains.has(runId) || reported.has(runId)) continue;
-    report.problems.push({ runId, kind: 'run-without-chain', message: `a ${status} run without any audit events or head (its chain was deleted)` });
+    report.problems.push({
+      runId,
+      kind: 'run-without-chain',
+      message: `a ${status} run without any audit events or head (its chain was deleted)`,
+    });
   }
   return report;
 }
@@ -113,30 +128,55 @@ async function checkAnchor(context: {
   const runId = anchor.runId;
   const anchored = `anchored at seq ${anchor.seq} on ${anchor.time} (${anchor.source})`;
   if (!anchor.signature) {
-    report.warnings.push({ runId, kind: 'anchor-unsigned', message: `the anchor at ${anchor.source} is unsigned: it proves the head only as far as the shipped logs are trusted` });
+    report.warnings.push({
+      runId,
+      kind: 'anchor-unsigned',
+      message: `the anchor at ${anchor.source} is unsigned: it proves the head only as far as the shipped logs are trusted`,
+    });
   } else if (!input.key) {
     report.unchecked++;
   } else {
     const check = checkAnchorSignature(anchor, anchor.signature, input.key);
-    if (!check.valid) return { runId, kind: 'anchor-forged', message: `the anchor at ${anchor.source} is forged or signed with another key: ${check.problem}` };
+    if (!check.valid)
+      return {
+        runId,
+        kind: 'anchor-forged',
+        message: `the anchor at ${anchor.source} is forged or signed with another key: ${check.problem}`,
+      };
   }
 
   if (!context.chains.has(runId)) {
     const retiredHead = context.retired.get(runId);
     if (retiredHead) return checkRetired({ anchor, retiredHead, report, anchored });
     if (context.runs.has(runId)) {
-      return { runId, kind: 'chain-deleted', message: `the run is in the runs table but its audit events and head are gone; it was ${anchored}` };
+      return {
+        runId,
+        kind: 'chain-deleted',
+        message: `the run is in the runs table but its audit events and head are gone; it was ${anchored}`,
+      };
     }
-    return { runId, kind: 'run-deleted', message: `neither the run nor its audit chain is in the database; it was ${anchored} (the run was deleted)` };
+    return {
+      runId,
+      kind: 'run-deleted',
+      message: `neither the run nor its audit chain is in the database; it was ${anchored} (the run was deleted)`,
+    };
   }
   const chain = await input.audit.list(runId);
   const event = chain.find((candidate) => candidate.seq === anchor.seq);
   const lastSeq = chain.at(-1)?.seq ?? 0;
   if (!event && lastSeq < anchor.seq) {
-    return { runId, kind: 'chain-truncated', message: `the chain ends at seq ${lastSeq} but it was ${anchored}: events were cut from its end (tail truncation)` };
+    return {
+      runId,
+      kind: 'chain-truncated',
+      message: `the chain ends at seq ${lastSeq} but it was ${anchored}: events were cut from its end (tail truncation)`,
+    };
   }
   if (!event) {
-    return { runId, kind: 'chain-rewritten', message: `the chain has no event seq ${anchor.seq}, yet it was ${anchored} (events were removed and renumbered)` };
+    return {
+      runId,
+      kind: 'chain-rewritten',
+      message: `the chain has no event seq ${anchor.seq}, yet it was ${anchored} (events were removed and renumbered)`,
+    };
   }
   if (event.hash !== anchor.hash) {
     return {
@@ -149,7 +189,12 @@ async function checkAnchor(context: {
   return undefined;
 }
 
-function checkRetired(input: { anchor: LoggedAnchor; retiredHead: RetiredHead; report: CrossCheckReport; anchored: string }): Finding | undefined {
+function checkRetired(input: {
+  anchor: LoggedAnchor;
+  retiredHead: RetiredHead;
+  report: CrossCheckReport;
+  anchored: string;
+}): Finding | undefined {
   const { anchor, retiredHead, report } = input;
   if (retiredHead.seq === anchor.seq && retiredHead.hash === anchor.hash) {
     // Retention logs a signed "run retired" line as it removes a run; rows removed by hand leave none.
@@ -165,7 +210,11 @@ function checkRetired(input: { anchor: LoggedAnchor; retiredHead: RetiredHead; r
   }
   if (retiredHead.seq > anchor.seq) {
     // The run went on after this anchor; with its chain gone the anchored part cannot be checked.
-    report.warnings.push({ runId: anchor.runId, kind: 'anchor-unchecked', message: `retired at seq ${retiredHead.seq} on ${retiredHead.retiredAt}, after it was ${input.anchored}: the anchored events cannot be checked any more` });
+    report.warnings.push({
+      runId: anchor.runId,
+      kind: 'anchor-unchecked',
+      message: `retired at seq ${retiredHead.seq} on ${retiredHead.retiredAt}, after it was ${input.anchored}: the anchored events cannot be checked any more`,
+    });
     return undefined;
   }
   return {
@@ -197,7 +246,12 @@ function readRuns(database: DatabaseSync): Map<string, string> {
 
 function readRetired(database: DatabaseSync): Map<string, RetiredHead> {
   if (!hasTable(database, 'audit_retired')) return new Map();
-  const rows = database.prepare('SELECT run_id, seq, hash, retired_at FROM audit_retired').all() as { run_id: string; seq: number; hash: string; retired_at: string }[];
+  const rows = database.prepare('SELECT run_id, seq, hash, retired_at FROM audit_retired').all() as {
+    run_id: string;
+    seq: number;
+    hash: string;
+    retired_at: string;
+  }[];
   return new Map(rows.map((row) => [row.run_id, { seq: row.seq, hash: row.hash, retiredAt: row.retired_at }]));
 }
 

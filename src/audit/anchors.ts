@@ -77,10 +77,14 @@ export function readAuditKey(path: string, setting: string = AUDIT_KEY_SETTING):
   }
   const key = trimWhitespace(content);
   if (key.length < MIN_KEY_BYTES) {
-    throw new ConfigError(`${setting}: the audit key in ${path} is ${key.length} bytes; it needs at least ${MIN_KEY_BYTES} (make one with: openssl rand -hex 32)`);
+    throw new ConfigError(
+      `${setting}: the audit key in ${path} is ${key.length} bytes; it needs at least ${MIN_KEY_BYTES} (make one with: openssl rand -hex 32)`,
+    );
   }
   if (key.length > MAX_KEY_BYTES) {
-    throw new ConfigError(`${setting}: ${path} is ${key.length} bytes, too large for an audit key (at most ${MAX_KEY_BYTES})`);
+    throw new ConfigError(
+      `${setting}: ${path} is ${key.length} bytes, too large for an audit key (at most ${MAX_KEY_BYTES})`,
+    );
   }
   return key;
 }
@@ -100,12 +104,26 @@ export function keyIdOf(key: Buffer): string {
  * The anchor fields of a run's current head, for its log line; empty when the run has
  * no audit events (nothing to anchor).
  */
-export async function anchorLogFields(input: { audit: Pick<AuditStore, 'head'>; runId: string; signer: AnchorSigner; now?: Date }): Promise<AnchorLogFields | Record<string, never>> {
+export async function anchorLogFields(input: {
+  audit: Pick<AuditStore, 'head'>;
+  runId: string;
+  signer: AnchorSigner;
+  now?: Date;
+}): Promise<AnchorLogFields | Record<string, never>> {
   const head = await input.audit.head(input.runId);
   if (!head) return {};
-  const anchor: AuditAnchor = { runId: input.runId, seq: head.seq, hash: head.hash, time: (input.now ?? new Date()).toISOString() };
+  const anchor: AuditAnchor = {
+    runId: input.runId,
+    seq: head.seq,
+    hash: head.hash,
+    time: (input.now ?? new Date()).toISOString(),
+  };
   const signature = input.signer.sign(anchor);
-  return { auditHead: `${head.seq}:${head.hash}`, auditAnchoredAt: anchor.time, ...(signature ? { auditAnchor: signature } : {}) };
+  return {
+    auditHead: `${head.seq}:${head.hash}`,
+    auditAnchoredAt: anchor.time,
+    ...(signature ? { auditAnchor: signature } : {}),
+  };
 }
 
 export type SignatureCheck = { valid: true } | { valid: false; problem: string };
@@ -113,7 +131,13 @@ export type SignatureCheck = { valid: true } | { valid: false; problem: string }
 /** Checks an anchor's signature with `key`, in constant time. */
 export function checkAnchorSignature(anchor: AuditAnchor, signature: string, key: Buffer): SignatureCheck {
   const [prefix, keyId, mac, ...rest] = signature.split(':');
-  if (prefix !== SIGNATURE_PREFIX || keyId === undefined || mac === undefined || rest.length > 0 || !/^[0-9a-f]{64}$/.test(mac)) {
+  if (
+    prefix !== SIGNATURE_PREFIX ||
+    keyId === undefined ||
+    mac === undefined ||
+    rest.length > 0 ||
+    !/^[0-9a-f]{64}$/.test(mac)
+  ) {
     return { valid: false, problem: `the signature is not of the form ${SIGNATURE_PREFIX}:<key id>:<64 hex digits>` };
   }
   const expected = Buffer.from(macOf(anchor, key), 'hex');
@@ -124,12 +148,19 @@ export function checkAnchorSignature(anchor: AuditAnchor, signature: string, key
 }
 
 function macOf(anchor: AuditAnchor, key: Buffer): string {
-  const body = canonicalJson({ runId: anchor.runId, seq: anchor.seq, hash: anchor.hash, time: anchor.time, ...(anchor.retired ? { retired: true } : {}) });
+  const body = canonicalJson({
+    runId: anchor.runId,
+    seq: anchor.seq,
+    hash: anchor.hash,
+    time: anchor.time,
+    ...(anchor.retired ? { retired: true } : {}),
+  });
   return createHmac('sha256', key).update(SIGNED_CONTEXT).update(body).digest('hex');
 }
 
 function trimWhitespace(content: Buffer): Buffer {
-  const isSpace = (byte: number | undefined): boolean => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+  const isSpace = (byte: number | undefined): boolean =>
+    byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
   let start = 0;
   let end = content.length;
   while (start < end && isSpace(content[start])) start++;
@@ -142,8 +173,25 @@ function trimWhitespace(content: Buffer): Buffer {
  * it had, marked retired under the signature, so `audit verify --anchors` can tell a run
  * retention removed from one removed by hand (which leaves no such line).
  */
-export function retiredAnchorLogFields(input: { runId: string; seq: number; hash: string; retiredAt: string; signer: AnchorSigner }): AnchorLogFields & { auditRetired: true } {
-  const anchor: AuditAnchor = { runId: input.runId, seq: input.seq, hash: input.hash, time: input.retiredAt, retired: true };
+export function retiredAnchorLogFields(input: {
+  runId: string;
+  seq: number;
+  hash: string;
+  retiredAt: string;
+  signer: AnchorSigner;
+}): AnchorLogFields & { auditRetired: true } {
+  const anchor: AuditAnchor = {
+    runId: input.runId,
+    seq: input.seq,
+    hash: input.hash,
+    time: input.retiredAt,
+    retired: true,
+  };
   const signature = input.signer.sign(anchor);
-  return { auditHead: `${input.seq}:${input.hash}`, auditAnchoredAt: input.retiredAt, auditRetired: true, ...(signature ? { auditAnchor: signature } : {}) };
+  return {
+    auditHead: `${input.seq}:${input.hash}`,
+    auditAnchoredAt: input.retiredAt,
+    auditRetired: true,
+    ...(signature ? { auditAnchor: signature } : {}),
+  };
 }

@@ -10,9 +10,21 @@ function storeWithTwoRuns() {
   const database = openDatabase(':memory:');
   const store = createAuditStore(database);
   for (const runId of ['run-a', 'run-b']) {
-    store.append({ runId, type: 'run-created', payload: { trigger: { kind: 'incident', text: 'checkout-api keeps restarting' } } });
-    store.append({ runId, type: 'tool-call', payload: { tool: 'list_pods', args: { namespace: 'staging' }, risk: 'read' } });
-    store.append({ runId, type: 'tool-result', payload: { tool: 'list_pods', content: 'checkout-api-7d9f8c6b5-x2k4q CrashLoopBackOff' } });
+    store.append({
+      runId,
+      type: 'run-created',
+      payload: { trigger: { kind: 'incident', text: 'checkout-api keeps restarting' } },
+    });
+    store.append({
+      runId,
+      type: 'tool-call',
+      payload: { tool: 'list_pods', args: { namespace: 'staging' }, risk: 'read' },
+    });
+    store.append({
+      runId,
+      type: 'tool-result',
+      payload: { tool: 'list_pods', content: 'checkout-api-7d9f8c6b5-x2k4q CrashLoopBackOff' },
+    });
     store.append({ runId, type: 'run-finished', payload: { status: 'completed' } });
   }
   return { database, store };
@@ -21,15 +33,23 @@ function storeWithTwoRuns() {
 test('a chain of appended events verifies, in order, with seq from 1', () => {
   const { store } = storeWithTwoRuns();
   const events = store.list('run-a');
-  assert.deepEqual(events.map((event) => event.seq), [1, 2, 3, 4]);
-  assert.deepEqual(events.map((event) => event.type), ['run-created', 'tool-call', 'tool-result', 'run-finished']);
+  assert.deepEqual(
+    events.map((event) => event.seq),
+    [1, 2, 3, 4],
+  );
+  assert.deepEqual(
+    events.map((event) => event.type),
+    ['run-created', 'tool-call', 'tool-result', 'run-finished'],
+  );
   assert.equal(events[1]!.prevHash, events[0]!.hash);
   assert.deepEqual(store.verify(), { runs: 2, events: 8, problems: [] });
 });
 
 test('a changed event is reported with its run and seq', () => {
   const { database, store } = storeWithTwoRuns();
-  database.prepare("UPDATE audit_events SET payload = ? WHERE run_id = 'run-a' AND seq = 3").run(JSON.stringify({ tool: 'list_pods', content: 'all healthy' }));
+  database
+    .prepare("UPDATE audit_events SET payload = ? WHERE run_id = 'run-a' AND seq = 3")
+    .run(JSON.stringify({ tool: 'list_pods', content: 'all healthy' }));
   const report = store.verify();
   assert.equal(report.problems.length, 1);
   assert.equal(report.problems[0]!.runId, 'run-a');
@@ -52,8 +72,18 @@ test('an inserted event is reported even when its seq is made to fit', () => {
   database.exec("UPDATE audit_events SET seq = -seq WHERE run_id = 'run-a' AND seq < 0");
   const [second] = store.list('run-a', { afterSeq: 1, limit: 1 });
   database
-    .prepare('INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)')
-    .run('run-a', 3, new Date().toISOString(), 'approval', JSON.stringify({ decision: 'approved' }), second!.hash, 'f'.repeat(64));
+    .prepare(
+      'INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    )
+    .run(
+      'run-a',
+      3,
+      new Date().toISOString(),
+      'approval',
+      JSON.stringify({ decision: 'approved' }),
+      second!.hash,
+      'f'.repeat(64),
+    );
   const report = store.verify('run-a');
   assert.ok(report.problems.length > 0);
 });
@@ -61,7 +91,11 @@ test('an inserted event is reported even when its seq is made to fit', () => {
 test('secret-looking values in payloads are redacted before they are stored', () => {
   const { store } = storeWithTwoRuns();
   const canary = 'CANARY-audit-9f2c1e';
-  store.append({ runId: 'run-c', type: 'tool-call', payload: { args: { url: `postgres://checkout:${canary}@db:5432/shop`, password: canary } } });
+  store.append({
+    runId: 'run-c',
+    type: 'tool-call',
+    payload: { args: { url: `postgres://checkout:${canary}@db:5432/shop`, password: canary } },
+  });
   assert.doesNotMatch(JSON.stringify(store.list('run-c')), new RegExp(canary));
   assert.deepEqual(store.verify('run-c').problems, []);
 });

@@ -6,7 +6,14 @@
 import type { DatabaseSync } from 'node:sqlite';
 export type { AuditStore } from '../store/ports.ts';
 import { redactValue } from '../redact/redactor.ts';
-import { GENESIS_HASH, hashEvent, verifyChain, type AuditEvent, type AuditEventType, type ChainProblem } from './events.ts';
+import {
+  GENESIS_HASH,
+  hashEvent,
+  verifyChain,
+  type AuditEvent,
+  type AuditEventType,
+  type ChainProblem,
+} from './events.ts';
 
 export interface SyncAuditStore {
   append(input: { runId: string; type: AuditEventType; payload: Record<string, unknown>; time?: Date }): AuditEvent;
@@ -30,10 +37,16 @@ export interface EventRow {
 
 export function createAuditStore(database: DatabaseSync): SyncAuditStore {
   const selectHead = database.prepare('SELECT seq, hash FROM audit_heads WHERE run_id = ?');
-  const insertEvent = database.prepare('INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)');
-  const upsertHead = database.prepare('INSERT INTO audit_heads (run_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash');
+  const insertEvent = database.prepare(
+    'INSERT INTO audit_events (run_id, seq, time, type, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const upsertHead = database.prepare(
+    'INSERT INTO audit_heads (run_id, seq, hash) VALUES (?, ?, ?) ON CONFLICT(run_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
+  );
   const selectEvents = database.prepare('SELECT * FROM audit_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?');
-  const selectRunIds = database.prepare('SELECT run_id FROM audit_heads UNION SELECT DISTINCT run_id FROM audit_events ORDER BY run_id');
+  const selectRunIds = database.prepare(
+    'SELECT run_id FROM audit_heads UNION SELECT DISTINCT run_id FROM audit_events ORDER BY run_id',
+  );
 
   return {
     append({ runId, type, payload, time = new Date() }) {
@@ -44,7 +57,14 @@ export function createAuditStore(database: DatabaseSync): SyncAuditStore {
       database.exec('BEGIN IMMEDIATE');
       try {
         const head = selectHead.get(runId) as { seq: number; hash: string } | undefined;
-        const unhashed = { runId, seq: (head?.seq ?? 0) + 1, time: time.toISOString(), type, payload: safePayload, prevHash: head?.hash ?? GENESIS_HASH };
+        const unhashed = {
+          runId,
+          seq: (head?.seq ?? 0) + 1,
+          time: time.toISOString(),
+          type,
+          payload: safePayload,
+          prevHash: head?.hash ?? GENESIS_HASH,
+        };
         const event: AuditEvent = { ...unhashed, hash: hashEvent(unhashed) };
         insertEvent.run(event.runId, event.seq, event.time, event.type, payloadJson, event.prevHash, event.hash);
         upsertHead.run(event.runId, event.seq, event.hash);

@@ -39,7 +39,13 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** sha256(prevHash + canonical JSON of the event without its own hash). */
 export function hashEvent(event: Omit<AuditEvent, 'hash'>): string {
-  const body = canonicalJson({ runId: event.runId, seq: event.seq, time: event.time, type: event.type, payload: event.payload });
+  const body = canonicalJson({
+    runId: event.runId,
+    seq: event.seq,
+    time: event.time,
+    type: event.type,
+    payload: event.payload,
+  });
   return createHash('sha256').update(event.prevHash).update(body).digest('hex');
 }
 
@@ -53,16 +59,28 @@ export interface ChainProblem {
  * Checks one run's events (ordered by seq) against each other and, when known, against
  * the run's recorded head (its last seq and hash), which catches a deleted last event.
  */
-export function verifyChain(runId: string, events: readonly AuditEvent[], head?: { seq: number; hash: string }): ChainProblem[] {
+export function verifyChain(
+  runId: string,
+  events: readonly AuditEvent[],
+  head?: { seq: number; hash: string },
+): ChainProblem[] {
   const problems: ChainProblem[] = [];
   let previousHash = GENESIS_HASH;
   events.forEach((event, index) => {
     const expectedSeq = index + 1;
     if (event.seq !== expectedSeq) {
-      problems.push({ runId, seq: event.seq, problem: `expected seq ${expectedSeq}, found ${event.seq} (an event is missing or inserted)` });
+      problems.push({
+        runId,
+        seq: event.seq,
+        problem: `expected seq ${expectedSeq}, found ${event.seq} (an event is missing or inserted)`,
+      });
     }
     if (event.prevHash !== previousHash) {
-      problems.push({ runId, seq: event.seq, problem: 'prevHash does not match the previous event (an event is missing, inserted or reordered)' });
+      problems.push({
+        runId,
+        seq: event.seq,
+        problem: 'prevHash does not match the previous event (an event is missing, inserted or reordered)',
+      });
     }
     if (hashEvent(event) !== event.hash) {
       problems.push({ runId, seq: event.seq, problem: 'hash does not match the content (the event was changed)' });
@@ -72,7 +90,10 @@ export function verifyChain(runId: string, events: readonly AuditEvent[], head?:
   if (head) {
     const last = events.at(-1);
     if (!last || last.seq !== head.seq || last.hash !== head.hash) {
-      problems.push({ runId, problem: `the chain ends at seq ${last?.seq ?? 0} but the run's head is seq ${head.seq} (events were removed or appended outside the log)` });
+      problems.push({
+        runId,
+        problem: `the chain ends at seq ${last?.seq ?? 0} but the run's head is seq ${head.seq} (events were removed or appended outside the log)`,
+      });
     }
   }
   return problems;

@@ -5,7 +5,8 @@ import { createOrderedWrites } from './ordered-writes.ts';
 test('writes are stored in the order they were made, however long each takes', async () => {
   const writes = createOrderedWrites();
   const stored: number[] = [];
-  for (const [index, delayMs] of [20, 0, 5].entries()) writes.add(() => new Promise<void>((resolve) => setTimeout(() => resolve(void stored.push(index)), delayMs)));
+  for (const [index, delayMs] of [20, 0, 5].entries())
+    writes.add(() => new Promise<void>((resolve) => setTimeout(() => resolve(void stored.push(index)), delayMs)));
   await writes.flush();
   assert.deepEqual(stored, [0, 1, 2]);
 });

@@ -44,12 +44,25 @@ export function formatNow(date: Date): string {
 export async function captureNamespace(cluster: ReadCluster, options: CaptureOptions): Promise<Snapshot> {
   const { namespace } = options;
   const found = await cluster.get('Namespace', { name: namespace });
-  if (!found.ok && found.error.kind === 'not-found') throw new CaptureError(`namespace "${namespace}" does not exist in this cluster (kubectl get namespaces lists those that do)`);
-  if (!found.ok && found.error.kind !== 'forbidden') throw new CaptureError(`cannot read the cluster: ${found.error.message}`);
+  if (!found.ok && found.error.kind === 'not-found')
+    throw new CaptureError(
+      `namespace "${namespace}" does not exist in this cluster (kubectl get namespaces lists those that do)`,
+    );
+  if (!found.ok && found.error.kind !== 'forbidden')
+    throw new CaptureError(`cannot read the cluster: ${found.error.message}`);
   const now = cluster.now();
-  const read = await readObjects({ cluster, namespace, now: now.getTime(), sinceMs: options.sinceMs, ...(found.ok ? { namespaceObject: found.value } : {}) });
+  const read = await readObjects({
+    cluster,
+    namespace,
+    now: now.getTime(),
+    sinceMs: options.sinceMs,
+    ...(found.ok ? { namespaceObject: found.value } : {}),
+  });
   const secrets = await readSecrets(cluster, namespace);
-  const troubles = findFailingPods(read.objects.filter((object) => object.kind === 'Pod' && object.metadata.namespace === namespace), { now: now.getTime(), sinceMs: options.sinceMs });
+  const troubles = findFailingPods(
+    read.objects.filter((object) => object.kind === 'Pod' && object.metadata.namespace === namespace),
+    { now: now.getTime(), sinceMs: options.sinceMs },
+  );
   const logs = await readLogs(cluster, troubles, options.logLimits);
   // Secrets hold no value to redact (secrets.ts): they are written as read.
   const objects = [...read.objects.map(sanitizeObject), ...secrets.objects];

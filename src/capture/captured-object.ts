@@ -22,5 +22,7 @@ export function readPath(object: unknown, path: string): unknown {
 
 /** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped object. */
 export function describeObject(object: CapturedObject): string {
-  return object.metadata.namespace ? `${object.kind}/${object.metadata.namespace}/${object.metadata.name}` : `${object.kind}/${object.metadata.name}`;
+  return object.metadata.namespace
+    ? `${object.kind}/${object.metadata.namespace}/${object.metadata.name}`
+    : `${object.kind}/${object.metadata.name}`;
 }

@@ -23,7 +23,13 @@ export interface PodTrouble {
   containers: ContainerLogPlan[];
 }
 
-type ContainerStatus = { name?: string; ready?: boolean; restartCount?: number; state?: Record<string, unknown>; lastState?: Record<string, unknown> };
+type ContainerStatus = {
+  name?: string;
+  ready?: boolean;
+  restartCount?: number;
+  state?: Record<string, unknown>;
+  lastState?: Record<string, unknown>;
+};
 
 function statuses(pod: CapturedObject, field: 'initContainerStatuses' | 'containerStatuses'): ContainerStatus[] {
   const list = readPath(pod, `status.${field}`);
@@ -63,18 +69,26 @@ export function podReasons(pod: CapturedObject, window: TroubleWindow): string[]
     if (waiting && waiting !== 'PodInitializing') reasons.push(waiting);
     const terminated = reasonOf(status.state, 'terminated');
     const isInit = init.includes(status);
-    if (terminated && terminated !== 'Completed' && phase !== 'Succeeded') reasons.push(isInit ? `init ${terminated}` : terminated);
+    if (terminated && terminated !== 'Completed' && phase !== 'Succeeded')
+      reasons.push(isInit ? `init ${terminated}` : terminated);
     const last = reasonOf(status.lastState, 'terminated');
     const recent = status.ready === false || finishedWithin(status.lastState, window);
     if (last && last !== 'Completed' && (status.restartCount ?? 0) > 0 && recent) reasons.push(last);
   }
   if (phase === 'Pending' && main.length === 0) {
     const conditions = readPath(pod, 'status.conditions');
-    const scheduled = Array.isArray(conditions) ? conditions.find((condition) => isRecord(condition) && condition['type'] === 'PodScheduled') : undefined;
-    reasons.push(isRecord(scheduled) && scheduled['status'] === 'False' ? String(scheduled['reason'] ?? 'Unschedulable') : 'Pending');
+    const scheduled = Array.isArray(conditions)
+      ? conditions.find((condition) => isRecord(condition) && condition['type'] === 'PodScheduled')
+      : undefined;
+    reasons.push(
+      isRecord(scheduled) && scheduled['status'] === 'False'
+        ? String(scheduled['reason'] ?? 'Unschedulable')
+        : 'Pending',
+    );
   }
   if (phase === 'Failed' || phase === 'Unknown') reasons.push(String(phase));
-  if (phase === 'Running' && reasons.length === 0 && main.some((status) => status.ready === false)) reasons.push('not ready');
+  if (phase === 'Running' && reasons.length === 0 && main.some((status) => status.ready === false))
+    reasons.push('not ready');
   return [...new Set(reasons)];
 }
 
@@ -89,7 +103,10 @@ export function findFailingPods(pods: readonly CapturedObject[], window: Trouble
       .filter((status) => typeof status.name === 'string')
       .map((status) => ({
         container: status.name as string,
-        current: status.state?.['running'] !== undefined || status.state?.['terminated'] !== undefined || (status.restartCount ?? 0) > 0,
+        current:
+          status.state?.['running'] !== undefined ||
+          status.state?.['terminated'] !== undefined ||
+          (status.restartCount ?? 0) > 0,
         previous: (status.restartCount ?? 0) > 0 || isRecord(status.lastState?.['terminated']),
       }));
     troubles.push({ pod, reasons, containers });

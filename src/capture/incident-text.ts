@@ -15,10 +15,18 @@ export function topOwner(pod: CapturedObject, objects: readonly CapturedObject[]
   let object: CapturedObject | undefined = pod;
   for (let depth = 0; object && depth < 4; depth += 1) {
     const owners = object.metadata['ownerReferences'];
-    const controller = Array.isArray(owners) ? (owners.find((owner) => isRecord(owner) && owner['controller'] === true) ?? owners[0]) : undefined;
-    if (!isRecord(controller) || typeof controller['kind'] !== 'string' || typeof controller['name'] !== 'string') break;
+    const controller = Array.isArray(owners)
+      ? (owners.find((owner) => isRecord(owner) && owner['controller'] === true) ?? owners[0])
+      : undefined;
+    if (!isRecord(controller) || typeof controller['kind'] !== 'string' || typeof controller['name'] !== 'string')
+      break;
     current = { kind: controller['kind'], name: controller['name'] };
-    object = objects.find((candidate) => candidate.kind === current.kind && candidate.metadata.name === current.name && candidate.metadata.namespace === pod.metadata.namespace);
+    object = objects.find(
+      (candidate) =>
+        candidate.kind === current.kind &&
+        candidate.metadata.name === current.name &&
+        candidate.metadata.namespace === pod.metadata.namespace,
+    );
   }
   return current;
 }
@@ -30,7 +38,9 @@ export function troubledNodes(objects: readonly CapturedObject[]): string[] {
     const conditions = readPath(node, 'status.conditions');
     const problems = (Array.isArray(conditions) ? conditions.filter(isRecord) : []).flatMap((condition) => {
       if (condition['type'] === 'Ready') return condition['status'] === 'True' ? [] : ['NotReady'];
-      return condition['status'] === 'True' && /Pressure$/.test(String(condition['type'])) ? [String(condition['type'])] : [];
+      return condition['status'] === 'True' && /Pressure$/.test(String(condition['type']))
+        ? [String(condition['type'])]
+        : [];
     });
     if (problems.length > 0) found.push(`${node.metadata.name} (${problems.join(', ')})`);
   }
@@ -44,7 +54,11 @@ function severity(reason: string): number {
   return 3;
 }
 
-export function incidentText(input: { namespace: string; troubles: readonly PodTrouble[]; objects: readonly CapturedObject[] }): string {
+export function incidentText(input: {
+  namespace: string;
+  troubles: readonly PodTrouble[];
+  objects: readonly CapturedObject[];
+}): string {
   const byWorkload = new Map<string, { kind: string; name: string; pods: string[]; reasons: Map<string, number> }>();
   for (const { pod, reasons } of input.troubles) {
     const owner = topOwner(pod, input.objects);
@@ -55,12 +69,25 @@ export function incidentText(input: { namespace: string; troubles: readonly PodT
     byWorkload.set(key, entry);
   }
   const worst = (reasons: Map<string, number>): number => Math.max(0, ...[...reasons.keys()].map(severity));
-  const workloads = [...byWorkload.values()].sort((a, b) => worst(b.reasons) - worst(a.reasons) || b.pods.length - a.pods.length);
-  const why = (reasons: Map<string, number>): string => [...reasons.entries()].sort((a, b) => b[1] - a[1]).map(([reason]) => reason).slice(0, 3).join(', ');
+  const workloads = [...byWorkload.values()].sort(
+    (a, b) => worst(b.reasons) - worst(a.reasons) || b.pods.length - a.pods.length,
+  );
+  const why = (reasons: Map<string, number>): string =>
+    [...reasons.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([reason]) => reason)
+      .slice(0, 3)
+      .join(', ');
   const nodes = troubledNodes(input.objects);
   // A node that is down under the namespace's pods is the news: the sentence is about it
   // (its pods may still say Running: nothing reports on them any more).
-  const podsOn = (node: string): CapturedObject[] => input.objects.filter((object) => object.kind === 'Pod' && object.metadata.namespace === input.namespace && readPath(object, 'spec.nodeName') === node);
+  const podsOn = (node: string): CapturedObject[] =>
+    input.objects.filter(
+      (object) =>
+        object.kind === 'Pod' &&
+        object.metadata.namespace === input.namespace &&
+        readPath(object, 'spec.nodeName') === node,
+    );
   const downUnderPods = nodes.filter((node) => podsOn(node.slice(0, node.indexOf(' ('))).length > 0);
   if (downUnderPods.length > 0) {
     const affected = downUnderPods.reduce((sum, node) => sum + podsOn(node.slice(0, node.indexOf(' ('))).length, 0);

@@ -72,6 +72,10 @@ export function restoreApiNames(kind: ReadableKind, object: Record<string, unkno
     record[to] = record[from];
     delete record[from];
   };
-  if (kind === 'LimitRange') for (const limit of (spec?.['limits'] as Record<string, unknown>[] | undefined) ?? []) rename(limit, '_default', 'default');
-  if (kind === 'NetworkPolicy') for (const rule of (spec?.['ingress'] as Record<string, unknown>[] | undefined) ?? []) rename(rule, '_from', 'from');
+  if (kind === 'LimitRange')
+    for (const limit of (spec?.['limits'] as Record<string, unknown>[] | undefined) ?? [])
+      rename(limit, '_default', 'default');
+  if (kind === 'NetworkPolicy')
+    for (const rule of (spec?.['ingress'] as Record<string, unknown>[] | undefined) ?? [])
+      rename(rule, '_from', 'from');
 }

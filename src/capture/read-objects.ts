@@ -24,17 +24,33 @@ export interface ReadObjectsResult {
 
 /** The time an event last happened, in ms since the epoch (NaN when it carries none). */
 export function eventTime(event: CapturedObject): number {
-  const candidates = [readPath(event, 'lastTimestamp'), readPath(event, 'series.lastObservedTime'), readPath(event, 'eventTime'), readPath(event, 'firstTimestamp'), readPath(event, 'metadata.creationTimestamp')];
+  const candidates = [
+    readPath(event, 'lastTimestamp'),
+    readPath(event, 'series.lastObservedTime'),
+    readPath(event, 'eventTime'),
+    readPath(event, 'firstTimestamp'),
+    readPath(event, 'metadata.creationTimestamp'),
+  ];
   const found = candidates.find((value) => typeof value === 'string' && value !== '');
   return typeof found === 'string' ? Date.parse(found) : Number.NaN;
 }
 
 /** `namespaceObject`: the Namespace as the caller read it (capture.ts checks it exists first). */
-export async function readObjects(input: { cluster: ReadCluster; namespace: string; namespaceObject?: unknown; now: number; sinceMs: number; limits?: ReadLimits }): Promise<ReadObjectsResult> {
+export async function readObjects(input: {
+  cluster: ReadCluster;
+  namespace: string;
+  namespaceObject?: unknown;
+  now: number;
+  sinceMs: number;
+  limits?: ReadLimits;
+}): Promise<ReadObjectsResult> {
   const { cluster, namespace } = input;
   const maxItems = (input.limits ?? DEFAULT_READ_LIMITS).maxItems;
   const warnings: string[] = [];
-  const listed = async (kind: ReadableKind, options: { namespace?: string; fieldSelector?: string } = {}): Promise<CapturedObject[]> => {
+  const listed = async (
+    kind: ReadableKind,
+    options: { namespace?: string; fieldSelector?: string } = {},
+  ): Promise<CapturedObject[]> => {
     const result = (await cluster.list(kind, { ...options, maxItems })) as ClusterResult<ListResult<unknown>>;
     if (!result.ok) {
       warnings.push(`${kind}: not captured (${result.error.kind}: ${result.error.message})`);
@@ -48,10 +64,12 @@ export async function readObjects(input: { cluster: ReadCluster; namespace: stri
   const [nodes, storageClasses, volumes] = await Promise.all(CLUSTER_KINDS.map((kind) => listed(kind)));
   objects.push(...(nodes ?? []), ...(storageClasses ?? []));
   // The volumes this namespace holds or could bind: claimed by it, or free.
-  objects.push(...(volumes ?? []).filter((volume) => {
-    const claimedBy = readPath(volume, 'spec.claimRef.namespace');
-    return claimedBy === undefined || claimedBy === namespace;
-  }));
+  objects.push(
+    ...(volumes ?? []).filter((volume) => {
+      const claimedBy = readPath(volume, 'spec.claimRef.namespace');
+      return claimedBy === undefined || claimedBy === namespace;
+    }),
+  );
   const namespaced = await Promise.all(NAMESPACED_KINDS.map((kind) => listed(kind, { namespace })));
   const earliest = input.now - input.sinceMs;
   const recent = (event: CapturedObject): boolean => !(eventTime(event) < earliest);
@@ -61,8 +79,14 @@ export async function readObjects(input: { cluster: ReadCluster; namespace: stri
   }
   // Node events live in `default` (or wherever the kubelet wrote them): those about any node.
   const nodeEvents = await listed('Event', { fieldSelector: 'involvedObject.kind=Node' });
-  const seen = new Set(objects.filter((object) => object.kind === 'Event').map((event) => `${event.metadata.namespace}/${event.metadata.name}`));
-  objects.push(...nodeEvents.filter((event) => recent(event) && !seen.has(`${event.metadata.namespace}/${event.metadata.name}`)));
+  const seen = new Set(
+    objects
+      .filter((object) => object.kind === 'Event')
+      .map((event) => `${event.metadata.namespace}/${event.metadata.name}`),
+  );
+  objects.push(
+    ...nodeEvents.filter((event) => recent(event) && !seen.has(`${event.metadata.namespace}/${event.metadata.name}`)),
+  );
   return { objects, warnings };
 }
 

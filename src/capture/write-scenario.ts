@@ -25,19 +25,34 @@ export async function checkOutput(out: string, force: boolean): Promise<void> {
     if (error.code === 'ENOTDIR') throw new CaptureError(`${out} exists and is not a folder`);
     throw new CaptureError(`${out} cannot be read: ${error.code ?? String(error)}`);
   });
-  if (entries.length > 0 && !force) throw new CaptureError(`${out} exists and is not empty: choose another folder, or pass --force to replace its scenario`);
+  if (entries.length > 0 && !force)
+    throw new CaptureError(
+      `${out} exists and is not empty: choose another folder, or pass --force to replace its scenario`,
+    );
 }
 
-export async function writeScenario(out: string, snapshot: Snapshot, options: { force?: boolean } = {}): Promise<{ files: number }> {
+export async function writeScenario(
+  out: string,
+  snapshot: Snapshot,
+  options: { force?: boolean } = {},
+): Promise<{ files: number }> {
   await checkOutput(out, options.force ?? false);
   await mkdir(out, { recursive: true });
-  await Promise.all(['scenario.yaml', 'cluster.yaml', 'logs'].map((entry) => rm(join(out, entry), { recursive: true, force: true })));
+  await Promise.all(
+    ['scenario.yaml', 'cluster.yaml', 'logs'].map((entry) => rm(join(out, entry), { recursive: true, force: true })),
+  );
   await writeFile(join(out, 'scenario.yaml'), `${stringify(snapshot.meta, { lineWidth: 0 })}${EXPECT_HINT}`);
-  await writeFile(join(out, 'cluster.yaml'), snapshot.objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'));
+  await writeFile(
+    join(out, 'cluster.yaml'),
+    snapshot.objects.map((object) => stringify(object, { lineWidth: 0 })).join('---\n'),
+  );
   for (const log of snapshot.logs) {
     const dir = join(out, 'logs', log.namespace, log.pod);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, `${log.container}${log.previous ? '.previous' : ''}.log`), log.text.endsWith('\n') ? log.text : `${log.text}\n`);
+    await writeFile(
+      join(dir, `${log.container}${log.previous ? '.previous' : ''}.log`),
+      log.text.endsWith('\n') ? log.text : `${log.text}\n`,
+    );
   }
   return { files: 2 + snapshot.logs.length };
 }

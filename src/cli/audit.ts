@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { addAnchorLine, emptyAnchorLog, type AnchorLog } from '../audit/anchor-log.ts';
-import { crossCheckAudit, readSqliteAuditTables, type AuditTables, type CrossCheckReport, type Finding } from '../audit/anchor-verify.ts';
+import {
+  crossCheckAudit,
+  readSqliteAuditTables,
+  type AuditTables,
+  type CrossCheckReport,
+  type Finding,
+} from '../audit/anchor-verify.ts';
 import { AUDIT_KEY_SETTING, keyIdOf, readAuditKey } from '../audit/anchors.ts';
 import { createAuditStore, type AuditStore } from '../audit/audit-store.ts';
 import { ConfigError, loadConfig } from '../config.ts';
@@ -60,9 +66,15 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  let inputs: { databaseUrl: string | undefined; path: string; anchors: AnchorLog | undefined; key: Buffer | undefined };
+  let inputs: {
+    databaseUrl: string | undefined;
+    path: string;
+    anchors: AnchorLog | undefined;
+    key: Buffer | undefined;
+  };
   try {
-    if (subcommand === 'show' && (values.anchors.length > 0 || values['key-file'])) throw new UsageError('--anchors and --key-file apply to verify only');
+    if (subcommand === 'show' && (values.anchors.length > 0 || values['key-file']))
+      throw new UsageError('--anchors and --key-file apply to verify only');
     const config = values['data-dir'] === undefined ? loadConfig() : undefined;
     inputs = {
       // --data-dir names a SQLite directory; otherwise the service's own store: its PostgreSQL database when it has one.
@@ -86,7 +98,9 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const store = source.audit;
     if (values.run !== undefined && (await store.list(values.run, { limit: 1 })).length === 0) {
-      process.stderr.write(`kubewhy audit ${subcommand}: no run ${values.run} in ${source.location} (a run id is printed by diagnose and shown by GET /v1/runs; runs past the retention period are removed)\n`);
+      process.stderr.write(
+        `kubewhy audit ${subcommand}: no run ${values.run} in ${source.location} (a run id is printed by diagnose and shown by GET /v1/runs; runs past the retention period are removed)\n`,
+      );
       return 1;
     }
     if (subcommand === 'show') {
@@ -97,15 +111,32 @@ export async function run(argv: string[]): Promise<number> {
       for (const event of await store.list(values.run)) process.stdout.write(`${JSON.stringify(event)}\n`);
       return 0;
     }
-    const crossCheck = await crossCheckAudit({ tables: await source.tables(), audit: store, ...optional({ anchors: inputs.anchors?.anchors, key: inputs.key, runId: values.run }) });
-    return await printVerdict({ store, runId: values.run, path: source.location, anchorFiles: values.anchors, anchors: inputs.anchors, key: inputs.key, crossCheck });
+    const crossCheck = await crossCheckAudit({
+      tables: await source.tables(),
+      audit: store,
+      ...optional({ anchors: inputs.anchors?.anchors, key: inputs.key, runId: values.run }),
+    });
+    return await printVerdict({
+      store,
+      runId: values.run,
+      path: source.location,
+      anchorFiles: values.anchors,
+      anchors: inputs.anchors,
+      key: inputs.key,
+      crossCheck,
+    });
   } finally {
     await source.close();
   }
 }
 
 /** What verify and show read: the SQLite file, read only, or the PostgreSQL database, in read-only transactions. */
-async function openSource(inputs: { databaseUrl: string | undefined; path: string }): Promise<{ location: string; audit: AuditStore; tables(): Promise<AuditTables>; close(): Promise<void> } | { problem: string }> {
+async function openSource(inputs: {
+  databaseUrl: string | undefined;
+  path: string;
+}): Promise<
+  { location: string; audit: AuditStore; tables(): Promise<AuditTables>; close(): Promise<void> } | { problem: string }
+> {
   if (inputs.databaseUrl) {
     const { openPostgresAuditReader } = await import('../store/postgres/audit-reader.ts');
     const { redactDatabaseUrl } = await import('../store/postgres/stores.ts');
@@ -113,7 +144,9 @@ async function openSource(inputs: { databaseUrl: string | undefined; path: strin
       return await openPostgresAuditReader(inputs.databaseUrl);
     } catch (error) {
       // The driver's message names the host and the user, never the password.
-      return { problem: `cannot read ${redactDatabaseUrl(inputs.databaseUrl)}: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        problem: `cannot read ${redactDatabaseUrl(inputs.databaseUrl)}: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
   if (!existsSync(inputs.path)) return { problem: `no audit store at ${inputs.path}` };
@@ -132,15 +165,26 @@ async function openSource(inputs: { databaseUrl: string | undefined; path: strin
   };
 }
 
-async function printVerdict(input: { store: AuditStore; runId: string | undefined; path: string; anchorFiles: string[]; anchors: AnchorLog | undefined; key: Buffer | undefined; crossCheck: CrossCheckReport }): Promise<number> {
+async function printVerdict(input: {
+  store: AuditStore;
+  runId: string | undefined;
+  path: string;
+  anchorFiles: string[];
+  anchors: AnchorLog | undefined;
+  key: Buffer | undefined;
+  crossCheck: CrossCheckReport;
+}): Promise<number> {
   const { crossCheck, anchors } = input;
   const chains = await input.store.verify(input.runId);
   const write = (line: string): boolean => process.stdout.write(`${line}\n`);
   for (const problem of chains.problems) {
     write(`FAIL run ${problem.runId}${problem.seq === undefined ? '' : ` seq ${problem.seq}`}: ${problem.problem}`);
   }
-  const malformed = (anchors?.malformed ?? []).filter((entry) => input.runId === undefined || entry.runId === input.runId);
-  for (const entry of malformed) write(`FAIL ${entry.runId ? `run ${entry.runId} ` : ''}[anchor-malformed]: ${entry.source}: ${entry.problem}`);
+  const malformed = (anchors?.malformed ?? []).filter(
+    (entry) => input.runId === undefined || entry.runId === input.runId,
+  );
+  for (const entry of malformed)
+    write(`FAIL ${entry.runId ? `run ${entry.runId} ` : ''}[anchor-malformed]: ${entry.source}: ${entry.problem}`);
   for (const finding of crossCheck.problems) write(`FAIL ${describeFinding(finding)}`);
 
   const warnings = summariseWarnings(crossCheck);
@@ -148,7 +192,9 @@ async function printVerdict(input: { store: AuditStore; runId: string | undefine
   const problems = chains.problems.length + malformed.length + crossCheck.problems.length;
   const verdict = problems === 0 ? 'OK' : `${problems} problem(s)`;
   const warned = warnings.length === 0 ? '' : ` (${warnings.length} warning(s))`;
-  write(`audit ${verdict}: ${chains.runs} run(s), ${chains.events} event(s) checked in ${input.path}${describeAnchors(input)}${warned}`);
+  write(
+    `audit ${verdict}: ${chains.runs} run(s), ${chains.events} event(s) checked in ${input.path}${describeAnchors(input)}${warned}`,
+  );
   return problems === 0 ? 0 : 1;
 }
 
@@ -161,10 +207,14 @@ function summariseWarnings(report: CrossCheckReport): string[] {
   const unsigned = report.warnings.filter((warning) => warning.kind === 'anchor-unsigned');
   const lines = report.warnings.filter((warning) => warning.kind !== 'anchor-unsigned').map(describeFinding);
   if (unsigned.length > 0) {
-    lines.push(`[anchor-unsigned]: ${unsigned.length} anchor(s) are unsigned (${listRuns(unsigned)}): they prove the heads only as far as the shipped logs are trusted; set ${AUDIT_KEY_SETTING} on the service to sign them`);
+    lines.push(
+      `[anchor-unsigned]: ${unsigned.length} anchor(s) are unsigned (${listRuns(unsigned)}): they prove the heads only as far as the shipped logs are trusted; set ${AUDIT_KEY_SETTING} on the service to sign them`,
+    );
   }
   if (report.unchecked > 0) {
-    lines.push(`[anchor-unchecked]: the signatures of ${report.unchecked} anchor(s) were not checked: no key given (--key-file or ${AUDIT_KEY_SETTING})`);
+    lines.push(
+      `[anchor-unchecked]: the signatures of ${report.unchecked} anchor(s) were not checked: no key given (--key-file or ${AUDIT_KEY_SETTING})`,
+    );
   }
   return lines;
 }
@@ -174,9 +224,16 @@ function listRuns(findings: readonly Finding[]): string {
   return findings.length > 3 ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 
-function describeAnchors(input: { anchorFiles: string[]; anchors: AnchorLog | undefined; key: Buffer | undefined; crossCheck: CrossCheckReport }): string {
-  if (!input.anchors) return '; no anchors given (--anchors FILE checks the chains against the heads the service logged)';
-  const retired = input.crossCheck.retired > 0 ? `, ${input.crossCheck.retired} matched the heads of runs removed by retention` : '';
+function describeAnchors(input: {
+  anchorFiles: string[];
+  anchors: AnchorLog | undefined;
+  key: Buffer | undefined;
+  crossCheck: CrossCheckReport;
+}): string {
+  if (!input.anchors)
+    return '; no anchors given (--anchors FILE checks the chains against the heads the service logged)';
+  const retired =
+    input.crossCheck.retired > 0 ? `, ${input.crossCheck.retired} matched the heads of runs removed by retention` : '';
   const key = input.key ? `, signatures checked with key id ${keyIdOf(input.key)}` : '';
   return `; ${input.crossCheck.matched} anchor(s) from ${input.anchorFiles.join(', ')} matched their chains${retired}${key}`;
 }
@@ -189,13 +246,17 @@ async function readAnchorFiles(paths: readonly string[]): Promise<AnchorLog> {
     const input = path === '-' ? process.stdin : createReadStream(path, { encoding: 'utf8' });
     let lineNumber = 0;
     try {
-      for await (const line of createInterface({ input, crlfDelay: Infinity })) addAnchorLine(log, line, `${name}:${++lineNumber}`);
+      for await (const line of createInterface({ input, crlfDelay: Infinity }))
+        addAnchorLine(log, line, `${name}:${++lineNumber}`);
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
       throw new UsageError(`cannot read the anchors file ${path} (${reason})`);
     }
   }
-  if (log.lines === 0) throw new UsageError(`no audit anchors (log lines with "auditHead") in ${paths.join(', ')}: give the service's logs`);
+  if (log.lines === 0)
+    throw new UsageError(
+      `no audit anchors (log lines with "auditHead") in ${paths.join(', ')}: give the service's logs`,
+    );
   return log;
 }
 
@@ -209,5 +270,7 @@ function readVerifyKey(input: { keyFile: string | undefined; needed: boolean }):
 
 /** Drops the members that are undefined (exactOptionalPropertyTypes). */
 function optional<T extends Record<string, unknown>>(values: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

@@ -58,11 +58,18 @@ export async function run(argv: string[]): Promise<number> {
   }
   const out = positionals[0];
   if (!values.namespace || out === undefined || positionals.length > 1) {
-    process.stderr.write(`kubewhy capture: ${!values.namespace ? '--namespace is required' : out === undefined ? 'say where to write the scenario: OUT' : 'only one OUT folder'}\n\n${USAGE}\n`);
+    process.stderr.write(
+      `kubewhy capture: ${!values.namespace ? '--namespace is required' : out === undefined ? 'say where to write the scenario: OUT' : 'only one OUT folder'}\n\n${USAGE}\n`,
+    );
     return 2;
   }
   try {
-    return await capture({ ...values, namespace: values.namespace, out: resolve(out), outName: basename(resolve(out)) });
+    return await capture({
+      ...values,
+      namespace: values.namespace,
+      out: resolve(out),
+      outName: basename(resolve(out)),
+    });
   } catch (error) {
     if (!(error instanceof CaptureError) && !(error instanceof KubeconfigError)) throw error;
     process.stderr.write(`kubewhy capture: ${error.message}\n`);
@@ -70,15 +77,30 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function capture(input: { namespace: string; out: string; outName: string; kubeconfig?: string; context?: string; since: string; name?: string; incident?: string; tail?: string; force: boolean }): Promise<number> {
+async function capture(input: {
+  namespace: string;
+  out: string;
+  outName: string;
+  kubeconfig?: string;
+  context?: string;
+  since: string;
+  name?: string;
+  incident?: string;
+  tail?: string;
+  force: boolean;
+}): Promise<number> {
   const sinceMs = parseDuration(input.since);
   const tailLines = input.tail === undefined ? DEFAULT_LOG_LIMITS.tailLines : Number(input.tail);
-  if (!Number.isInteger(tailLines) || tailLines < 1) throw new CaptureError(`--tail expects a positive number of lines, got "${input.tail}"`);
+  if (!Number.isInteger(tailLines) || tailLines < 1)
+    throw new CaptureError(`--tail expects a positive number of lines, got "${input.tail}"`);
   const name = input.name ?? (kebabCase(input.outName) || `${input.namespace}-capture`);
   await checkOutput(input.out, input.force);
   const target = chooseClusterTarget({ kubeconfig: input.kubeconfig, context: input.context, config: loadConfig() });
   if ('refusal' in target) throw new CaptureError(target.refusal);
-  if (target.kind === 'scenario') throw new CaptureError('KUBEWHY_CLUSTER=mock serves a scenario already: capture reads a live cluster (--kubeconfig FILE, KUBECONFIG or ~/.kube/config)');
+  if (target.kind === 'scenario')
+    throw new CaptureError(
+      'KUBEWHY_CLUSTER=mock serves a scenario already: capture reads a live cluster (--kubeconfig FILE, KUBECONFIG or ~/.kube/config)',
+    );
   const source = describeCluster(identifyCluster(kubeconfigSource(target.options)));
   const cluster = createKubeCluster(target.options);
   const snapshot = await captureNamespace(cluster, {
@@ -104,5 +126,8 @@ async function capture(input: { namespace: string; out: string; outName: string;
 }
 
 function kebabCase(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }

@@ -15,26 +15,53 @@ export type ClusterTarget =
   | { kind: 'cluster'; options: KubeClusterOptions }
   | { refusal: string };
 
-export function chooseClusterTarget(input: { scenario?: string | undefined; kubeconfig: string | undefined; context: string | undefined; config: Config }): ClusterTarget {
+export function chooseClusterTarget(input: {
+  scenario?: string | undefined;
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  config: Config;
+}): ClusterTarget {
   const { cluster } = input.config;
   if (input.scenario !== undefined) {
-    if (input.kubeconfig !== undefined || input.context !== undefined) return { refusal: '--scenario reads an embedded mock cluster: it takes no --kubeconfig or --context' };
+    if (input.kubeconfig !== undefined || input.context !== undefined)
+      return { refusal: '--scenario reads an embedded mock cluster: it takes no --kubeconfig or --context' };
     return { kind: 'scenario', directory: input.scenario, from: '--scenario' };
   }
   const requestTimeoutMs = cluster.timeoutMs;
   if (input.kubeconfig !== undefined) {
-    return { kind: 'cluster', options: { kubeconfigPath: input.kubeconfig, ...(input.context ? { context: input.context } : {}), requestTimeoutMs } };
+    return {
+      kind: 'cluster',
+      options: {
+        kubeconfigPath: input.kubeconfig,
+        ...(input.context ? { context: input.context } : {}),
+        requestTimeoutMs,
+      },
+    };
   }
   switch (cluster.mode) {
     case 'mock':
-      if (input.context !== undefined) return { refusal: 'KUBEWHY_CLUSTER=mock reads the embedded mock cluster: --context needs a kubeconfig (--kubeconfig FILE)' };
+      if (input.context !== undefined)
+        return {
+          refusal:
+            'KUBEWHY_CLUSTER=mock reads the embedded mock cluster: --context needs a kubeconfig (--kubeconfig FILE)',
+        };
       return { kind: 'scenario', directory: cluster.scenarioDir, from: 'KUBEWHY_MOCK_SCENARIO' };
     case 'kubeconfig': {
       const context = input.context ?? cluster.context;
-      return { kind: 'cluster', options: { ...(cluster.kubeconfigPath ? { kubeconfigPath: cluster.kubeconfigPath } : {}), ...(context ? { context } : {}), requestTimeoutMs } };
+      return {
+        kind: 'cluster',
+        options: {
+          ...(cluster.kubeconfigPath ? { kubeconfigPath: cluster.kubeconfigPath } : {}),
+          ...(context ? { context } : {}),
+          requestTimeoutMs,
+        },
+      };
     }
     case 'in-cluster':
-      if (input.context !== undefined) return { refusal: 'inside a pod kubewhy reads its service account: --context needs a kubeconfig (--kubeconfig FILE)' };
+      if (input.context !== undefined)
+        return {
+          refusal: 'inside a pod kubewhy reads its service account: --context needs a kubeconfig (--kubeconfig FILE)',
+        };
       return { kind: 'cluster', options: { inCluster: true, requestTimeoutMs } };
     case 'none':
       return { refusal: noClusterMessage(cluster.searched) };

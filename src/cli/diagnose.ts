@@ -86,12 +86,19 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   // A person at a terminal would rather hear "the model does not answer" in a minute than in eight.
-  const config = loadConfig(undefined, { defaults: { KUBEWHY_MODEL_TIMEOUT_SECONDS: String(CLI_MODEL_TIMEOUT_SECONDS), KUBEWHY_MODEL_MAX_RETRIES: '1' } });
+  const config = loadConfig(undefined, {
+    defaults: { KUBEWHY_MODEL_TIMEOUT_SECONDS: String(CLI_MODEL_TIMEOUT_SECONDS), KUBEWHY_MODEL_MAX_RETRIES: '1' },
+  });
   const policy: LadderPolicy = {
     actNamespaces: [...config.policy.actNamespaces, ...values['act-namespace']],
     ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}),
   };
-  const target = chooseClusterTarget({ scenario: values.scenario, kubeconfig: values.kubeconfig, context: values.context, config });
+  const target = chooseClusterTarget({
+    scenario: values.scenario,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    config,
+  });
   if ('refusal' in target) {
     process.stderr.write(`kubewhy diagnose: ${target.refusal}\n`);
     return 2;
@@ -102,7 +109,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   const scenario = target.kind === 'scenario' ? await loadScenarioFrom(target, values.background) : undefined;
 
-  const trigger = await chooseTrigger({ text: positionals.join(' ').trim(), namespace: values.namespace, alertFile: values.alert, scenario });
+  const trigger = await chooseTrigger({
+    text: positionals.join(' ').trim(),
+    namespace: values.namespace,
+    alertFile: values.alert,
+    scenario,
+  });
   if (!trigger) {
     process.stderr.write(`kubewhy diagnose: say what to diagnose: incident text or --alert FILE\n\n${USAGE}\n`);
     return 2;
@@ -115,13 +127,18 @@ export async function run(argv: string[]): Promise<number> {
   const rungLine = `Rung: ${rung}${namespace ? ` (in ${namespace}: ${cap})` : ''}; ACT allowed: ${allowed}. Writes ${rung === 'ACT' ? 'wait for your approval where ACT is allowed, and are only proposed elsewhere' : 'are only proposed'}.`;
   const progress = createProgress({ output: process.stderr, quiet: values.json || values.quiet });
 
-  const connection = await connect(target, { requestTimeoutMs: config.cluster.timeoutMs, ...(scenario ? { scenario } : {}) });
+  const connection = await connect(target, {
+    requestTimeoutMs: config.cluster.timeoutMs,
+    ...(scenario ? { scenario } : {}),
+  });
   try {
     const clusterLine = `Cluster: ${describeCluster(connection.identity)}`;
     progress.say(`Reading ${describeCluster(connection.identity)}`);
     const reachable = await checkReachable(connection.cluster, namespace);
     if (!reachable.ok) {
-      process.stderr.write(`kubewhy diagnose: cannot read the cluster (${describeCluster(connection.identity)}): ${reachable.message}\n`);
+      process.stderr.write(
+        `kubewhy diagnose: cannot read the cluster (${describeCluster(connection.identity)}): ${reachable.message}\n`,
+      );
       return 1;
     }
     const model = progress.watchModel(await createCommandModel(config));
@@ -131,7 +148,13 @@ export async function run(argv: string[]): Promise<number> {
     const runId = randomUUID();
     const auditStore = createAuditStore(database);
     const audit = auditFor(asAsync(auditStore), runId);
-    audit.record('run-created', { trigger, rung, source: 'cli', cluster: connection.identity, ...(scenario ? { scenario: scenario.name } : {}) });
+    audit.record('run-created', {
+      trigger,
+      rung,
+      source: 'cli',
+      cluster: connection.identity,
+      ...(scenario ? { scenario: scenario.name } : {}),
+    });
     const approvals = createTerminalApprovalBroker({ input: process.stdin, output: process.stderr });
     const limits = runLimitsOf(config.limits);
     const registry = toolRegistryFor({ scenario: scenario !== undefined, secretKeys: config.policy.secretKeys });
@@ -140,7 +163,19 @@ export async function run(argv: string[]): Promise<number> {
     let outcome: RunOutcome;
     const started = performance.now();
     try {
-      outcome = await runAgent({ runId, trigger, rung, model, registry, cluster: connection.cluster, policy, approvals, audit, limits, observer: progress.observer });
+      outcome = await runAgent({
+        runId,
+        trigger,
+        rung,
+        model,
+        registry,
+        cluster: connection.cluster,
+        policy,
+        approvals,
+        audit,
+        limits,
+        observer: progress.observer,
+      });
       // The run ends here: its chain's last event, as the service's runs end (runs/lifecycle.ts).
       audit.record('run-finished', { ...runFinishedOf(outcome) });
     } finally {
@@ -151,26 +186,33 @@ export async function run(argv: string[]): Promise<number> {
     }
     const durationMs = performance.now() - started;
     if (values.json) {
-      process.stdout.write(`${JSON.stringify({ runId, rung, model: model.name, cluster: connection.identity, ...outcome, durationMs: Math.round(durationMs) }, null, 2)}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ runId, rung, model: model.name, cluster: connection.identity, ...outcome, durationMs: Math.round(durationMs) }, null, 2)}\n`,
+      );
     } else {
       const head = auditHead ? ` (${auditHead.seq} events, head ${auditHead.hash.slice(0, 16)}…)` : '';
-      process.stdout.write(formatRun({ runId, outcome, rungLine: `${clusterLine}\n${rungLine}`, durationMs }) + `Audit${head}: ${commandForm()} audit verify --run ${runId}\n`);
+      process.stdout.write(
+        formatRun({ runId, outcome, rungLine: `${clusterLine}\n${rungLine}`, durationMs }) +
+          `Audit${head}: ${commandForm()} audit verify --run ${runId}\n`,
+      );
     }
-    if (outcome.status !== 'completed' && outcome.reason?.startsWith('model error')) process.stderr.write(`kubewhy diagnose: ${modelFailureHint(config)}\n`);
+    if (outcome.status !== 'completed' && outcome.reason?.startsWith('model error'))
+      process.stderr.write(`kubewhy diagnose: ${modelFailureHint(config)}\n`);
     return outcome.status === 'completed' ? 0 : 1;
   } finally {
     await connection.close();
   }
 }
 
-
-
 /**
  * One read before the run: an API server that cannot be reached is said at once, with its
  * address, rather than as a diagnosis whose every tool failed. Any answer (a 403 or 404
  * included) means it is there.
  */
-async function checkReachable(cluster: Cluster, namespace: string | undefined): Promise<{ ok: true } | { ok: false; message: string }> {
+async function checkReachable(
+  cluster: Cluster,
+  namespace: string | undefined,
+): Promise<{ ok: true } | { ok: false; message: string }> {
   const result = await cluster.get('Namespace', { name: namespace ?? 'default' });
   if (result.ok || (result.error.kind !== 'unavailable' && result.error.kind !== 'timeout')) return { ok: true };
   return { ok: false, message: result.error.message };
@@ -187,19 +229,33 @@ function describeModelEndpoint(model: Config['model']): { endpoint: string; sett
     case 'anthropic':
       return { endpoint: model.baseUrl ?? 'the Anthropic API', settings: 'ANTHROPIC_BASE_URL' };
     case 'bedrock':
-      return { endpoint: model.baseUrl ?? `Amazon Bedrock in ${model.region}`, settings: 'AWS_REGION, the AWS credentials and KUBEWHY_MODEL_BASE_URL' };
+      return {
+        endpoint: model.baseUrl ?? `Amazon Bedrock in ${model.region}`,
+        settings: 'AWS_REGION, the AWS credentials and KUBEWHY_MODEL_BASE_URL',
+      };
     case 'vertex':
-      return { endpoint: model.baseUrl ?? `Vertex AI in ${model.region} (project ${model.projectId})`, settings: 'CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, the Google credentials and KUBEWHY_MODEL_BASE_URL' };
+      return {
+        endpoint: model.baseUrl ?? `Vertex AI in ${model.region} (project ${model.projectId})`,
+        settings: 'CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID, the Google credentials and KUBEWHY_MODEL_BASE_URL',
+      };
     case 'openai':
-      return model.azure ? { endpoint: model.azure.endpoint, settings: 'AZURE_OPENAI_ENDPOINT' } : { endpoint: model.baseUrl ?? 'the OpenAI API', settings: 'OPENAI_BASE_URL' };
+      return model.azure
+        ? { endpoint: model.azure.endpoint, settings: 'AZURE_OPENAI_ENDPOINT' }
+        : { endpoint: model.baseUrl ?? 'the OpenAI API', settings: 'OPENAI_BASE_URL' };
     case 'offline':
       return { endpoint: 'the offline engine', settings: 'KUBEWHY_MODEL' };
   }
 }
 
 /** The incident text, else the alert in the file, else the scenario's own trigger. */
-async function chooseTrigger(input: { text: string; namespace: string | undefined; alertFile: string | undefined; scenario: LoadedScenario | undefined }): Promise<Trigger | undefined> {
-  if (input.text) return { kind: 'incident', text: input.text, ...(input.namespace ? { namespace: input.namespace } : {}) };
+async function chooseTrigger(input: {
+  text: string;
+  namespace: string | undefined;
+  alertFile: string | undefined;
+  scenario: LoadedScenario | undefined;
+}): Promise<Trigger | undefined> {
+  if (input.text)
+    return { kind: 'incident', text: input.text, ...(input.namespace ? { namespace: input.namespace } : {}) };
   if (input.alertFile) {
     const { readAlertFile } = await import('./read-alert.ts');
     return readAlertFile(input.alertFile);
@@ -209,10 +265,12 @@ async function chooseTrigger(input: { text: string; namespace: string | undefine
   return scenarioTriggers(input.scenario)[0]?.trigger;
 }
 
-async function loadScenarioFrom(target: { directory: string; from: string }, background: string | undefined): Promise<LoadedScenario> {
+async function loadScenarioFrom(
+  target: { directory: string; from: string },
+  background: string | undefined,
+): Promise<LoadedScenario> {
   const { loadScenario, ScenarioError } = await import('../../mock-cluster/index.ts');
   return loadScenario(target.directory, background === undefined ? {} : { background }).catch((error: unknown) => {
     throw error instanceof ScenarioError ? new ScenarioError({ file: target.from }, error.message) : error;
   });
 }
-

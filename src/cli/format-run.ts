@@ -16,8 +16,11 @@ export function formatRun(input: { runId: string; outcome: RunOutcome; rungLine:
   const lines: string[] = [input.rungLine, ''];
   const diagnosis = outcome.diagnosis;
   if (diagnosis) {
-    lines.push(`Diagnosis: ${diagnosis.category}${diagnosis.culprit ? ` — ${formatCulprit(diagnosis.culprit)}` : ' (no culprit)'} (confidence ${diagnosis.confidence})`);
-    for (const missing of diagnosis.notFound ?? []) lines.push(`  Not found: ${missing.kind} ${missing.namespace ? `${missing.namespace}/` : ''}${missing.name}`);
+    lines.push(
+      `Diagnosis: ${diagnosis.category}${diagnosis.culprit ? ` — ${formatCulprit(diagnosis.culprit)}` : ' (no culprit)'} (confidence ${diagnosis.confidence})`,
+    );
+    for (const missing of diagnosis.notFound ?? [])
+      lines.push(`  Not found: ${missing.kind} ${missing.namespace ? `${missing.namespace}/` : ''}${missing.name}`);
     lines.push(`  ${diagnosis.summary}`, '', 'Evidence:');
     for (const line of diagnosis.evidence) lines.push(`  - ${line}`);
   } else {
@@ -30,7 +33,9 @@ export function formatRun(input: { runId: string; outcome: RunOutcome; rungLine:
   lines.push('', 'Trail:');
   outcome.toolCalls.forEach((call, index) => {
     const result = call.action ?? (call.ok ? 'ok' : `error: ${call.error}`);
-    lines.push(`  ${String(index + 1).padStart(2)}. step ${call.step} ${call.tool} ${JSON.stringify(call.input)} [${call.risk}] ${result}, ${formatBytes(call.bytes)}`);
+    lines.push(
+      `  ${String(index + 1).padStart(2)}. step ${call.step} ${call.tool} ${JSON.stringify(call.input)} [${call.risk}] ${result}, ${formatBytes(call.bytes)}`,
+    );
   });
   const bytes = outcome.toolCalls.reduce((sum, call) => sum + call.bytes, 0);
   lines.push(
@@ -46,9 +51,12 @@ function formatAction(action: Action): string[] {
   if (action.status === 'proposed') return [`${head}${action.reason ? `: ${action.reason}` : ''}`];
   const lines = [head];
   if (action.reason) lines.push(`      Why: ${action.reason}`);
-  if (action.diff?.length) lines.push('      What changes (server-side dry run):', ...action.diff.map((line) => `        ${line}`));
+  if (action.diff?.length)
+    lines.push('      What changes (server-side dry run):', ...action.diff.map((line) => `        ${line}`));
   if (action.decidedBy || action.decisionReason) {
-    lines.push(`      Decided${action.decidedBy ? ` by ${action.decidedBy}` : ''}${action.decidedAt ? ` at ${action.decidedAt}` : ''}${action.decisionReason ? `: ${action.decisionReason}` : ''}`);
+    lines.push(
+      `      Decided${action.decidedBy ? ` by ${action.decidedBy}` : ''}${action.decidedAt ? ` at ${action.decidedAt}` : ''}${action.decisionReason ? `: ${action.decisionReason}` : ''}`,
+    );
   }
   if (action.result) lines.push(`      Result: ${action.result.split('\n')[0] ?? ''}`);
   return lines;

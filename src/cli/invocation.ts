@@ -7,7 +7,9 @@ import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, relative } from 'node:path';
 import { commandSearchPath } from '../config.ts';
 
-export function commandForm(input: { entry?: string | undefined; path?: string | undefined; cwd?: string } = {}): string {
+export function commandForm(
+  input: { entry?: string | undefined; path?: string | undefined; cwd?: string } = {},
+): string {
   const entry = input.entry ?? process.argv[1];
   if (!entry) return 'kubewhy';
   const self = realpathOr(entry);

@@ -56,7 +56,12 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
-  const target = chooseClusterTarget({ scenario: values.scenario, kubeconfig: values.kubeconfig, context: values.context, config });
+  const target = chooseClusterTarget({
+    scenario: values.scenario,
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    config,
+  });
   if ('refusal' in target) {
     process.stderr.write(`kubewhy mcp: ${target.refusal}\n`);
     return 2;
@@ -66,9 +71,20 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const audit = asAsync(createAuditStore(database));
     const model = await createCommandModel(config);
-    const policy: LadderPolicy = { actNamespaces: [], ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}) };
+    const policy: LadderPolicy = {
+      actNamespaces: [],
+      ...(config.policy.allowedNamespaces ? { allowedNamespaces: config.policy.allowedNamespaces } : {}),
+    };
     const registry = toolRegistryFor({ scenario: target.kind === 'scenario', secretKeys: config.policy.secretKeys });
-    const session = createMcpSession({ runId: `mcp-stdio-${randomUUID()}`, audit, registry, cluster: connection.cluster, policy, toolOutputBytes: config.limits.toolOutputBytes, transport: 'stdio' });
+    const session = createMcpSession({
+      runId: `mcp-stdio-${randomUUID()}`,
+      audit,
+      registry,
+      cluster: connection.cluster,
+      policy,
+      toolOutputBytes: config.limits.toolOutputBytes,
+      transport: 'stdio',
+    });
     const limits = runLimitsOf(config.limits);
 
     const running = new Set<Promise<DiagnoseAnswer>>();
@@ -76,19 +92,40 @@ export async function run(argv: string[]): Promise<number> {
       const runId = randomUUID();
       const trigger: Trigger = { kind: 'incident', ...input };
       const runAudit = auditFor(audit, runId);
-      runAudit.record('run-created', { trigger, rung: 'OBSERVE', source: 'mcp', cluster: connection.identity, mcpSession: session.runId });
+      runAudit.record('run-created', {
+        trigger,
+        rung: 'OBSERVE',
+        source: 'mcp',
+        cluster: connection.identity,
+        mcpSession: session.runId,
+      });
       // Not cut when the client stops waiting (its request cancelled): the run ends, audited, within its own limits.
-      const finished = runAgent({ runId, trigger, rung: 'OBSERVE', model, registry, cluster: connection.cluster, policy, audit: runAudit, limits }).then(
-        async (outcome): Promise<DiagnoseAnswer> => {
-          // The answer names a run whose every step is in the audit log.
-          await runAudit.flush();
-          return { runId, status: outcome.status, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}), ...(outcome.reason ? { reason: outcome.reason } : {}) };
-        },
-      );
+      const finished = runAgent({
+        runId,
+        trigger,
+        rung: 'OBSERVE',
+        model,
+        registry,
+        cluster: connection.cluster,
+        policy,
+        audit: runAudit,
+        limits,
+      }).then(async (outcome): Promise<DiagnoseAnswer> => {
+        // The answer names a run whose every step is in the audit log.
+        await runAudit.flush();
+        return {
+          runId,
+          status: outcome.status,
+          ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}),
+          ...(outcome.reason ? { reason: outcome.reason } : {}),
+        };
+      });
       running.add(finished);
       void finished.finally(() => running.delete(finished));
       let timer: NodeJS.Timeout | undefined;
-      const waited = new Promise<DiagnoseAnswer>((resolve) => (timer = setTimeout(() => resolve({ runId, status: 'running' }), DIAGNOSE_WAIT_MS)));
+      const waited = new Promise<DiagnoseAnswer>(
+        (resolve) => (timer = setTimeout(() => resolve({ runId, status: 'running' }), DIAGNOSE_WAIT_MS)),
+      );
       return Promise.race([finished, waited]).finally(() => clearTimeout(timer));
     };
 
@@ -102,18 +139,23 @@ export async function run(argv: string[]): Promise<number> {
     });
     const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
     await server.connect(new StdioServerTransport());
-    process.stderr.write(`kubewhy mcp: serving over stdio (cluster: ${describeCluster(connection.identity)}; model: ${model.name}; audit: ${session.runId})\n`);
+    process.stderr.write(
+      `kubewhy mcp: serving over stdio (cluster: ${describeCluster(connection.identity)}; model: ${model.name}; audit: ${session.runId})\n`,
+    );
     process.stdin.once('end', () => void server.close());
     await closed;
     // Diagnoses still running finish (and are audited) before the store closes.
     await Promise.allSettled(running);
-    await session.flush().catch((error: unknown) => process.stderr.write(`kubewhy mcp: the audit log could not be written: ${error instanceof Error ? error.message : String(error)}\n`));
+    await session
+      .flush()
+      .catch((error: unknown) =>
+        process.stderr.write(
+          `kubewhy mcp: the audit log could not be written: ${error instanceof Error ? error.message : String(error)}\n`,
+        ),
+      );
     return 0;
   } finally {
     database.close();
     await connection.close();
   }
 }
-
-
-

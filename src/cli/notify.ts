@@ -32,16 +32,28 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`kubewhy notify: unknown subcommand '${subcommand}' (it has test)\n\n${USAGE}\n`);
     return 2;
   }
-  const { values } = parseArgs({ args: rest, options: { file: { type: 'string' }, destination: { type: 'string', multiple: true, default: [] }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      file: { type: 'string' },
+      destination: { type: 'string', multiple: true, default: [] },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   let settings: ReturnType<typeof loadNotifications>;
   try {
-    const { notifications } = loadConfig(undefined, values.file ? { overrides: { KUBEWHY_NOTIFICATIONS_FILE: values.file } } : {});
+    const { notifications } = loadConfig(
+      undefined,
+      values.file ? { overrides: { KUBEWHY_NOTIFICATIONS_FILE: values.file } } : {},
+    );
     if (!notifications) {
-      process.stderr.write('kubewhy notify test: no notifications file: set KUBEWHY_NOTIFICATIONS_FILE or pass --file FILE\n');
+      process.stderr.write(
+        'kubewhy notify test: no notifications file: set KUBEWHY_NOTIFICATIONS_FILE or pass --file FILE\n',
+      );
       return 2;
     }
     settings = loadNotifications(notifications.file, notifications);
@@ -54,20 +66,31 @@ export async function run(argv: string[]): Promise<number> {
   }
   const unknown = values.destination.filter((name) => !settings.channels.some((channel) => channel.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`kubewhy notify test: no destination ${unknown.map((name) => `"${name}"`).join(', ')} (there are: ${settings.channels.map((channel) => channel.name).join(', ')})\n`);
+    process.stderr.write(
+      `kubewhy notify test: no destination ${unknown.map((name) => `"${name}"`).join(', ')} (there are: ${settings.channels.map((channel) => channel.name).join(', ')})\n`,
+    );
     return 2;
   }
-  const channels = values.destination.length > 0 ? settings.channels.filter((channel) => values.destination.includes(channel.name)) : settings.channels;
+  const channels =
+    values.destination.length > 0
+      ? settings.channels.filter((channel) => values.destination.includes(channel.name))
+      : settings.channels;
   const notice = testNotice(new Date(), settings.consoleUrl);
   let failed = 0;
   for (const channel of channels) {
-    const outcome = await channel.send({ body: channel.render(notice), deliveryId: `${notice.run.id}/${channel.name}`, signal: AbortSignal.timeout(TEST_TIMEOUT_MS) });
+    const outcome = await channel.send({
+      body: channel.render(notice),
+      deliveryId: `${notice.run.id}/${channel.name}`,
+      signal: AbortSignal.timeout(TEST_TIMEOUT_MS),
+    });
     if (outcome.ok) {
       process.stdout.write(`${channel.name} (${channel.kind}): delivered\n`);
       continue;
     }
     failed++;
-    const retry = outcome.retryable ? `the service would try again${outcome.retryAfterMs !== undefined ? ` in ${Math.ceil(outcome.retryAfterMs / 1000)} s` : ''}` : 'the service would give it up';
+    const retry = outcome.retryable
+      ? `the service would try again${outcome.retryAfterMs !== undefined ? ` in ${Math.ceil(outcome.retryAfterMs / 1000)} s` : ''}`
+      : 'the service would give it up';
     process.stdout.write(`${channel.name} (${channel.kind}): not delivered: ${outcome.error} (${retry})\n`);
   }
   return failed > 0 ? 1 : 0;
@@ -88,7 +111,8 @@ function testNotice(now: Date, consoleUrl: string | undefined): Notice {
     attempts: 1,
     diagnosis: {
       category: 'no-issue',
-      summary: 'A test message from `kubewhy notify test`: if you can read it, kubewhy can deliver to this destination. No cluster was read and nothing was diagnosed.',
+      summary:
+        'A test message from `kubewhy notify test`: if you can read it, kubewhy can deliver to this destination. No cluster was read and nothing was diagnosed.',
       evidence: [`sent by kubewhy notify test from ${hostname()} at ${at}`],
       confidence: 'high',
       actions: [],

@@ -18,7 +18,10 @@ export interface Progress {
 }
 
 /** Progress onto `output`; `quiet` says nothing (for --json). */
-export function createProgress(input: { output: NodeJS.WritableStream & { isTTY?: boolean }; quiet: boolean }): Progress {
+export function createProgress(input: {
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+  quiet: boolean;
+}): Progress {
   const dim = input.output.isTTY ? (text: string): string => `\x1b[2m${text}\x1b[0m` : (text: string): string => text;
   const say = (line: string): void => {
     if (!input.quiet) input.output.write(`${dim(line)}\n`);
@@ -29,7 +32,9 @@ export function createProgress(input: { output: NodeJS.WritableStream & { isTTY?
     observer: {
       toolCall(event) {
         const outcome = event.outcome === 'ok' ? 'ok' : `error: ${event.outcome}`;
-        say(`  ${event.tool} ${formatArguments(event.input)} → ${outcome} (${Math.round(event.durationSeconds * 1000)} ms)`);
+        say(
+          `  ${event.tool} ${formatArguments(event.input)} → ${outcome} (${Math.round(event.durationSeconds * 1000)} ms)`,
+        );
       },
     },
     watchModel(model) {
@@ -57,7 +62,9 @@ export function createProgress(input: { output: NodeJS.WritableStream & { isTTY?
 /** `{namespace: staging, pod: web-1}`: short, one line, secrets redacted. */
 function formatArguments(value: unknown): string {
   if (value === null || typeof value !== 'object') return '';
-  const entries = Object.entries(redactValue(value) as Record<string, unknown>).map(([key, item]) => `${key}: ${typeof item === 'string' ? item : JSON.stringify(item)}`);
+  const entries = Object.entries(redactValue(value) as Record<string, unknown>).map(
+    ([key, item]) => `${key}: ${typeof item === 'string' ? item : JSON.stringify(item)}`,
+  );
   const text = `{${entries.join(', ')}}`;
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }

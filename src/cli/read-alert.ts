@@ -28,22 +28,29 @@ export async function readAlertFile(path: string): Promise<AlertTrigger> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    throw new AlertFileError(`--alert ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}`);
+    throw new AlertFileError(
+      `--alert ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : code === 'EACCES' ? 'permission denied' : error instanceof Error ? error.message : String(error)}`,
+    );
   }
   let document: unknown;
   try {
     document = parse(text);
   } catch (error) {
-    throw new AlertFileError(`--alert ${path}: neither JSON nor YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new AlertFileError(
+      `--alert ${path}: neither JSON nor YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
   const asWebhook = webhookSchema.safeParse(document);
   if (asWebhook.success) {
-    const alert = asWebhook.data.alerts.find((candidate) => candidate.status !== 'resolved') ?? asWebhook.data.alerts[0]!;
+    const alert =
+      asWebhook.data.alerts.find((candidate) => candidate.status !== 'resolved') ?? asWebhook.data.alerts[0]!;
     return toTrigger(alert);
   }
   const asAlert = alertSchema.safeParse(document);
   if (asAlert.success) return toTrigger(asAlert.data);
-  throw new AlertFileError(`--alert ${path}: not an alert (labels, annotations) nor an Alertmanager webhook payload (alerts[]): ${asAlert.error.issues[0]?.message ?? 'unknown shape'}`);
+  throw new AlertFileError(
+    `--alert ${path}: not an alert (labels, annotations) nor an Alertmanager webhook payload (alerts[]): ${asAlert.error.issues[0]?.message ?? 'unknown shape'}`,
+  );
 }
 
 function toTrigger(alert: z.infer<typeof alertSchema>): AlertTrigger {

@@ -51,7 +51,10 @@ context); the offline engine diagnoses unless ANTHROPIC_API_KEY is set.
            the same as KUBEWHY_CLUSTER=mock)`;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { demo: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { demo: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } },
+  });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
@@ -83,7 +86,11 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (auth.warning) logger.warn(auth.warning);
-  for (const notice of startupNotices({ ...(auditAnchors.keyId ? { auditKeyId: auditAnchors.keyId } : {}), ...(notifications ? { notifications } : {}) })) logger[notice.level](notice.fields, notice.message);
+  for (const notice of startupNotices({
+    ...(auditAnchors.keyId ? { auditKeyId: auditAnchors.keyId } : {}),
+    ...(notifications ? { notifications } : {}),
+  }))
+    logger[notice.level](notice.fields, notice.message);
 
   // One process per SQLite data directory; replicas on PostgreSQL share their database by design.
   let lock: DataDirectoryLock | undefined;
@@ -94,7 +101,8 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const authenticator = createAuthenticator(auth.settings);
-  const tokenWatcher = auth.settings.mode === 'tokens' ? watchTokenFiles({ config, tokens, authenticator, logger }) : undefined;
+  const tokenWatcher =
+    auth.settings.mode === 'tokens' ? watchTokenFiles({ config, tokens, authenticator, logger }) : undefined;
   const reloadTokens = (): void => {
     if (!tokenWatcher) {
       logger.info('SIGHUP: authentication is off, there are no tokens to re-read');
@@ -123,7 +131,13 @@ export async function run(argv: string[]): Promise<number> {
       opened.database?.exec('PRAGMA wal_autocheckpoint = 0');
       workers = createAgentWorkers({
         count: config.runs.workers,
-        setup: { database: opened.workerDatabase, cluster: clusterOptions, model: config.model, secretKeys: config.policy.secretKeys, logLevel: config.logLevel },
+        setup: {
+          database: opened.workerDatabase,
+          cluster: clusterOptions,
+          model: config.model,
+          secretKeys: config.policy.secretKeys,
+          logLevel: config.logLevel,
+        },
         logger,
         modelHealth,
       });
@@ -156,7 +170,9 @@ export async function run(argv: string[]): Promise<number> {
     const signalled = waitForSignal();
     await app.listen({ host: config.server.host, port: config.server.port });
     const url = listeningUrl(app.server.address(), config.server.host);
-    process.stdout.write(`kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(clusterIdentity)}; model: ${model.name}; data: ${stores.location})\n`);
+    process.stdout.write(
+      `kubewhy ${packageJson.version} listening on ${url} (cluster: ${describeCluster(clusterIdentity)}; model: ${model.name}; data: ${stores.location})\n`,
+    );
     process.stdout.write(`try: ${curlLine({ url, config, mock, auth: auth.settings })}\n`);
 
     await signalled;
@@ -192,15 +208,26 @@ export interface StartupNotice {
 }
 
 /** What serve says at start about its audit anchors and notifications: the unsigned-anchor warning exactly when no audit key is set. */
-export function startupNotices(input: { auditKeyId?: string; notifications?: Pick<NotificationSettings, 'channels' | 'routes' | 'consoleUrl'> }): StartupNotice[] {
+export function startupNotices(input: {
+  auditKeyId?: string;
+  notifications?: Pick<NotificationSettings, 'channels' | 'routes' | 'consoleUrl'>;
+}): StartupNotice[] {
   const notices: StartupNotice[] = [
     input.auditKeyId
       ? { level: 'info', fields: { auditKeyId: input.auditKeyId }, message: 'audit anchors are signed (HMAC-SHA256)' }
-      : { level: 'warn', fields: {}, message: 'audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them' },
+      : {
+          level: 'warn',
+          fields: {},
+          message: 'audit anchors are logged unsigned: set KUBEWHY_AUDIT_KEY_FILE to sign them',
+        },
   ];
   if (input.notifications) {
     const destinations = input.notifications.channels.map((channel) => `${channel.name} (${channel.kind})`);
-    notices.push({ level: 'info', fields: { destinations, routes: input.notifications.routes.length, consoleUrl: input.notifications.consoleUrl }, message: `notifications go to ${destinations.join(', ')}` });
+    notices.push({
+      level: 'info',
+      fields: { destinations, routes: input.notifications.routes.length, consoleUrl: input.notifications.consoleUrl },
+      message: `notifications go to ${destinations.join(', ')}`,
+    });
   }
   return notices;
 }
@@ -210,7 +237,10 @@ export function startupNotices(input: { auditKeyId?: string; notifications?: Pic
  * opens, so a replica is ready only on an up-to-date schema), else SQLite in the data
  * directory. The agent workers open their own connection to the same database.
  */
-async function openStores(config: Config, logger: Logger): Promise<{ stores: Stores; database?: DatabaseSync; workerDatabase: AgentWorkerSetup['database'] }> {
+async function openStores(
+  config: Config,
+  logger: Logger,
+): Promise<{ stores: Stores; database?: DatabaseSync; workerDatabase: AgentWorkerSetup['database'] }> {
   const onAfterCommitError = (error: unknown): void => logger.error({ err: error }, 'after a committed write');
   const url = config.store.databaseUrl;
   if (url) {
@@ -221,12 +251,19 @@ async function openStores(config: Config, logger: Logger): Promise<{ stores: Sto
       onAfterCommitError,
       onError: (error) => logger.warn({ err: error }, 'a database connection failed; it is opened again'),
     });
-    logger.info({ database: stores.location, replica: config.store.replica, leaseSeconds: config.store.leaseMs / 1000 }, 'runs, queue and audit log are in PostgreSQL, shared with the other replicas');
+    logger.info(
+      { database: stores.location, replica: config.store.replica, leaseSeconds: config.store.leaseMs / 1000 },
+      'runs, queue and audit log are in PostgreSQL, shared with the other replicas',
+    );
     return { stores, workerDatabase: { kind: 'postgresql', url } };
   }
   const path = join(config.dataDir, 'kubewhy.db');
   const database = openDatabase(path);
-  return { stores: createSqliteStores(database, { location: path, onAfterCommitError }), database, workerDatabase: { kind: 'sqlite', path } };
+  return {
+    stores: createSqliteStores(database, { location: path, onAfterCommitError }),
+    database,
+    workerDatabase: { kind: 'sqlite', path },
+  };
 }
 
 /** Takes the data directory's lock, or throws LockHeldError naming who holds it. */
@@ -235,20 +272,35 @@ function lockDataDirectory(config: Config, logger: Logger): DataDirectoryLock {
   try {
     return acquireDataDirectoryLock({
       directory,
-      onTakeover: (previous, reason) => logger.warn({ previousOwner: previous }, `took over a stale lock on the data directory ${directory}: ${reason}`),
+      onTakeover: (previous, reason) =>
+        logger.warn(
+          { previousOwner: previous },
+          `took over a stale lock on the data directory ${directory}: ${reason}`,
+        ),
       onLost: (holder) => {
-        logger.error({ holder }, `another process took over the lock on the data directory ${directory}: stopping, so that two services never share it`);
+        logger.error(
+          { holder },
+          `another process took over the lock on the data directory ${directory}: stopping, so that two services never share it`,
+        );
         process.kill(process.pid, 'SIGTERM');
       },
     });
   } catch (error) {
     if (error instanceof LockHeldError) throw error;
-    throw new Error(`cannot lock the data directory ${directory}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `cannot lock the data directory ${directory}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
 /** Re-reads the token files when they change; a failed reload keeps the tokens in use and says which file is wrong. */
-function watchTokenFiles(input: { config: Config; tokens: TokenSet; authenticator: Authenticator; logger: Logger }): TokenWatcher {
+function watchTokenFiles(input: {
+  config: Config;
+  tokens: TokenSet;
+  authenticator: Authenticator;
+  logger: Logger;
+}): TokenWatcher {
   const { logger } = input;
   return watchTokens({
     settings: input.config.auth,
@@ -270,8 +322,13 @@ async function connectCluster(config: Config, onMock: (mock: MockCluster) => voi
   const requestTimeoutMs = config.cluster.timeoutMs;
   switch (config.cluster.mode) {
     case 'mock': {
-      const mock = await startMockCluster({ scenario: config.cluster.scenarioDir, faults: config.cluster.faults.map(parseFaultSpec) }).catch((error: unknown) => {
-        throw error instanceof ScenarioError ? new ScenarioError({ file: 'KUBEWHY_MOCK_SCENARIO' }, error.message) : error;
+      const mock = await startMockCluster({
+        scenario: config.cluster.scenarioDir,
+        faults: config.cluster.faults.map(parseFaultSpec),
+      }).catch((error: unknown) => {
+        throw error instanceof ScenarioError
+          ? new ScenarioError({ file: 'KUBEWHY_MOCK_SCENARIO' }, error.message)
+          : error;
       });
       onMock(mock);
       return { kubeconfigPath: mock.kubeconfigPath, requestTimeoutMs };

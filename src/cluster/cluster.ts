@@ -71,7 +71,14 @@ export interface KindMap {
 export type ReadableKind = keyof KindMap;
 
 /** Kinds that live outside namespaces: `namespace` is ignored for them. */
-export const CLUSTER_SCOPED_KINDS: ReadonlySet<ReadableKind> = new Set<ReadableKind>(['Node', 'Namespace', 'PersistentVolume', 'StorageClass', 'ClusterRole', 'ClusterRoleBinding']);
+export const CLUSTER_SCOPED_KINDS: ReadonlySet<ReadableKind> = new Set<ReadableKind>([
+  'Node',
+  'Namespace',
+  'PersistentVolume',
+  'StorageClass',
+  'ClusterRole',
+  'ClusterRoleBinding',
+]);
 
 /** Workloads the write calls accept. */
 export type PatchableKind = 'Deployment' | 'StatefulSet' | 'DaemonSet';
@@ -172,7 +179,11 @@ export interface DeletePodRequest extends CallOptions {
 export interface ReadCluster {
   /** The cluster's clock: the last API answer's `Date`, carried forward; the local clock before any answer. */
   now(): Date;
-  get<K extends ReadableKind>(kind: K, reference: ObjectReference, options?: CallOptions): Promise<ClusterResult<KindMap[K]>>;
+  get<K extends ReadableKind>(
+    kind: K,
+    reference: ObjectReference,
+    options?: CallOptions,
+  ): Promise<ClusterResult<KindMap[K]>>;
   list<K extends ReadableKind>(kind: K, options?: ListOptions): Promise<ClusterResult<ListResult<KindMap[K]>>>;
   /** The container log as text; `previous` of a container that never terminated is `not-found`. */
   readPodLog(request: PodLogRequest): Promise<ClusterResult<string>>;

@@ -67,10 +67,16 @@ export interface ErrorContext {
 /** Maps a thrown client error to a value; never throws. */
 export function toClusterError(error: unknown, context: ErrorContext): ClusterError {
   if (context.cancelled) {
-    return { kind: 'timeout', message: `${context.operation}: cancelled (the run's deadline passed or it was stopped)` };
+    return {
+      kind: 'timeout',
+      message: `${context.operation}: cancelled (the run's deadline passed or it was stopped)`,
+    };
   }
   if (context.timedOut) {
-    return { kind: 'timeout', message: `${context.operation}: no answer from the API server within ${context.timeoutMs} ms` };
+    return {
+      kind: 'timeout',
+      message: `${context.operation}: no answer from the API server within ${context.timeoutMs} ms`,
+    };
   }
   if (isHttpFailure(error) && error.code >= 100 && error.code < 600) {
     const message = readStatusMessage(error.body) ?? `HTTP ${error.code}`;

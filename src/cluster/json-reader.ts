@@ -14,7 +14,13 @@
  * the fresh one (closing the old when its requests are done): credentials and certificates
  * that rotate are picked up within that window, as every header still is on each request.
  */
-import { ApiException, HttpMethod, IsomorphicFetchHttpLibrary, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import {
+  ApiException,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  RequestContext,
+  type KubeConfig,
+} from '@kubernetes/client-node';
 
 export interface JsonRequest {
   path: string;
@@ -64,7 +70,12 @@ export function createJsonReader(config: KubeConfig): JsonReader {
     request.onHeaders?.(response.headers);
     const text = await response.body.text();
     if (response.httpStatusCode < 200 || response.httpStatusCode >= 300) {
-      throw new ApiException(response.httpStatusCode, `HTTP ${response.httpStatusCode} from GET ${request.path}`, text, response.headers);
+      throw new ApiException(
+        response.httpStatusCode,
+        `HTTP ${response.httpStatusCode} from GET ${request.path}`,
+        text,
+        response.headers,
+      );
     }
     return JSON.parse(text) as unknown;
   };

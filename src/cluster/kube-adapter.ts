@@ -9,7 +9,15 @@
  */
 import { delimiter } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubeConfig, type ConfigurationOptions, type V1Secret } from '@kubernetes/client-node';
-import type { CallOptions, Cluster, KindMap, ListOptions, PatchableKind, ReadableKind, SecretSummary } from './cluster.ts';
+import type {
+  CallOptions,
+  Cluster,
+  KindMap,
+  ListOptions,
+  PatchableKind,
+  ReadableKind,
+  SecretSummary,
+} from './cluster.ts';
 import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
 import { createJsonReader } from './json-reader.ts';
 import { loadKubeconfig, type KubeconfigSource } from './kubeconfig.ts';
@@ -41,7 +49,6 @@ const PATCH_CONTENT_TYPES = {
   strategic: 'application/strategic-merge-patch+json',
 } as const;
 
-
 function loadKubeConfig(options: KubeClusterOptions): KubeConfig {
   if (options.inCluster || options.kubeconfigPath) return allowPlainHttp(loadKubeconfig(kubeconfigSource(options)));
   const config = new KubeConfig();
@@ -51,7 +58,9 @@ function loadKubeConfig(options: KubeClusterOptions): KubeConfig {
 }
 
 /** Where `options` point: the pod's service account, or the kubeconfig files (a ':'-joined list, as KUBECONFIG holds) and context. */
-export function kubeconfigSource(options: Pick<KubeClusterOptions, 'inCluster' | 'kubeconfigPath' | 'context'>): KubeconfigSource {
+export function kubeconfigSource(
+  options: Pick<KubeClusterOptions, 'inCluster' | 'kubeconfigPath' | 'context'>,
+): KubeconfigSource {
   if (options.inCluster) return { inCluster: true };
   const kubeconfigPaths = (options.kubeconfigPath ?? '').split(delimiter).filter((path) => path.length > 0);
   return { kubeconfigPaths, ...(options.context ? { context: options.context } : {}) };
@@ -66,7 +75,9 @@ function allowPlainHttp(config: KubeConfig): KubeConfig {
   if (!config.clusters.some((cluster) => cluster.server.startsWith('http:') && !cluster.skipTLSVerify)) return config;
   const adjusted = new KubeConfig();
   adjusted.loadFromOptions({
-    clusters: config.clusters.map((cluster) => (cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster)),
+    clusters: config.clusters.map((cluster) =>
+      cluster.server.startsWith('http:') ? { ...cluster, skipTLSVerify: true } : cluster,
+    ),
     users: config.users,
     contexts: config.contexts,
     currentContext: config.getCurrentContext(),
@@ -93,7 +104,10 @@ function summarizeSecret(secret: V1Secret): SecretSummary {
 
 /** A list answer as a page: its items with the models' field names, and the ListMeta's paging fields. */
 function toPage<T>(kind: ReadableKind, body: unknown): Page<T> {
-  const list = (body ?? {}) as { items?: unknown[] | null; metadata?: { continue?: string; remainingItemCount?: number; resourceVersion?: string } };
+  const list = (body ?? {}) as {
+    items?: unknown[] | null;
+    metadata?: { continue?: string; remainingItemCount?: number; resourceVersion?: string };
+  };
   const items = list.items ?? [];
   for (const item of items) adoptModelNames(kind, item);
   const metadata = list.metadata ?? {};
@@ -135,7 +149,11 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
       return call<KindMap[K]>({
         operation: `get ${describeTarget(kind, namespace, reference.name)}`,
         invoke: async (_options, signal) => {
-          const object = await readJson({ path: objectPath(kind, { namespace, name: reference.name }), signal, onHeaders });
+          const object = await readJson({
+            path: objectPath(kind, { namespace, name: reference.name }),
+            signal,
+            onHeaders,
+          });
           adoptModelNames(kind, object);
           return object as KindMap[K];
         },
@@ -198,13 +216,24 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
       const secrets = await listPages(
         `list Secret ${request.namespace}`,
         (limit, continueToken, options) =>
-          apis.core.listNamespacedSecret({ namespace: request.namespace, limit, ...(continueToken ? { _continue: continueToken } : {}) }, options),
+          apis.core.listNamespacedSecret(
+            { namespace: request.namespace, limit, ...(continueToken ? { _continue: continueToken } : {}) },
+            options,
+          ),
         { signal: request.signal, maxItems: 1000 },
       );
       return secrets.ok ? { ok: true, value: secrets.value.items.map(summarizeSecret) } : secrets;
     },
 
-    patch<K extends PatchableKind>(request: { kind: K; namespace: string; name: string; patchType: 'json' | 'merge' | 'strategic'; patch: unknown; dryRun: boolean; signal?: AbortSignal }) {
+    patch<K extends PatchableKind>(request: {
+      kind: K;
+      namespace: string;
+      name: string;
+      patchType: 'json' | 'merge' | 'strategic';
+      patch: unknown;
+      dryRun: boolean;
+      signal?: AbortSignal;
+    }) {
       const param = {
         namespace: request.namespace,
         name: request.name,
@@ -234,9 +263,19 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
         StatefulSet: (options: ConfigurationOptions) => apis.apps.readNamespacedStatefulSetScale(reference, options),
         ReplicaSet: (options: ConfigurationOptions) => apis.apps.readNamespacedReplicaSetScale(reference, options),
       };
-      const current = await call({ operation: `get scale of ${target}`, invoke: readers[request.kind], signal: request.signal, policy: readPolicy });
+      const current = await call({
+        operation: `get scale of ${target}`,
+        invoke: readers[request.kind],
+        signal: request.signal,
+        policy: readPolicy,
+      });
       if (!current.ok) return current;
-      const param = { ...reference, body: { spec: { replicas: request.replicas } }, fieldManager: 'kubewhy', ...(request.dryRun ? { dryRun: 'All' } : {}) };
+      const param = {
+        ...reference,
+        body: { spec: { replicas: request.replicas } },
+        fieldManager: 'kubewhy',
+        ...(request.dryRun ? { dryRun: 'All' } : {}),
+      };
       const writers = {
         Deployment: (options: ConfigurationOptions) => apis.apps.patchNamespacedDeploymentScale(param, options),
         StatefulSet: (options: ConfigurationOptions) => apis.apps.patchNamespacedStatefulSetScale(param, options),
@@ -250,14 +289,23 @@ export function createKubeCluster(options: KubeClusterOptions = {}): Cluster {
         contentType: PATCH_CONTENT_TYPES.merge,
       });
       if (!updated.ok) return updated;
-      return { ok: true, value: { previousReplicas: current.value.spec?.replicas ?? 0, replicas: updated.value.spec?.replicas ?? request.replicas } };
+      return {
+        ok: true,
+        value: {
+          previousReplicas: current.value.spec?.replicas ?? 0,
+          replicas: updated.value.spec?.replicas ?? request.replicas,
+        },
+      };
     },
 
     async deletePod(request) {
       const result = await call({
         operation: `${request.dryRun ? 'dry-run ' : ''}delete Pod ${request.namespace}/${request.name}`,
         invoke: (options) =>
-          apis.core.deleteNamespacedPod({ namespace: request.namespace, name: request.name, ...(request.dryRun ? { dryRun: 'All' } : {}) }, options),
+          apis.core.deleteNamespacedPod(
+            { namespace: request.namespace, name: request.name, ...(request.dryRun ? { dryRun: 'All' } : {}) },
+            options,
+          ),
         signal: request.signal,
         policy: writePolicy,
       });

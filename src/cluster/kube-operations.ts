@@ -91,10 +91,12 @@ export function adoptModelNames(kind: ReadableKind, object: unknown): void {
   if (typeof object !== 'object' || object === null) return;
   const spec = (object as { spec?: Record<string, unknown> }).spec;
   if (kind === 'LimitRange') {
-    for (const limit of (spec?.['limits'] as Record<string, unknown>[] | undefined) ?? []) rename(limit, 'default', '_default');
+    for (const limit of (spec?.['limits'] as Record<string, unknown>[] | undefined) ?? [])
+      rename(limit, 'default', '_default');
   }
   if (kind === 'NetworkPolicy') {
-    for (const rule of (spec?.['ingress'] as Record<string, unknown>[] | undefined) ?? []) rename(rule, 'from', '_from');
+    for (const rule of (spec?.['ingress'] as Record<string, unknown>[] | undefined) ?? [])
+      rename(rule, 'from', '_from');
   }
 }
 

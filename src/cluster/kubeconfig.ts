@@ -46,20 +46,28 @@ export function loadKubeconfig(source: KubeconfigSource): KubeConfig {
     try {
       loaded.loadFromFile(file);
     } catch (error) {
-      throw new KubeconfigError(`kubeconfig ${file} could not be read: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      throw new KubeconfigError(
+        `kubeconfig ${file} could not be read: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      );
     }
     if (index > 0) config.mergeConfig(loaded, true);
   }
   const wanted = source.context ?? config.getCurrentContext();
   if (!wanted) {
-    throw new KubeconfigError(`kubeconfig ${files.join(', ')} has no current context: pass --context NAME (it has ${listContexts(config)})`);
+    throw new KubeconfigError(
+      `kubeconfig ${files.join(', ')} has no current context: pass --context NAME (it has ${listContexts(config)})`,
+    );
   }
   if (!config.getContextObject(wanted)) {
-    throw new KubeconfigError(`context "${wanted}" is not in kubeconfig ${files.join(', ')} (it has ${listContexts(config)})`);
+    throw new KubeconfigError(
+      `context "${wanted}" is not in kubeconfig ${files.join(', ')} (it has ${listContexts(config)})`,
+    );
   }
   config.setCurrentContext(wanted);
   if (!config.getCurrentCluster()) {
-    throw new KubeconfigError(`context "${wanted}" in kubeconfig ${files.join(', ')} names a cluster that is not there`);
+    throw new KubeconfigError(
+      `context "${wanted}" in kubeconfig ${files.join(', ')} names a cluster that is not there`,
+    );
   }
   return config;
 }
@@ -69,7 +77,12 @@ export function identifyCluster(source: KubeconfigSource): ClusterIdentity {
   const config = loadKubeconfig(source);
   const server = config.getCurrentCluster()?.server ?? '';
   if ('inCluster' in source) return { source: 'in-cluster', server };
-  return { source: 'kubeconfig', context: config.getCurrentContext(), server, files: source.kubeconfigPaths.filter((path) => existsSync(path)) };
+  return {
+    source: 'kubeconfig',
+    context: config.getCurrentContext(),
+    server,
+    files: source.kubeconfigPaths.filter((path) => existsSync(path)),
+  };
 }
 
 /** One line for a person: `context prod (https://…, from ~/.kube/config)`. */

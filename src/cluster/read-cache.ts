@@ -21,7 +21,16 @@
  * - Callers get a fresh `items` array per list; the objects themselves are shared and
  *   must be read, not changed.
  */
-import type { Cluster, ClusterResult, KindMap, ListOptions, ListResult, ObjectReference, PodLogRequest, ReadableKind } from './cluster.ts';
+import type {
+  Cluster,
+  ClusterResult,
+  KindMap,
+  ListOptions,
+  ListResult,
+  ObjectReference,
+  PodLogRequest,
+  ReadableKind,
+} from './cluster.ts';
 import { CLUSTER_SCOPED_KINDS } from './cluster.ts';
 
 /** How many reads the cache answered and how many it passed on: for tests and benchmarks. */
@@ -54,7 +63,11 @@ function objectKey(kind: ReadableKind, namespace: string, name: string): string 
 function cutTo<T>(value: ListResult<T>, maxItems: number): ListResult<T> {
   if (value.items.length <= maxItems) return { ...value, items: [...value.items] };
   const left = value.items.length - maxItems;
-  return { items: value.items.slice(0, maxItems), incomplete: true, ...(value.incomplete ? {} : { remainingItemCount: left }) };
+  return {
+    items: value.items.slice(0, maxItems),
+    incomplete: true,
+    ...(value.incomplete ? {} : { remainingItemCount: left }),
+  };
 }
 
 /** Wraps `cluster` for one run: reads are answered once, writes pass through and empty the cache. */
@@ -91,8 +104,17 @@ export function createRunReadCache(cluster: Cluster): RunReadCache {
     }
   }
 
-  function readList<K extends ReadableKind>(kind: K, options: ListOptions): Promise<ClusterResult<ListResult<unknown>>> {
-    const key = JSON.stringify(['list', kind, namespaceKey(kind, options.namespace, '*'), options.labelSelector ?? '', options.fieldSelector ?? '']);
+  function readList<K extends ReadableKind>(
+    kind: K,
+    options: ListOptions,
+  ): Promise<ClusterResult<ListResult<unknown>>> {
+    const key = JSON.stringify([
+      'list',
+      kind,
+      namespaceKey(kind, options.namespace, '*'),
+      options.labelSelector ?? '',
+      options.fieldSelector ?? '',
+    ]);
     const maxItems = options.maxItems ?? DEFAULT_MAX_ITEMS;
     const cached = lists.get(key);
     if (cached && cached.maxItems >= maxItems) {
@@ -107,7 +129,8 @@ export function createRunReadCache(cluster: Cluster): RunReadCache {
         return answer;
       }
       // Read whole: it answers any maxItems.
-      if (!answer.value.incomplete && lists.get(key)?.result === result) lists.set(key, { maxItems: Number.POSITIVE_INFINITY, result });
+      if (!answer.value.incomplete && lists.get(key)?.result === result)
+        lists.set(key, { maxItems: Number.POSITIVE_INFINITY, result });
       rememberObjects(kind, answer.value.items, readDuring);
       return answer;
     });
@@ -139,11 +162,23 @@ export function createRunReadCache(cluster: Cluster): RunReadCache {
     async list<K extends ReadableKind>(kind: K, options: ListOptions = {}) {
       const result = await readList(kind, options);
       if (!result.ok) return result;
-      return { ok: true as const, value: cutTo(result.value as ListResult<KindMap[K]>, options.maxItems ?? DEFAULT_MAX_ITEMS) };
+      return {
+        ok: true as const,
+        value: cutTo(result.value as ListResult<KindMap[K]>, options.maxItems ?? DEFAULT_MAX_ITEMS),
+      };
     },
 
     readPodLog(request: PodLogRequest) {
-      const key = JSON.stringify(['log', request.namespace, request.name, request.container ?? '', request.previous ?? false, request.tailLines ?? null, request.limitBytes ?? null, request.sinceSeconds ?? null]);
+      const key = JSON.stringify([
+        'log',
+        request.namespace,
+        request.name,
+        request.container ?? '',
+        request.previous ?? false,
+        request.tailLines ?? null,
+        request.limitBytes ?? null,
+        request.sinceSeconds ?? null,
+      ]);
       return remember(key, () => cluster.readPodLog(request));
     },
 

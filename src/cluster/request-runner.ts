@@ -4,7 +4,13 @@
  * answer's `Date` header, list pages followed through `continue`, and every failure
  * returned as a `ClusterError` value.
  */
-import { Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import {
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import type { ClusterResult, ListOptions, ListResult } from './cluster.ts';
 import { isRetryableError, readRetryAfterMs, toClusterError } from './errors.ts';
 import type { Page } from './kube-operations.ts';
@@ -32,7 +38,12 @@ export interface RequestRunner {
   /** Pages through a list until it ends or `maxItems`; a failing later page keeps what was read. */
   listPages<T>(
     operation: string,
-    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions, signal: AbortSignal) => Promise<Page<T>>,
+    fetchPage: (
+      limit: number,
+      continueToken: string | undefined,
+      options: ConfigurationOptions,
+      signal: AbortSignal,
+    ) => Promise<Page<T>>,
     listOptions: ListOptions,
   ): Promise<ClusterResult<ListResult<T>>>;
   readPolicy: RetryPolicy;
@@ -40,7 +51,11 @@ export interface RequestRunner {
   writePolicy: RetryPolicy;
 }
 
-export function createRequestRunner(settings: { timeoutMs: number; pageSize: number; readPolicy: RetryPolicy }): RequestRunner {
+export function createRequestRunner(settings: {
+  timeoutMs: number;
+  pageSize: number;
+  readPolicy: RetryPolicy;
+}): RequestRunner {
   const { timeoutMs, pageSize, readPolicy } = settings;
   const writePolicy: RetryPolicy = { retries: 0, baseDelayMs: 0, maxDelayMs: 0 };
   let clockOffsetMs = 0;
@@ -90,13 +105,21 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
       return { ok: true, value };
     } catch (error) {
       const cancelled = request.signal?.aborted ?? false;
-      return { ok: false, error: toClusterError(error, { operation: request.operation, timedOut, cancelled, timeoutMs }) };
+      return {
+        ok: false,
+        error: toClusterError(error, { operation: request.operation, timedOut, cancelled, timeoutMs }),
+      };
     }
   }
 
   async function listPages<T>(
     operation: string,
-    fetchPage: (limit: number, continueToken: string | undefined, options: ConfigurationOptions, signal: AbortSignal) => Promise<Page<T>>,
+    fetchPage: (
+      limit: number,
+      continueToken: string | undefined,
+      options: ConfigurationOptions,
+      signal: AbortSignal,
+    ) => Promise<Page<T>>,
     listOptions: ListOptions,
   ): Promise<ClusterResult<ListResult<T>>> {
     const maxItems = listOptions.maxItems ?? DEFAULT_MAX_ITEMS;
@@ -120,7 +143,10 @@ export function createRequestRunner(settings: { timeoutMs: number; pageSize: num
       const remaining = page.value.metadata?.remainingItemCount;
       if (!continueToken) return { ok: true, value: { items, incomplete: false } };
       if (items.length >= maxItems) {
-        return { ok: true, value: { items, incomplete: true, ...(remaining !== undefined ? { remainingItemCount: remaining } : {}) } };
+        return {
+          ok: true,
+          value: { items, incomplete: true, ...(remaining !== undefined ? { remainingItemCount: remaining } : {}) },
+        };
       }
     }
   }

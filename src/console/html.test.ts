@@ -4,7 +4,10 @@ import { escapeHtml, html, raw } from './html.ts';
 
 test('every interpolation is escaped, in text and in attribute values', () => {
   const hostile = `<img src=x onerror=alert(1)> " ' \` &amp;`;
-  assert.equal(html`<p title="${hostile}">${hostile}</p>`.value, '<p title="&lt;img src=x onerror=alert(1)&gt; &quot; &#39; &#96; &amp;amp;">&lt;img src=x onerror=alert(1)&gt; &quot; &#39; &#96; &amp;amp;</p>');
+  assert.equal(
+    html`<p title="${hostile}">${hostile}</p>`.value,
+    '<p title="&lt;img src=x onerror=alert(1)&gt; &quot; &#39; &#96; &amp;amp;">&lt;img src=x onerror=alert(1)&gt; &quot; &#39; &#96; &amp;amp;</p>',
+  );
 });
 
 test('nested html and raw() pass as markup; arrays render item by item; null, undefined and false render nothing', () => {

@@ -21,17 +21,23 @@ const FORM_BODY_LIMIT_BYTES = 16 * 1024;
 export function registerConsole(app: ZodApp, context: RouteContext, options: { authenticator: Authenticator }): void {
   void app.register(async (instance) => {
     const sessions = createSessions(options.authenticator);
-    instance.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES }, (_request, body, done) => {
-      const fields: Record<string, string> = {};
-      // The first value of a repeated field counts.
-      for (const [name, value] of new URLSearchParams(body as string)) if (!Object.hasOwn(fields, name)) fields[name] = value;
-      done(null, fields);
-    });
+    instance.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT_BYTES },
+      (_request, body, done) => {
+        const fields: Record<string, string> = {};
+        // The first value of a repeated field counts.
+        for (const [name, value] of new URLSearchParams(body as string))
+          if (!Object.hasOwn(fields, name)) fields[name] = value;
+        done(null, fields);
+      },
+    );
     instance.addHook('onRequest', async (_request, reply) => {
       reply.headers(SECURITY_HEADERS);
     });
     instance.setErrorHandler((error: FastifyError, request, reply) => {
-      const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      const status =
+        error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
       if (status === 500) request.log.error({ err: error }, 'console page failed');
       const message =
         status === 413
@@ -46,10 +52,15 @@ export function registerConsole(app: ZodApp, context: RouteContext, options: { a
 
     instance.get('/console/assets/:name', { schema: { hide: true } }, async (request, reply) => {
       const asset = CONSOLE_ASSETS.get((request.params as { name: string }).name);
-      if (!asset) return sendPage(reply, 404, renderErrorPage({ title: 'Not found', message: 'There is no such asset.' }));
+      if (!asset)
+        return sendPage(reply, 404, renderErrorPage({ title: 'Not found', message: 'There is no such asset.' }));
       if (request.headers['if-none-match'] === asset.etag) return reply.code(304).header('etag', asset.etag).send();
       // Revalidated on each use (ETag): a new version is picked up at once after an upgrade.
-      return reply.type(asset.contentType).header('etag', asset.etag).header('cache-control', 'no-cache').send(asset.body);
+      return reply
+        .type(asset.contentType)
+        .header('etag', asset.etag)
+        .header('cache-control', 'no-cache')
+        .send(asset.body);
     });
     registerSignInRoutes(instance, sessions);
     registerRunPages(instance, context, sessions);

@@ -8,7 +8,8 @@ import { isSameOriginPost, isValidCsrf, type Person, type Sessions } from './ses
 
 /** Set on every console answer (plugin.ts): only this origin's assets, no framing, nothing cached. */
 export const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
@@ -41,7 +42,8 @@ export function refuseForgedPost(reply: FastifyReply, person?: Person): FastifyR
     403,
     renderErrorPage({
       title: 'Form refused',
-      message: 'This form did not come from a current page of this console (it may have been open since before a restart, or sent from another site). Nothing was changed. Go back, reload the page and try again.',
+      message:
+        'This form did not come from a current page of this console (it may have been open since before a restart, or sent from another site). Nothing was changed. Go back, reload the page and try again.',
       ...(person ? { person } : {}),
     }),
   );
@@ -55,5 +57,7 @@ export function isGenuinePost(request: FastifyRequest, person: Person, body: Rec
 /** A form body as the console's parser gives it: one string per field, nothing else. */
 export function formFields(body: unknown): Record<string, string> {
   if (body === null || typeof body !== 'object') return {};
-  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }

@@ -32,13 +32,27 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const person = fragment ? sessions.personOf(request) : requirePerson(request, reply, sessions);
     if (!person) return fragment ? reply.code(401).type('text/plain; charset=utf-8').send('signed out') : reply;
     const { filters, cursor } = parseRunFilters(query);
-    const page = await context.store.list({ limit: PAGE_SIZE, ...(cursor !== undefined ? { before: cursor } : {}), ...filters });
+    const page = await context.store.list({
+      limit: PAGE_SIZE,
+      ...(cursor !== undefined ? { before: cursor } : {}),
+      ...filters,
+    });
     const runs = page.runs.map(toRunView);
     if (fragment) {
       const rows = renderRunRows(runs);
       return reply.type('text/html; charset=utf-8').header('x-rows-signature', rowsSignature(rows)).send(rows.value);
     }
-    return sendPage(reply, 200, renderRunsPage({ person, runs, filters, ...(cursor !== undefined ? { cursor } : {}), ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}) }));
+    return sendPage(
+      reply,
+      200,
+      renderRunsPage({
+        person,
+        runs,
+        filters,
+        ...(cursor !== undefined ? { cursor } : {}),
+        ...(page.nextCursor !== undefined ? { nextCursor: page.nextCursor } : {}),
+      }),
+    );
   });
 
   app.get('/runs/:id', HIDDEN, async (request, reply) => {
@@ -46,9 +60,17 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     if (!person) return reply;
     const { id } = request.params as RunParams;
     const run = await context.store.get(id);
-    if (!run) return notFound(reply, person, 'Run not found', 'There is no run with this id: it may have been removed by retention.');
+    if (!run)
+      return notFound(
+        reply,
+        person,
+        'Run not found',
+        'There is no run with this id: it may have been removed by retention.',
+      );
     const events = await context.audit.list(id);
-    const problems = (await context.audit.verify(id)).problems.map((problem) => (problem.seq !== undefined ? `event ${problem.seq}: ${problem.problem}` : problem.problem));
+    const problems = (await context.audit.verify(id)).problems.map((problem) =>
+      problem.seq !== undefined ? `event ${problem.seq}: ${problem.problem}` : problem.problem,
+    );
     const notice = (request.query as Record<string, unknown>).notice;
     return sendPage(
       reply,
@@ -70,7 +92,13 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const run = await context.store.get(id);
     const view = run ? toRunView(run) : undefined;
     const action = view?.actions.find((candidate) => candidate.id === actionId);
-    if (!view || !action) return notFound(reply, person, 'Action not found', view ? `Run ${view.id} has no such action.` : 'There is no run with this id.');
+    if (!view || !action)
+      return notFound(
+        reply,
+        person,
+        'Action not found',
+        view ? `Run ${view.id} has no such action.` : 'There is no run with this id.',
+      );
     return sendPage(reply, 200, renderActionPage({ person, view, action }));
   });
 
@@ -82,18 +110,45 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
     const fields = formFields(request.body);
     if (!isGenuinePost(request, person, fields)) return refuseForgedPost(reply, person);
     if (!person.canApprove) {
-      return sendPage(reply, 403, renderErrorPage({ title: 'Not allowed', message: 'Deciding a held action needs an approve token. Sign out and sign in with one.', person }));
+      return sendPage(
+        reply,
+        403,
+        renderErrorPage({
+          title: 'Not allowed',
+          message: 'Deciding a held action needs an approve token. Sign out and sign in with one.',
+          person,
+        }),
+      );
     }
     const decision = fields.decision;
     const reason = (fields.reason ?? '').trim();
     const name = (fields.by ?? '').trim();
-    if ((decision !== 'approved' && decision !== 'rejected') || reason.length > REASON_MAX || (name !== '' && !deciderNameSchema.safeParse(name).success)) {
-      return sendPage(reply, 400, renderErrorPage({ title: 'Nothing was decided', message: `Choose Approve or Reject; a name is up to 100 letters, digits, spaces and . @ + - _; a reason up to ${REASON_MAX} characters.`, person }));
+    if (
+      (decision !== 'approved' && decision !== 'rejected') ||
+      reason.length > REASON_MAX ||
+      (name !== '' && !deciderNameSchema.safeParse(name).success)
+    ) {
+      return sendPage(
+        reply,
+        400,
+        renderErrorPage({
+          title: 'Nothing was decided',
+          message: `Choose Approve or Reject; a name is up to 100 letters, digits, spaces and . @ + - _; a reason up to ${REASON_MAX} characters.`,
+          person,
+        }),
+      );
     }
     // As the API records it: the name the person gave, beside the token that was used.
     const by = name ? `${name} (${person.identity})` : person.identity;
-    const result = await context.runs.decideAction({ runId: id, actionId, decision, by, ...(reason ? { reason } : {}) });
-    if (result.outcome === 'not-found') return notFound(reply, person, 'Action not found', 'There is no such run or action.');
+    const result = await context.runs.decideAction({
+      runId: id,
+      actionId,
+      decision,
+      by,
+      ...(reason ? { reason } : {}),
+    });
+    if (result.outcome === 'not-found')
+      return notFound(reply, person, 'Action not found', 'There is no such run or action.');
     const runPath = `/runs/${encodeURIComponent(id)}`;
     if (result.outcome === 'not-pending') return seeOther(reply, `${runPath}?notice=not-pending`);
     request.log.info({ runId: id, actionId, decision, by, via: 'console' }, 'action decided');
@@ -101,6 +156,11 @@ export function registerRunPages(app: ZodApp, context: RouteContext, sessions: S
   });
 }
 
-function notFound(reply: Parameters<typeof sendPage>[0], person: Person, title: string, message: string): ReturnType<typeof sendPage> {
+function notFound(
+  reply: Parameters<typeof sendPage>[0],
+  person: Person,
+  title: string,
+  message: string,
+): ReturnType<typeof sendPage> {
   return sendPage(reply, 404, renderErrorPage({ title, message, person }));
 }

@@ -51,7 +51,8 @@ export function createSessions(authenticator: Authenticator): Sessions {
     authOff: authenticator.mode === 'off',
     personForToken,
     personOf(request) {
-      if (authenticator.mode === 'off') return { identity: 'anonymous', canApprove: true, csrf: anonymousCsrf, signedIn: false };
+      if (authenticator.mode === 'off')
+        return { identity: 'anonymous', canApprove: true, csrf: anonymousCsrf, signedIn: false };
       const token = readCookie(request.headers.cookie, SESSION_COOKIE);
       return token === undefined ? undefined : personForToken(token);
     },
@@ -133,7 +134,14 @@ export function readCookie(header: string | undefined, name: string): string | u
  * that could leave this origin (`//evil`, `/\evil`, `https://…`) falls back to `/`.
  */
 export function safeNextPath(next: unknown): string {
-  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.length > 2048) return '/';
+  if (
+    typeof next !== 'string' ||
+    !next.startsWith('/') ||
+    next.startsWith('//') ||
+    next.startsWith('/\\') ||
+    next.length > 2048
+  )
+    return '/';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(next)) return '/';
   const base = 'http://console.invalid';

@@ -7,7 +7,14 @@
 import type { ZodApp } from '../server/route-context.ts';
 import { renderLoginPage } from './pages/login.ts';
 import { formFields, isGenuinePost, refuseForgedPost, seeOther, sendPage } from './respond.ts';
-import { clearedSessionCookie, isHttps, isSameOriginPost, safeNextPath, sessionCookie, type Sessions } from './session.ts';
+import {
+  clearedSessionCookie,
+  isHttps,
+  isSameOriginPost,
+  safeNextPath,
+  sessionCookie,
+  type Sessions,
+} from './session.ts';
 
 const HIDDEN = { schema: { hide: true } };
 
@@ -27,7 +34,11 @@ export function registerSignInRoutes(app: ZodApp, sessions: Sessions): void {
     const person = sessions.personForToken(token);
     if (!person) {
       request.log.warn('console sign-in refused: the token is not a read or approve token');
-      return sendPage(reply, 401, renderLoginPage({ next, error: 'That token was not accepted. Check it and try again.' }));
+      return sendPage(
+        reply,
+        401,
+        renderLoginPage({ next, error: 'That token was not accepted. Check it and try again.' }),
+      );
     }
     request.identity = person.identity;
     request.log.info({ identity: person.identity }, 'console sign-in');
@@ -38,7 +49,8 @@ export function registerSignInRoutes(app: ZodApp, sessions: Sessions): void {
   app.post('/logout', HIDDEN, async (request, reply) => {
     const person = sessions.personOf(request);
     // A session that is already gone (rotated token) may still clear its cookie; a live one needs the form's CSRF value.
-    if (person ? !isGenuinePost(request, person, formFields(request.body)) : !isSameOriginPost(request)) return refuseForgedPost(reply, person);
+    if (person ? !isGenuinePost(request, person, formFields(request.body)) : !isSameOriginPost(request))
+      return refuseForgedPost(reply, person);
     reply.header('set-cookie', clearedSessionCookie({ secure: isHttps(request) }));
     return seeOther(reply, sessions.authOff ? '/' : '/login');
   });

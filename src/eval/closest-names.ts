@@ -9,7 +9,11 @@ export function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
     for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -25,7 +29,11 @@ export function closestNames(asked: string, candidates: readonly string[], count
   const scored = [...new Set(candidates)].map((name, index) => {
     const lower = name.toLowerCase();
     const contains = wanted.length > 0 && (lower.includes(wanted) || wanted.includes(lower));
-    return { name, index, score: contains ? Math.abs(lower.length - wanted.length) / 100 : editDistance(wanted, lower) };
+    return {
+      name,
+      index,
+      score: contains ? Math.abs(lower.length - wanted.length) / 100 : editDistance(wanted, lower),
+    };
   });
   const near = Math.max(2, Math.ceil(0.4 * wanted.length));
   return scored

@@ -34,7 +34,12 @@ export function summarizeCost(model: string, rows: readonly CostedRow[], overrid
   return {
     runs,
     usage,
-    tokensPerRun: { input: mean(usage.input), output: mean(usage.output), cacheRead: mean(usage.cacheRead), cacheWrite: mean(usage.cacheWrite) },
+    tokensPerRun: {
+      input: mean(usage.input),
+      output: mean(usage.output),
+      cacheRead: mean(usage.cacheRead),
+      cacheWrite: mean(usage.cacheWrite),
+    },
     ...(dollars !== undefined ? { dollars, dollarsPerRun: runs === 0 ? 0 : dollars / runs } : {}),
     price: row ? { id: row.id, source: row.source } : { missing: `no price for ${model}: give one with --prices FILE` },
   };
@@ -42,7 +47,10 @@ export function summarizeCost(model: string, rows: readonly CostedRow[], overrid
 
 export function formatCost(cost: CostSummary): string {
   const tokens = `  tokens per diagnosis: ${cost.tokensPerRun.input} input, ${cost.tokensPerRun.output} output, ${cost.tokensPerRun.cacheRead} cache read, ${cost.tokensPerRun.cacheWrite} cache write`;
-  const dollars = cost.dollarsPerRun !== undefined && 'id' in cost.price ? `  cost: ${formatDollars(cost.dollarsPerRun)} per diagnosis, ${formatDollars(cost.dollars ?? 0)} for ${cost.runs} (prices: ${cost.price.id}, ${cost.price.source})` : `  cost: unknown (${'missing' in cost.price ? cost.price.missing : ''})`;
+  const dollars =
+    cost.dollarsPerRun !== undefined && 'id' in cost.price
+      ? `  cost: ${formatDollars(cost.dollarsPerRun)} per diagnosis, ${formatDollars(cost.dollars ?? 0)} for ${cost.runs} (prices: ${cost.price.id}, ${cost.price.source})`
+      : `  cost: unknown (${'missing' in cost.price ? cost.price.missing : ''})`;
   return `${tokens}\n${dollars}\n`;
 }
 
@@ -56,10 +64,13 @@ export interface ComparisonRow {
   meanMs: number;
 }
 
-export function formatComparisonRows(evaluations: readonly { model: string; rows: readonly CostedRow[]; cost: CostSummary }[]): ComparisonRow[] {
+export function formatComparisonRows(
+  evaluations: readonly { model: string; rows: readonly CostedRow[]; cost: CostSummary }[],
+): ComparisonRow[] {
   return evaluations.map(({ model, rows, cost }) => {
     const correct = rows.filter((row) => row.score.correct).length;
-    const tokens = cost.tokensPerRun.input + cost.tokensPerRun.output + cost.tokensPerRun.cacheRead + cost.tokensPerRun.cacheWrite;
+    const tokens =
+      cost.tokensPerRun.input + cost.tokensPerRun.output + cost.tokensPerRun.cacheRead + cost.tokensPerRun.cacheWrite;
     const meanMs = rows.length === 0 ? 0 : Math.round(rows.reduce((sum, row) => sum + row.durationMs, 0) / rows.length);
     return {
       model,
@@ -74,7 +85,9 @@ export function formatComparisonRows(evaluations: readonly { model: string; rows
 }
 
 /** One line per model: right answers, tokens and dollars per diagnosis, dollars per right answer, time. */
-export function formatComparison(evaluations: readonly { model: string; rows: readonly CostedRow[]; cost: CostSummary }[]): string {
+export function formatComparison(
+  evaluations: readonly { model: string; rows: readonly CostedRow[]; cost: CostSummary }[],
+): string {
   const header = ['model', 'correct', 'tokens/diagnosis', '$/diagnosis', '$/correct', 'ms/diagnosis'];
   const body = formatComparisonRows(evaluations).map((row) => [
     row.model,
@@ -85,7 +98,11 @@ export function formatComparison(evaluations: readonly { model: string; rows: re
     String(row.meanMs),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...body.map((cells) => cells[column]!.length)));
-  const render = (cells: string[]): string => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const render = (cells: string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return ['comparison:', render(header), ...body.map(render), ''].join('\n');
 }
 

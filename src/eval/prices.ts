@@ -42,21 +42,35 @@ export const PRICE_TABLE: readonly PriceRow[] = [
     pattern: /claude-(?:3-5-|4-5-)?haiku|claude-haiku/,
     price: { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25 },
     source: `${anthropic}: Haiku 4.5`,
-    examples: { match: ['claude-haiku-4-5', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 'claude-haiku-4-5@20251001'], noMatch: ['claude-sonnet-4-5'] },
+    examples: {
+      match: ['claude-haiku-4-5', 'us.anthropic.claude-haiku-4-5-20251001-v1:0', 'claude-haiku-4-5@20251001'],
+      noMatch: ['claude-sonnet-4-5'],
+    },
   },
   {
     id: 'claude-sonnet',
     pattern: /claude-(?:3-7-)?sonnet|claude-sonnet/,
     price: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
     source: `${anthropic}: every Sonnet since 3.5 (a newer Sonnet at another price belongs in the prices file)`,
-    examples: { match: ['claude-sonnet-5-5', 'claude-sonnet-4-5', 'eu.anthropic.claude-sonnet-4-5-20250929-v1:0', 'claude-sonnet-4-5@20250929'], noMatch: ['claude-opus-4-1', 'gpt-4o'] },
+    examples: {
+      match: [
+        'claude-sonnet-5-5',
+        'claude-sonnet-4-5',
+        'eu.anthropic.claude-sonnet-4-5-20250929-v1:0',
+        'claude-sonnet-4-5@20250929',
+      ],
+      noMatch: ['claude-opus-4-1', 'gpt-4o'],
+    },
   },
   {
     id: 'claude-opus-4-5',
     pattern: /claude-opus-4-5|claude-opus-[5-9]/,
     price: { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25 },
     source: `${anthropic}: Opus 4.5`,
-    examples: { match: ['claude-opus-4-5', 'global.anthropic.claude-opus-4-5-20251101-v1:0'], noMatch: ['claude-opus-4-1'] },
+    examples: {
+      match: ['claude-opus-4-5', 'global.anthropic.claude-opus-4-5-20251101-v1:0'],
+      noMatch: ['claude-opus-4-1'],
+    },
   },
   {
     id: 'claude-opus',
@@ -134,7 +148,12 @@ export class PricesFileError extends Error {
   override name = 'PricesFileError';
 }
 
-const priceSchema = z.strictObject({ input: z.number().min(0), output: z.number().min(0), cacheRead: z.number().min(0).default(0), cacheWrite: z.number().min(0).default(0) });
+const priceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cacheRead: z.number().min(0).default(0),
+  cacheWrite: z.number().min(0).default(0),
+});
 
 /** A prices file: exact model names, or prefixes ending in `*`; they win over the table. */
 export function readPricesFile(path: string): PriceRow[] {
@@ -147,11 +166,15 @@ export function readPricesFile(path: string): PriceRow[] {
   const parsed = z.record(z.string().min(1), priceSchema).safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new PricesFileError(`${path}: ${issue.path.join('.') || 'the file'}: ${issue.message} (expected { "<model or prefix*>": { input, output, cacheRead?, cacheWrite? } }, dollars per million tokens)`);
+    throw new PricesFileError(
+      `${path}: ${issue.path.join('.') || 'the file'}: ${issue.message} (expected { "<model or prefix*>": { input, output, cacheRead?, cacheWrite? } }, dollars per million tokens)`,
+    );
   }
   return Object.entries(parsed.data).map(([name, price]) => ({
     id: name,
-    pattern: name.endsWith('*') ? new RegExp(`^${escapeRegExp(name.slice(0, -1))}`) : new RegExp(`^${escapeRegExp(name)}$`),
+    pattern: name.endsWith('*')
+      ? new RegExp(`^${escapeRegExp(name.slice(0, -1))}`)
+      : new RegExp(`^${escapeRegExp(name)}$`),
     price,
     source: path,
     examples: { match: [], noMatch: [] },
@@ -167,7 +190,12 @@ export function priceOf(model: string, overrides: readonly PriceRow[] = []): Pri
 export function costOf(usage: TokenUsage, price: Price): number {
   const oneHour = usage.cacheWrite1h ?? 0;
   const fiveMinutes = usage.cacheWrite - oneHour;
-  const dollars = usage.input * price.input + usage.output * price.output + usage.cacheRead * price.cacheRead + fiveMinutes * price.cacheWrite + oneHour * price.input * 2;
+  const dollars =
+    usage.input * price.input +
+    usage.output * price.output +
+    usage.cacheRead * price.cacheRead +
+    fiveMinutes * price.cacheWrite +
+    oneHour * price.input * 2;
   return dollars / 1_000_000;
 }
 

@@ -16,13 +16,23 @@ import type { Trigger } from '../agent/trigger.ts';
 
 export type ScenarioRunLimits = RunLimits;
 
-export const DEFAULT_LIMITS: ScenarioRunLimits = { maxSteps: 12, tokenBudget: 400_000, timeoutMs: 120_000, approvalTtlMs: 60_000, toolOutputBytes: 16_384 };
+export const DEFAULT_LIMITS: ScenarioRunLimits = {
+  maxSteps: 12,
+  tokenBudget: 400_000,
+  timeoutMs: 120_000,
+  approvalTtlMs: 60_000,
+  toolOutputBytes: 16_384,
+};
 
 /** The triggers a scenario offers, in a fixed order: alert first, then the incident text. */
 export function scenarioTriggers(scenario: LoadedScenario): { kind: 'alert' | 'incident'; trigger: Trigger }[] {
   const triggers: { kind: 'alert' | 'incident'; trigger: Trigger }[] = [];
   const { alert, incident } = scenario.meta.trigger;
-  if (alert) triggers.push({ kind: 'alert', trigger: { kind: 'alert', alert: { labels: alert.labels ?? {}, annotations: alert.annotations ?? {} } } });
+  if (alert)
+    triggers.push({
+      kind: 'alert',
+      trigger: { kind: 'alert', alert: { labels: alert.labels ?? {}, annotations: alert.annotations ?? {} } },
+    });
   if (incident) triggers.push({ kind: 'incident', trigger: { kind: 'incident', text: incident } });
   return triggers;
 }

@@ -28,17 +28,31 @@ export interface Score {
  * pattern may name them as the scenario wrote them, so each is matched against the text on
  * both clocks.
  */
-export function scoreDiagnosis(diagnosis: Diagnosis | undefined, expect: Expectation, options: { clockShiftMs?: number } = {}): Score {
+export function scoreDiagnosis(
+  diagnosis: Diagnosis | undefined,
+  expect: Expectation,
+  options: { clockShiftMs?: number } = {},
+): Score {
   if (!diagnosis) {
-    return { correct: false, categoryCorrect: false, culpritCorrect: false, missingMentions: expect.mustMention ?? [], remediationCorrect: expect.remediation ? false : undefined };
+    return {
+      correct: false,
+      categoryCorrect: false,
+      culpritCorrect: false,
+      missingMentions: expect.mustMention ?? [],
+      remediationCorrect: expect.remediation ? false : undefined,
+    };
   }
   const text = diagnosisText(diagnosis);
   const texts = options.clockShiftMs ? [text, onScenarioClock(text, options.clockShiftMs)] : [text];
-  const missingMentions = (expect.mustMention ?? []).filter((pattern) => !texts.some((candidate) => new RegExp(pattern, 'i').test(candidate)));
+  const missingMentions = (expect.mustMention ?? []).filter(
+    (pattern) => !texts.some((candidate) => new RegExp(pattern, 'i').test(candidate)),
+  );
   const categoryCorrect = diagnosis.category === expect.category;
   const culpritCorrect = diagnosis.culprit !== undefined && formatCulprit(diagnosis.culprit) === expect.culprit;
   const remediationCorrect = expect.remediation
-    ? diagnosis.actions.some((action) => action.tool === expect.remediation?.tool && hasArguments(action.args, expect.remediation.args))
+    ? diagnosis.actions.some(
+        (action) => action.tool === expect.remediation?.tool && hasArguments(action.args, expect.remediation.args),
+      )
     : undefined;
   return {
     correct: categoryCorrect && culpritCorrect && missingMentions.length === 0 && remediationCorrect !== false,

@@ -52,7 +52,9 @@ export interface InMemoryApprovalBroker extends ApprovalBroker {
 }
 
 /** A broker that keeps waiting actions in memory and expires them at their deadline. */
-export function createInMemoryApprovalBroker(options: { onHeld?: (action: HeldAction) => void } = {}): InMemoryApprovalBroker {
+export function createInMemoryApprovalBroker(
+  options: { onHeld?: (action: HeldAction) => void } = {},
+): InMemoryApprovalBroker {
   const waiting = new Map<string, { action: HeldAction; settle: (outcome: ApprovalOutcome) => void }>();
   return {
     ...(options.onHeld ? { onHeld: options.onHeld } : {}),
@@ -65,7 +67,10 @@ export function createInMemoryApprovalBroker(options: { onHeld?: (action: HeldAc
           waiting.delete(action.actionId);
           resolve(outcome);
         };
-        const timer = setTimeout(() => settle({ decision: 'expired', reason: 'no decision before the approval deadline' }), delay);
+        const timer = setTimeout(
+          () => settle({ decision: 'expired', reason: 'no decision before the approval deadline' }),
+          delay,
+        );
         const onAbort = (): void => settle({ decision: 'expired', reason: 'the run was stopped while waiting' });
         if (signal.aborted) return onAbort();
         signal.addEventListener('abort', onAbort, { once: true });

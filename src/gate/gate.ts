@@ -87,11 +87,22 @@ export function decideToolCall(request: GateRequest): GateDecision {
 
   const rung = effectiveRung({ requested: runRung, policy, namespace });
   if (rung === 'OBSERVE') {
-    const why = runRung === 'OBSERVE' ? 'this run is at OBSERVE' : `policy caps namespace "${namespace ?? '(cluster)'}" at OBSERVE`;
+    const why =
+      runRung === 'OBSERVE'
+        ? 'this run is at OBSERVE'
+        : `policy caps namespace "${namespace ?? '(cluster)'}" at OBSERVE`;
     const reason = `${tool.risk} call not executed: ${why}. It is recorded as a proposed action for a person to review.`;
     return { decision: 'propose', rung, toolName: tool.name, risk: tool.risk, input, reason };
   }
-  return { decision: 'hold', rung, toolName: tool.name, risk: tool.risk, input, reason: `${tool.risk} call held for a person's approval.`, [heldByGate]: true };
+  return {
+    decision: 'hold',
+    rung,
+    toolName: tool.name,
+    risk: tool.risk,
+    input,
+    reason: `${tool.risk} call held for a person's approval.`,
+    [heldByGate]: true,
+  };
 }
 
 /** A person's recorded approval of one held action of one run. */
@@ -149,9 +160,12 @@ export function isApprovedAction(value: unknown): value is ApprovedAction {
  * bug, and throws.
  */
 export function approve(hold: HoldDecision, approval: Approval): ApprovedAction {
-  if (hold.decision !== 'hold' || hold[heldByGate] !== true) throw new TypeError('approve: only a hold decision made by decideToolCall can be approved');
-  if (typeof approval.by !== 'string' || approval.by.trim() === '') throw new TypeError('approve: the approval must name who approved');
-  if (!(approval.at instanceof Date) || Number.isNaN(approval.at.getTime())) throw new TypeError('approve: the approval must carry the time it was given');
+  if (hold.decision !== 'hold' || hold[heldByGate] !== true)
+    throw new TypeError('approve: only a hold decision made by decideToolCall can be approved');
+  if (typeof approval.by !== 'string' || approval.by.trim() === '')
+    throw new TypeError('approve: the approval must name who approved');
+  if (!(approval.at instanceof Date) || Number.isNaN(approval.at.getTime()))
+    throw new TypeError('approve: the approval must carry the time it was given');
   if (!approval.runId || !approval.actionId) throw new TypeError('approve: the approval must name its run and action');
   return new GateApprovedAction(hold, approval);
 }

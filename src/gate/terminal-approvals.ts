@@ -12,26 +12,45 @@ import type { ApprovalBroker, HeldAction } from './approvals.ts';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export function createTerminalApprovalBroker(streams: { input: NodeJS.ReadStream; output: NodeJS.WriteStream }): ApprovalBroker {
+export function createTerminalApprovalBroker(streams: {
+  input: NodeJS.ReadStream;
+  output: NodeJS.WriteStream;
+}): ApprovalBroker {
   const shownDiagnosis = new Set<string>();
   return {
     async waitForDecision(action, signal) {
       if (!streams.input.isTTY) {
-        return { decision: 'rejected', by: 'kubewhy', reason: 'no one at a terminal to approve it (stdin is not a TTY)' };
+        return {
+          decision: 'rejected',
+          by: 'kubewhy',
+          reason: 'no one at a terminal to approve it (stdin is not a TTY)',
+        };
       }
       const showDiagnosis = action.diagnosis !== undefined && !shownDiagnosis.has(action.runId);
       if (showDiagnosis) shownDiagnosis.add(action.runId);
       streams.output.write(formatHeldAction(action, { showDiagnosis }));
       const prompt = createInterface({ input: streams.input, output: streams.output });
       // A Node timer waits at most about 24.8 days; a later deadline is as good as none at a terminal.
-      const deadline = AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(0, action.expiresAt.getTime() - Date.now())));
+      const deadline = AbortSignal.timeout(
+        Math.min(MAX_TIMER_MS, Math.max(0, action.expiresAt.getTime() - Date.now())),
+      );
       try {
-        const answer = await prompt.question(`Approve ${action.tool} ${JSON.stringify(action.args)} (action ${action.actionId})? [y/N] `, { signal: AbortSignal.any([signal, deadline]) });
+        const answer = await prompt.question(
+          `Approve ${action.tool} ${JSON.stringify(action.args)} (action ${action.actionId})? [y/N] `,
+          { signal: AbortSignal.any([signal, deadline]) },
+        );
         const approved = /^y(es)?$/i.test(answer.trim());
         return approved ? { decision: 'approved', by: 'terminal' } : { decision: 'rejected', by: 'terminal' };
       } catch {
-        if (deadline.aborted && !signal.aborted) streams.output.write('\nNo answer before the approval deadline: not approved.\n');
-        return { decision: 'expired', reason: deadline.aborted && !signal.aborted ? 'no decision before the approval deadline' : 'the run was stopped while waiting' };
+        if (deadline.aborted && !signal.aborted)
+          streams.output.write('\nNo answer before the approval deadline: not approved.\n');
+        return {
+          decision: 'expired',
+          reason:
+            deadline.aborted && !signal.aborted
+              ? 'no decision before the approval deadline'
+              : 'the run was stopped while waiting',
+        };
       } finally {
         prompt.close();
       }
@@ -44,7 +63,12 @@ export function formatHeldAction(action: HeldAction, options: { showDiagnosis: b
   const lines: string[] = [''];
   const diagnosis = action.diagnosis;
   if (diagnosis && options.showDiagnosis) {
-    lines.push(`Diagnosis: ${diagnosis.category}${diagnosis.culprit ? ` — ${diagnosis.culprit}` : ''} (confidence ${diagnosis.confidence})`, `  ${diagnosis.summary}`, '', 'Evidence:');
+    lines.push(
+      `Diagnosis: ${diagnosis.category}${diagnosis.culprit ? ` — ${diagnosis.culprit}` : ''} (confidence ${diagnosis.confidence})`,
+      `  ${diagnosis.summary}`,
+      '',
+      'Evidence:',
+    );
     for (const line of diagnosis.evidence) lines.push(`  - ${line}`);
     lines.push('');
   }

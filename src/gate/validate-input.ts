@@ -10,7 +10,9 @@ export type ValidatedInput = { ok: true; input: Record<string, unknown> } | { ok
 export function validateToolInput(tool: Tool, rawInput: unknown): ValidatedInput {
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (parsed.success) return { ok: true, input: parsed.data as Record<string, unknown> };
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+  const problems = parsed.error.issues
+    .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+    .join('; ');
   const fields = Object.keys(tool.input.shape).join(', ');
   return { ok: false, reason: `Invalid arguments for ${tool.name}: ${problems}. It takes: ${fields}.` };
 }

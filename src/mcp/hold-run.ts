@@ -46,14 +46,24 @@ export type HoldOutcome =
 
 /** True when the gate would hold this call at ACT: the only case that needs a run. */
 export function wouldHold(agent: AgentDependencies, name: string, rawInput: unknown): boolean {
-  const decision = decideToolCall({ tool: agent.registry.get(name), toolName: name, rawInput, runRung: 'ACT', policy: agent.policy, knownTools: agent.registry.list().map((tool) => tool.name) });
+  const decision = decideToolCall({
+    tool: agent.registry.get(name),
+    toolName: name,
+    rawInput,
+    runRung: 'ACT',
+    policy: agent.policy,
+    knownTools: agent.registry.list().map((tool) => tool.name),
+  });
   return decision.decision === 'hold';
 }
 
 /** A run created not to be due until it is claimed. */
 const NEVER = new Date('9999-12-31T23:59:59.999Z');
 
-export async function holdInRun(dependencies: HoldRunDependencies, request: { name: string; arguments: unknown; client: McpClient; signal: AbortSignal }): Promise<HoldOutcome> {
+export async function holdInRun(
+  dependencies: HoldRunDependencies,
+  request: { name: string; arguments: unknown; client: McpClient; signal: AbortSignal },
+): Promise<HoldOutcome> {
   const { store, audit, agent } = dependencies;
   if (!wouldHold(agent, request.name, request.arguments)) return { held: false };
   const args = redactValue(request.arguments ?? {}) as Record<string, unknown>;
@@ -65,9 +75,22 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
   };
   const createdAt = new Date();
   // Not due before it is claimed here: no replica's queue may take it to diagnose meanwhile.
-  const created = await store.create({ id: newRunId(createdAt), trigger, source: 'api', rung: 'ACT', notBefore: NEVER, now: createdAt });
-  const lease = dependencies.lease ? { owner: dependencies.lease.owner, until: new Date(Date.now() + dependencies.lease.ms).toISOString() } : undefined;
-  const run = (await store.claim(created.id, { ...(agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}), ...(lease ? { lease } : {}) })) ?? created;
+  const created = await store.create({
+    id: newRunId(createdAt),
+    trigger,
+    source: 'api',
+    rung: 'ACT',
+    notBefore: NEVER,
+    now: createdAt,
+  });
+  const lease = dependencies.lease
+    ? { owner: dependencies.lease.owner, until: new Date(Date.now() + dependencies.lease.ms).toISOString() }
+    : undefined;
+  const run =
+    (await store.claim(created.id, {
+      ...(agent.clusterIdentity ? { cluster: agent.clusterIdentity } : {}),
+      ...(lease ? { lease } : {}),
+    })) ?? created;
   await ensureRunCreated(audit, run);
   // The run's actions are stored in the order they change.
   const progress = createOrderedWrites();
@@ -86,7 +109,10 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     },
     approvalTtlMs: agent.limits.approvalTtlMs,
     maxHeldActions: 1,
-    audit: { record: (type, payload) => runAudit.record(type, { ...payload, client: request.client }), flush: () => runAudit.flush() },
+    audit: {
+      record: (type, payload) => runAudit.record(type, { ...payload, client: request.client }),
+      flush: () => runAudit.flush(),
+    },
     observer: {
       actionsChanged: (changed) => {
         const snapshot = changed.map((action) => ({ ...action }));
@@ -101,7 +127,14 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
   const fail = async (content: string): Promise<HoldOutcome> => {
     const reason = `the MCP request's action could not be put to a person: ${content}`;
     await runAudit.flush();
-    await createRunLifecycle({ store, audit }).endRun({ run, cause: 'finished', status: 'failed', reason, actions, steps: 1 });
+    await createRunLifecycle({ store, audit }).endRun({
+      run,
+      cause: 'finished',
+      status: 'failed',
+      reason,
+      actions,
+      steps: 1,
+    });
     return { held: false, runId: run.id, result: { ok: false, error: 'conflict', content } };
   };
   try {
@@ -110,7 +143,12 @@ export async function holdInRun(dependencies: HoldRunDependencies, request: { na
     const diagnosis = requestedDiagnosis({ client: request.client, name: request.name, args });
     if (action?.status !== 'awaiting_approval') return await fail(told.content);
     let answered: ToolResult | undefined;
-    await prepareApprovals({ pending: [action], diagnosis, environment, onAnswered: (_call, result) => (answered = result) });
+    await prepareApprovals({
+      pending: [action],
+      diagnosis,
+      environment,
+      onAnswered: (_call, result) => (answered = result),
+    });
     if (action.status !== 'awaiting_approval') return await fail(answered?.content ?? told.content);
     await runAudit.flush();
     await park({ store, audit, runId: run.id, call, told, action, actions, diagnosis, trigger });
@@ -137,7 +175,17 @@ function requestedDiagnosis(input: { client: McpClient; name: string; args: Reco
 }
 
 /** Parks the run as the loop parks one whose held actions wait on a person (execute-run.ts `park`). */
-async function park(input: { store: RunStore; audit: AuditStore; runId: string; call: ToolCall; told: ToolResult; action: Action; actions: Action[]; diagnosis: DiagnosisInput; trigger: Trigger }): Promise<void> {
+async function park(input: {
+  store: RunStore;
+  audit: AuditStore;
+  runId: string;
+  call: ToolCall;
+  told: ToolResult;
+  action: Action;
+  actions: Action[];
+  diagnosis: DiagnosisInput;
+  trigger: Trigger;
+}): Promise<void> {
   const { call, action } = input;
   const checkpoint: RunCheckpoint = {
     version: 1,
@@ -149,11 +197,29 @@ async function park(input: { store: RunStore; audit: AuditStore; runId: string; 
       { role: 'user', text: describeTrigger(input.trigger) },
       { role: 'assistant', text: '', calls: [call] },
     ],
-    toolCalls: [{ step: 1, id: call.id, tool: call.name, input: call.input, risk: action.risk, ok: true, action: action.status, bytes: Buffer.byteLength(input.told.content) }],
+    toolCalls: [
+      {
+        step: 1,
+        id: call.id,
+        tool: call.name,
+        input: call.input,
+        risk: action.risk,
+        ok: true,
+        action: action.status,
+        bytes: Buffer.byteLength(input.told.content),
+      },
+    ],
     turn: { results: [{ call, result: input.told }], heldActionIds: [action.id], submissions: [] },
     diagnosed: { diagnosis: input.diagnosis, held: [{ actionId: action.id, call }] },
   };
-  await storeParked({ store: input.store, audit: input.audit, runId: input.runId, checkpoint, actions: input.actions, diagnosis: { ...input.diagnosis, actions: input.actions } });
+  await storeParked({
+    store: input.store,
+    audit: input.audit,
+    runId: input.runId,
+    checkpoint,
+    actions: input.actions,
+    diagnosis: { ...input.diagnosis, actions: input.actions },
+  });
 }
 
 export function describeClient(client: McpClient): string {

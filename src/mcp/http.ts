@@ -37,7 +37,10 @@ export interface McpRouteOptions {
 
 export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: McpRouteOptions): void {
   const { authenticator, agent } = options;
-  const metricsObserver = createMetricsObserver(context.metrics, new Set(agent.registry.list().map((tool) => tool.name)));
+  const metricsObserver = createMetricsObserver(
+    context.metrics,
+    new Set(agent.registry.list().map((tool) => tool.name)),
+  );
 
   /** The token's identity, whatever its scope; undefined for no token or an unknown one. */
   const identify = (authorization: string | undefined): string | undefined => {
@@ -50,14 +53,32 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
 
   const unauthorized = (reply: FastifyReply): FastifyReply => {
     reply.header('www-authenticate', 'Bearer realm="kubewhy"');
-    return sendError(reply, 401, { error: 'unauthorized', message: 'the MCP endpoint needs a bearer token (read for read tools, ingest for diagnose, act to hold writes): send Authorization: Bearer <token>' });
+    return sendError(reply, 401, {
+      error: 'unauthorized',
+      message:
+        'the MCP endpoint needs a bearer token (read for read tools, ingest for diagnose, act to hold writes): send Authorization: Bearer <token>',
+    });
   };
 
   const diagnose = async (input: { text: string; namespace?: string }): Promise<DiagnoseAnswer> => {
-    const submitted = await context.runs.submit({ trigger: { kind: 'incident', ...input }, rung: 'OBSERVE', source: 'api' });
-    if (!submitted.ok) return { runId: '', status: 'failed', reason: `the run queue is full; try again in ${context.runs.retryAfterSeconds()} s` };
+    const submitted = await context.runs.submit({
+      trigger: { kind: 'incident', ...input },
+      rung: 'OBSERVE',
+      source: 'api',
+    });
+    if (!submitted.ok)
+      return {
+        runId: '',
+        status: 'failed',
+        reason: `the run queue is full; try again in ${context.runs.retryAfterSeconds()} s`,
+      };
     const run = (await context.runs.waitForEnd(submitted.run.id, DIAGNOSE_WAIT_MS)) ?? submitted.run;
-    return { runId: run.id, status: run.status, ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}), ...(run.reason ? { reason: run.reason } : {}) };
+    return {
+      runId: run.id,
+      status: run.status,
+      ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
+      ...(run.reason ? { reason: run.reason } : {}),
+    };
   };
 
   app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
@@ -80,10 +101,16 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
       session,
       version: options.version ?? 'unknown',
       identity,
-      authorize: (scope) => (authenticator.check(authorization, scope).ok ? undefined : `this call needs a token with the "${scope}" scope; this one (${identity}) does not have it. Nothing was run.`),
+      authorize: (scope) =>
+        authenticator.check(authorization, scope).ok
+          ? undefined
+          : `this call needs a token with the "${scope}" scope; this one (${identity}) does not have it. Nothing was run.`,
       diagnose,
       hold: async (held) => {
-        const outcome = await holdInRun({ store: context.store, audit: context.audit, agent, ...(context.lease ? { lease: context.lease } : {}) }, held);
+        const outcome = await holdInRun(
+          { store: context.store, audit: context.audit, agent, ...(context.lease ? { lease: context.lease } : {}) },
+          held,
+        );
         // The run was parked outside the queue: its action's deadline joins the expiry timer.
         if (outcome.held) {
           await context.runs.expireDue();
@@ -107,18 +134,30 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext, options: M
     } catch (error) {
       request.log.error({ err: error }, 'the MCP request failed');
       if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
       }
     }
     return reply;
   });
 
-  const notAllowed = async (request: { headers: { authorization?: string | undefined } }, reply: FastifyReply): Promise<FastifyReply> => {
+  const notAllowed = async (
+    request: { headers: { authorization?: string | undefined } },
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
     if (!identify(request.headers.authorization)) return unauthorized(reply);
     return reply
       .code(405)
       .header('allow', 'POST')
-      .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: kubewhy serves MCP statelessly; send each request as a POST to /mcp' }, id: null });
+      .send({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Method not allowed: kubewhy serves MCP statelessly; send each request as a POST to /mcp',
+        },
+        id: null,
+      });
   };
   app.get('/mcp', { schema: { hide: true } }, notAllowed);
   app.delete('/mcp', { schema: { hide: true } }, notAllowed);

@@ -21,15 +21,30 @@ const leakyLogs: ReadTool = {
   description: 'logs that quote a password (test double)',
   input: z.object({ namespace: z.string().describe('The namespace') }),
   risk: 'read',
-  run: async () => ({ ok: true, truncated: false, content: `DB_PASSWORD=${SECRET}\n${'connection refused\n'.repeat(400)}` }),
+  run: async () => ({
+    ok: true,
+    truncated: false,
+    content: `DB_PASSWORD=${SECRET}\n${'connection refused\n'.repeat(400)}`,
+  }),
 };
 
-async function connect(t: { after(fn: () => unknown): void }, overrides: Partial<McpServerDependencies> = {}): Promise<{ client: Client; audit: AuditStore; executed: string[]; runId: string; flush(): Promise<void> }> {
+async function connect(
+  t: { after(fn: () => unknown): void },
+  overrides: Partial<McpServerDependencies> = {},
+): Promise<{ client: Client; audit: AuditStore; executed: string[]; runId: string; flush(): Promise<void> }> {
   const database = openDatabase(':memory:');
   const { audit } = createSqliteStores(database);
   const recording = createRecordingTools();
   const registry = createToolRegistry([...recording.tools, leakyLogs as Tool]);
-  const session = createMcpSession({ runId: 'mcp-unit', audit, registry, cluster: unusedCluster, policy: { actNamespaces: ['staging'] }, toolOutputBytes: 1024, transport: 'stdio' });
+  const session = createMcpSession({
+    runId: 'mcp-unit',
+    audit,
+    registry,
+    cluster: unusedCluster,
+    policy: { actNamespaces: ['staging'] },
+    toolOutputBytes: 1024,
+    transport: 'stdio',
+  });
   const server = createMcpServer({
     registry,
     session,
@@ -55,9 +70,15 @@ function textOf(result: unknown): string {
 
 test('a write tool called over MCP is only proposed: nothing runs, and the result says where the proposal is', async (t) => {
   const { client, audit, executed, runId } = await connect(t);
-  const result = await client.callTool({ name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } });
+  const result = await client.callTool({
+    name: 'rollout_undo',
+    arguments: { namespace: 'staging', name: 'checkout-api' },
+  });
   assert.notEqual(result.isError, true);
-  assert.match(textOf(result), /^Nothing was executed\. write call not executed: this run is at OBSERVE\. It is recorded as a proposed action/);
+  assert.match(
+    textOf(result),
+    /^Nothing was executed\. write call not executed: this run is at OBSERVE\. It is recorded as a proposed action/,
+  );
   assert.match(textOf(result), /kubewhy audit show --run mcp-unit/);
   assert.deepEqual(executed, []);
   const decision = (await audit.list(runId)).find((event) => event.type === 'gate-decision');
@@ -78,13 +99,18 @@ test('an invalid call reaches the gate: a readable isError result, audited', asy
   const { client, audit, runId, executed } = await connect(t);
   const result = await client.callTool({ name: 'describe_pod', arguments: { namespace: 7 } });
   assert.equal(result.isError, true);
-  assert.match(textOf(result), /^Invalid arguments for describe_pod: namespace: .*; name: .*\. It takes: namespace, name\.$/);
+  assert.match(
+    textOf(result),
+    /^Invalid arguments for describe_pod: namespace: .*; name: .*\. It takes: namespace, name\.$/,
+  );
   assert.deepEqual(executed, []);
   assert.equal((await audit.list(runId)).find((event) => event.type === 'gate-decision')?.payload.decision, 'refuse');
 });
 
 test('a call the caller has no scope for is refused naming the scope, and nothing runs', async (t) => {
-  const { client, executed, audit, runId, flush } = await connect(t, { authorize: (scope) => (scope === 'read' ? undefined : `this call needs a token with the "${scope}" scope`) });
+  const { client, executed, audit, runId, flush } = await connect(t, {
+    authorize: (scope) => (scope === 'read' ? undefined : `this call needs a token with the "${scope}" scope`),
+  });
   const write = await client.callTool({ name: 'delete_pod', arguments: { namespace: 'staging', name: 'pod-1' } });
   assert.equal(write.isError, true);
   assert.match(textOf(write), /"act" scope/);
@@ -94,8 +120,13 @@ test('a call the caller has no scope for is refused naming the scope, and nothin
   // A refused call is recorded without waiting for the store: wait for what was recorded.
   await flush();
   assert.deepEqual(
-    (await audit.list(runId)).filter((event) => event.type === 'tool-call').map((event) => [event.payload.tool, typeof event.payload.refused]),
-    [['delete_pod', 'string'], ['diagnose', 'string']],
+    (await audit.list(runId))
+      .filter((event) => event.type === 'tool-call')
+      .map((event) => [event.payload.tool, typeof event.payload.refused]),
+    [
+      ['delete_pod', 'string'],
+      ['diagnose', 'string'],
+    ],
   );
 });
 
@@ -104,12 +135,23 @@ test('a write the caller may hold is held in its own run, and the result names t
   const { client, executed } = await connect(t, {
     hold: async (request) => {
       asked.push(`${request.name} ${request.client.identity}`);
-      return { held: true, runId: 'run-held', actionId: 'act-12345678', result: { ok: true, truncated: false, content: 'held' } };
+      return {
+        held: true,
+        runId: 'run-held',
+        actionId: 'act-12345678',
+        result: { ok: true, truncated: false, content: 'held' },
+      };
     },
     whereIsRun: (runId) => `GET /v1/runs/${runId}`,
   });
-  const result = await client.callTool({ name: 'rollout_undo', arguments: { namespace: 'staging', name: 'checkout-api' } });
-  assert.match(textOf(result), /^Nothing was executed\. rollout_undo is held for a person's approval as action act-12345678 of run run-held/);
+  const result = await client.callTool({
+    name: 'rollout_undo',
+    arguments: { namespace: 'staging', name: 'checkout-api' },
+  });
+  assert.match(
+    textOf(result),
+    /^Nothing was executed\. rollout_undo is held for a person's approval as action act-12345678 of run run-held/,
+  );
   assert.match(textOf(result), /POST \/v1\/runs\/run-held\/actions\/act-12345678\/approve/);
   assert.deepEqual(asked, ['rollout_undo stdio']);
   assert.deepEqual(executed, []);

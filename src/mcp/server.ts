@@ -16,7 +16,12 @@
  * not, goes through the gate and is audited, and a failure is a tool result with `isError`.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { Diagnosis } from '../agent/diagnosis.ts';
 import { formatCulprit } from '../agent/diagnosis.ts';
@@ -36,7 +41,11 @@ export const DIAGNOSE_TOOL = 'diagnose';
 export const DIAGNOSE_WAIT_MS = 55_000;
 
 const diagnoseInput = z.object({
-  text: z.string().min(1).max(4000).describe('What is wrong, as a person on call would say it: "checkout-api in staging keeps restarting"'),
+  text: z
+    .string()
+    .min(1)
+    .max(4000)
+    .describe('What is wrong, as a person on call would say it: "checkout-api in staging keeps restarting"'),
   namespace: z.string().min(1).max(63).optional().describe('The namespace the incident is about, when known'),
 });
 
@@ -59,7 +68,12 @@ export interface McpServerDependencies {
   /** Runs a diagnosis of the sentence and answers when it ends, or with its state after DIAGNOSE_WAIT_MS. */
   diagnose(input: { text: string; namespace?: string }, signal: AbortSignal): Promise<DiagnoseAnswer>;
   /** Holds a write the gate would hold at ACT, in a run a person decides; absent, writes are only proposed. */
-  hold?: (request: { name: string; arguments: unknown; client: McpClient; signal: AbortSignal }) => Promise<HoldOutcome>;
+  hold?: (request: {
+    name: string;
+    arguments: unknown;
+    client: McpClient;
+    signal: AbortSignal;
+  }) => Promise<HoldOutcome>;
   /** How a person finds a run: `GET /v1/runs/<id>`, or the audit command at a terminal. */
   whereIsRun(runId: string): string;
   /** How a person reads an audit chain that is not a run of the API (the session's): default `whereIsRun`. */
@@ -81,28 +95,46 @@ export function createMcpServer(dependencies: McpServerDependencies): McpServer 
         await session.flush();
         return result;
       })
-      .catch((error: unknown) => errorResult(`internal: ${request.params.name} failed unexpectedly (${error instanceof Error ? error.message : String(error)}). Nothing was executed.`));
+      .catch((error: unknown) =>
+        errorResult(
+          `internal: ${request.params.name} failed unexpectedly (${error instanceof Error ? error.message : String(error)}). Nothing was executed.`,
+        ),
+      );
   });
 
-  const callTool = async (params: { name: string; arguments?: Record<string, unknown> | undefined }, signal: AbortSignal): Promise<CallToolResult> => {
+  const callTool = async (
+    params: { name: string; arguments?: Record<string, unknown> | undefined },
+    signal: AbortSignal,
+  ): Promise<CallToolResult> => {
     const { name } = params;
     const rawInput = params.arguments ?? {};
     const version = server.server.getClientVersion();
-    const client: McpClient = { identity: dependencies.identity, ...(version ? { name: version.name, version: version.version } : {}) };
+    const client: McpClient = {
+      identity: dependencies.identity,
+      ...(version ? { name: version.name, version: version.version } : {}),
+    };
     if (name === DIAGNOSE_TOOL) return callDiagnose({ dependencies, client, rawInput, signal });
 
     const tool = registry.get(name);
     const needed: Scope = tool && tool.risk !== 'read' ? 'act' : 'read';
     const refusal = dependencies.authorize?.(needed);
     if (refusal) {
-      session.record(client, 'tool-call', { tool: name, args: rawInput, risk: tool?.risk ?? 'unknown', refused: refusal });
+      session.record(client, 'tool-call', {
+        tool: name,
+        args: rawInput,
+        risk: tool?.risk ?? 'unknown',
+        refused: refusal,
+      });
       return errorResult(refusal);
     }
     if (tool && tool.risk !== 'read' && dependencies.hold) {
       const outcome = await dependencies.hold({ name, arguments: rawInput, client, signal });
       if ('runId' in outcome) {
         session.record(client, 'tool-call', { tool: name, args: rawInput, risk: tool.risk, heldIn: outcome.runId });
-        if (!outcome.held) return errorResult(`Nothing was executed. ${outcome.result.content} (run ${outcome.runId}: ${dependencies.whereIsRun(outcome.runId)})`);
+        if (!outcome.held)
+          return errorResult(
+            `Nothing was executed. ${outcome.result.content} (run ${outcome.runId}: ${dependencies.whereIsRun(outcome.runId)})`,
+          );
         return textResult(
           `Nothing was executed. ${name} is held for a person's approval as action ${outcome.actionId} of run ${outcome.runId}, which now awaits approval: ` +
             `${dependencies.whereIsRun(outcome.runId)}. A person approves it (POST /v1/runs/${outcome.runId}/actions/${outcome.actionId}/approve, or the console) or rejects it; ` +
@@ -113,29 +145,48 @@ export function createMcpServer(dependencies: McpServerDependencies): McpServer 
     const result = await session.call({ name, arguments: rawInput, client, signal });
     if (!result.ok) return errorResult(result.content);
     if (tool && tool.risk !== 'read') {
-      return textResult(`Nothing was executed. ${result.content} It is recorded in the audit log of MCP session ${session.runId}: ${(dependencies.whereIsAudit ?? dependencies.whereIsRun)(session.runId)}.`);
+      return textResult(
+        `Nothing was executed. ${result.content} It is recorded in the audit log of MCP session ${session.runId}: ${(dependencies.whereIsAudit ?? dependencies.whereIsRun)(session.runId)}.`,
+      );
     }
     return textResult(result.content);
   };
   return server;
 }
 
-async function callDiagnose(input: { dependencies: McpServerDependencies; client: McpClient; rawInput: Record<string, unknown>; signal: AbortSignal }): Promise<CallToolResult> {
+async function callDiagnose(input: {
+  dependencies: McpServerDependencies;
+  client: McpClient;
+  rawInput: Record<string, unknown>;
+  signal: AbortSignal;
+}): Promise<CallToolResult> {
   const { dependencies, client, rawInput } = input;
   const { session } = dependencies;
   const refusal = dependencies.authorize?.('ingest');
   const parsed = diagnoseInput.safeParse(rawInput);
-  session.record(client, 'tool-call', { tool: DIAGNOSE_TOOL, args: rawInput, risk: 'read', ...(refusal ? { refused: refusal } : {}) });
+  session.record(client, 'tool-call', {
+    tool: DIAGNOSE_TOOL,
+    args: rawInput,
+    risk: 'read',
+    ...(refusal ? { refused: refusal } : {}),
+  });
   if (refusal) return errorResult(refusal);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`).join('; ');
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(input)'}: ${issue.message}`)
+      .join('; ');
     const message = `Invalid arguments for ${DIAGNOSE_TOOL}: ${problems}. It takes: text, namespace.`;
     session.record(client, 'tool-result', { tool: DIAGNOSE_TOOL, error: 'invalid-input', content: message });
     return errorResult(message);
   }
   const { text, namespace } = parsed.data;
   const answer = await input.dependencies.diagnose({ text, ...(namespace ? { namespace } : {}) }, input.signal);
-  session.record(client, 'tool-result', { tool: DIAGNOSE_TOOL, runId: answer.runId, status: answer.status, ...(answer.diagnosis ? { category: answer.diagnosis.category } : {}) });
+  session.record(client, 'tool-result', {
+    tool: DIAGNOSE_TOOL,
+    runId: answer.runId,
+    status: answer.status,
+    ...(answer.diagnosis ? { category: answer.diagnosis.category } : {}),
+  });
   const body = {
     runId: answer.runId,
     status: answer.status,
@@ -147,20 +198,41 @@ async function callDiagnose(input: { dependencies: McpServerDependencies; client
           summary: answer.diagnosis.summary,
           evidence: answer.diagnosis.evidence,
           confidence: answer.diagnosis.confidence,
-          proposedActions: answer.diagnosis.actions.map((action) => ({ id: action.id, tool: action.tool, args: action.args, risk: action.risk, status: action.status })),
+          proposedActions: answer.diagnosis.actions.map((action) => ({
+            id: action.id,
+            tool: action.tool,
+            args: action.args,
+            risk: action.risk,
+            status: action.status,
+          })),
         }
       : {}),
     where: dependencies.whereIsRun(answer.runId),
   };
   const answered = JSON.stringify(body, null, 2);
-  if (!answer.diagnosis) return { content: [{ type: 'text', text: answer.status === 'failed' ? answered : `Still diagnosing (the run goes on); follow it there.\n${answered}` }], isError: answer.status === 'failed' };
+  if (!answer.diagnosis)
+    return {
+      content: [
+        {
+          type: 'text',
+          text:
+            answer.status === 'failed' ? answered : `Still diagnosing (the run goes on); follow it there.\n${answered}`,
+        },
+      ],
+      isError: answer.status === 'failed',
+    };
   return textResult(answered);
 }
 
 function describeTool(tool: Tool): McpTool {
   const inputSchema = toolSpec(tool).input_schema as McpTool['inputSchema'];
   if (tool.risk === 'read') {
-    return { name: tool.name, description: tool.description, inputSchema, annotations: { readOnlyHint: true, openWorldHint: false } };
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    };
   }
   return {
     name: tool.name,
@@ -195,4 +267,3 @@ function errorResult(text: string): CallToolResult {
 const INSTRUCTIONS =
   'kubewhy diagnoses Kubernetes incidents. Read tools observe the cluster (Secret values never appear; output is bounded). ' +
   'Write tools never execute here: they are recorded as proposals, or held for a person to approve. Start with diagnose.';
-

@@ -55,12 +55,26 @@ export function createMcpSession(settings: McpSessionSettings): McpSession {
   const sessionAudit = auditFor(audit, runId, {
     beforeFirst: async ({ payload, time }) => {
       if ((await audit.head(runId)) !== undefined) return;
-      await audit.append({ runId, type: 'run-created', payload: { trigger: { kind: 'mcp', transport: settings.transport }, rung: 'OBSERVE', source: 'mcp', client: payload.client }, time });
+      await audit.append({
+        runId,
+        type: 'run-created',
+        payload: {
+          trigger: { kind: 'mcp', transport: settings.transport },
+          rung: 'OBSERVE',
+          source: 'mcp',
+          client: payload.client,
+        },
+        time,
+      });
     },
   });
-  const append = (client: McpClient, type: Parameters<RunAudit['record']>[0], payload: Record<string, unknown>): void => sessionAudit.record(type, { ...payload, client });
+  const append = (client: McpClient, type: Parameters<RunAudit['record']>[0], payload: Record<string, unknown>): void =>
+    sessionAudit.record(type, { ...payload, client });
   const flush = (): Promise<void> => sessionAudit.flush();
-  const auditAs = (client: McpClient): RunAudit => ({ record: (type, payload) => append(client, type, payload), flush });
+  const auditAs = (client: McpClient): RunAudit => ({
+    record: (type, payload) => append(client, type, payload),
+    flush,
+  });
   return {
     runId,
     async call({ name, arguments: rawInput, client, signal }) {
@@ -84,7 +98,10 @@ export function createMcpSession(settings: McpSessionSettings): McpSession {
         heldCalls: new Map(),
         writeData: new Map(),
       };
-      const result = await executeToolCall({ id: `mcp-${randomUUID().slice(0, 8)}`, name, input: rawInput ?? {} }, environment);
+      const result = await executeToolCall(
+        { id: `mcp-${randomUUID().slice(0, 8)}`, name, input: rawInput ?? {} },
+        environment,
+      );
       // The client hears the answer once the call is in the audit log.
       await flush();
       return result;

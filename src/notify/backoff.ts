@@ -12,8 +12,14 @@ export interface BackoffSettings {
 /** The longest Retry-After taken as given. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 
-export function retryDelayMs(input: { attempts: number; retryAfterMs?: number; settings: BackoffSettings; random?: () => number }): number {
-  if (input.retryAfterMs !== undefined && Number.isFinite(input.retryAfterMs)) return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, input.retryAfterMs));
+export function retryDelayMs(input: {
+  attempts: number;
+  retryAfterMs?: number;
+  settings: BackoffSettings;
+  random?: () => number;
+}): number {
+  if (input.retryAfterMs !== undefined && Number.isFinite(input.retryAfterMs))
+    return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, input.retryAfterMs));
   const { backoffMs, backoffMaxMs } = input.settings;
   const exponential = Math.min(backoffMaxMs, backoffMs * 2 ** Math.max(0, input.attempts - 1));
   const jitter = 0.8 + 0.4 * (input.random ?? Math.random)();

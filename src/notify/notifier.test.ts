@@ -14,7 +14,14 @@ import { createOutbox, type SyncOutbox } from '../store/outbox.ts';
 import { routeSchema } from './routing.ts';
 
 /** A channel that records what it was asked to send and answers from a script (ok once the script is spent). */
-function scriptedChannel(name: string, options: { threads?: boolean; answers?: SendOutcome[] } = {}): Channel & { sent: { body: unknown; thread?: string; deliveryId: string }[]; attempts: number; answers: SendOutcome[] } {
+function scriptedChannel(
+  name: string,
+  options: { threads?: boolean; answers?: SendOutcome[] } = {},
+): Channel & {
+  sent: { body: unknown; thread?: string; deliveryId: string }[];
+  attempts: number;
+  answers: SendOutcome[];
+} {
   const answers = [...(options.answers ?? [])];
   const channel = {
     kind: options.threads ? ('slack-bot' as const) : ('webhook' as const),
@@ -23,11 +30,21 @@ function scriptedChannel(name: string, options: { threads?: boolean; answers?: S
     sent: [] as { body: unknown; thread?: string; deliveryId: string }[],
     attempts: 0,
     answers,
-    render: (notice: Notice) => ({ event: notice.event, runId: notice.run.id, runUrl: notice.runUrl, summary: notice.run.diagnosis?.summary }),
+    render: (notice: Notice) => ({
+      event: notice.event,
+      runId: notice.run.id,
+      runUrl: notice.runUrl,
+      summary: notice.run.diagnosis?.summary,
+    }),
     async send(input: { body: unknown; thread?: string; deliveryId: string }): Promise<SendOutcome> {
       channel.attempts++;
       const answer = answers.shift() ?? { ok: true, thread: `ts-${channel.attempts}` };
-      if (answer.ok) channel.sent.push({ body: input.body, deliveryId: input.deliveryId, ...(input.thread ? { thread: input.thread } : {}) });
+      if (answer.ok)
+        channel.sent.push({
+          body: input.body,
+          deliveryId: input.deliveryId,
+          ...(input.thread ? { thread: input.thread } : {}),
+        });
       return answer;
     },
   };
@@ -59,7 +76,15 @@ function startNotifier(t: TestContext, channels: Channel[], options: { maxAgeMs?
     routes: [routeSchema.parse({ to: channels.map((channel) => channel.name) })],
     delivery: { backoffMs: 5000, backoffMaxMs: 300_000, maxAgeMs: options.maxAgeMs ?? 86_400_000 },
   };
-  const build = (): Notifier => createNotifier({ outbox: stores.outbox, store: stores.runs, settings, metrics, logger: createLogger({ level: 'silent' }), now: () => new Date(clock.now) });
+  const build = (): Notifier =>
+    createNotifier({
+      outbox: stores.outbox,
+      store: stores.runs,
+      settings,
+      metrics,
+      logger: createLogger({ level: 'silent' }),
+      now: () => new Date(clock.now),
+    });
   const notifiers = [build()];
   t.after(async () => {
     for (const notifier of notifiers) await notifier.stop();
@@ -67,11 +92,24 @@ function startNotifier(t: TestContext, channels: Channel[], options: { maxAgeMs?
     rmSync(directory, { recursive: true, force: true });
   });
   const finishRun = (id: string, input: { summary?: string; notify?: boolean } = {}): void => {
-    store.create({ id, trigger: { kind: 'incident', text: 'checkout-api keeps restarting', namespace: 'staging' }, source: 'api', rung: 'OBSERVE', now: new Date(clock.now) });
+    store.create({
+      id,
+      trigger: { kind: 'incident', text: 'checkout-api keeps restarting', namespace: 'staging' },
+      source: 'api',
+      rung: 'OBSERVE',
+      now: new Date(clock.now),
+    });
     store.claim(id, { now: new Date(clock.now) });
     store.finish(id, {
       status: 'completed',
-      diagnosis: { category: 'bad-credentials', culprit: { kind: 'Deployment', namespace: 'staging', name: 'checkout-api' }, summary: input.summary ?? 'the password was rotated', evidence: ['401 from postgres'], confidence: 'high', actions: [] },
+      diagnosis: {
+        category: 'bad-credentials',
+        culprit: { kind: 'Deployment', namespace: 'staging', name: 'checkout-api' },
+        summary: input.summary ?? 'the password was rotated',
+        evidence: ['401 from postgres'],
+        confidence: 'high',
+        actions: [],
+      },
       now: new Date(clock.now),
     });
     if (input.notify ?? true) notifiers.at(-1)!.runFinished(store.get(id)!);
@@ -94,7 +132,10 @@ function startNotifier(t: TestContext, channels: Channel[], options: { maxAgeMs?
 
 async function metricValue(metrics: Metrics, name: string, labels: Record<string, string>): Promise<number> {
   const metric = await metrics.registry.getSingleMetric(name)?.get();
-  return metric?.values.find((value) => Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted))?.value ?? 0;
+  return (
+    metric?.values.find((value) => Object.entries(labels).every(([key, wanted]) => value.labels[key] === wanted))
+      ?.value ?? 0
+  );
 }
 
 test('a finished run is rendered for each destination, with the link to its page, and delivered', async (t) => {
@@ -104,14 +145,32 @@ test('a finished run is rendered for each destination, with the link to its page
   await harness.notifier.start();
   harness.finishRun('run-1');
   await harness.notifier.deliverDue();
-  assert.deepEqual(slack.sent, [{ body: { event: 'finished', runId: 'run-1', runUrl: 'https://kubewhy.example.com/runs/run-1', summary: 'the password was rotated' }, deliveryId: 'run-1/finished/oncall' }]);
+  assert.deepEqual(slack.sent, [
+    {
+      body: {
+        event: 'finished',
+        runId: 'run-1',
+        runUrl: 'https://kubewhy.example.com/runs/run-1',
+        summary: 'the password was rotated',
+      },
+      deliveryId: 'run-1/finished/oncall',
+    },
+  ]);
   assert.equal(hook.sent.length, 1);
-  assert.equal(await metricValue(harness.metrics, 'kubewhy_notifications_sent_total', { destination: 'oncall', event: 'finished' }), 1);
+  assert.equal(
+    await metricValue(harness.metrics, 'kubewhy_notifications_sent_total', {
+      destination: 'oncall',
+      event: 'finished',
+    }),
+    1,
+  );
   assert.equal(await metricValue(harness.metrics, 'kubewhy_notifications_pending', { destination: 'oncall' }), 0);
 });
 
 test("a 429 is tried again no sooner than the receiver's Retry-After", async (t) => {
-  const slack = scriptedChannel('oncall', { answers: [{ ok: false, retryable: true, retryAfterMs: 30_000, status: 429, error: 'rate limited' }] });
+  const slack = scriptedChannel('oncall', {
+    answers: [{ ok: false, retryable: true, retryAfterMs: 30_000, status: 429, error: 'rate limited' }],
+  });
   const harness = startNotifier(t, [slack]);
   await harness.notifier.start();
   harness.finishRun('run-1');
@@ -125,7 +184,13 @@ test("a 429 is tried again no sooner than the receiver's Retry-After", async (t)
   harness.clock.now += 1;
   await harness.notifier.deliverDue();
   assert.equal(slack.sent.length, 1);
-  assert.equal(await metricValue(harness.metrics, 'kubewhy_notifications_failed_total', { destination: 'oncall', outcome: 'retrying' }), 1);
+  assert.equal(
+    await metricValue(harness.metrics, 'kubewhy_notifications_failed_total', {
+      destination: 'oncall',
+      outcome: 'retrying',
+    }),
+    1,
+  );
 });
 
 test('a receiver down for ten minutes loses nothing: every notice arrives once it is back, in backoff steps', async (t) => {
@@ -143,14 +208,26 @@ test('a receiver down for ten minutes loses nothing: every notice arrives once i
     if (next === undefined) break;
     harness.clock.now = Math.max(harness.clock.now + 1, next);
   }
-  assert.deepEqual(hook.sent.map((sent) => sent.deliveryId).sort(), ['run-1/finished/tickets', 'run-2/finished/tickets', 'run-3/finished/tickets']);
-  assert.ok(harness.clock.now - downUntil <= 300_000 * 1.2, 'delivered within one maximum backoff of the receiver coming back');
+  assert.deepEqual(hook.sent.map((sent) => sent.deliveryId).sort(), [
+    'run-1/finished/tickets',
+    'run-2/finished/tickets',
+    'run-3/finished/tickets',
+  ]);
+  assert.ok(
+    harness.clock.now - downUntil <= 300_000 * 1.2,
+    'delivered within one maximum backoff of the receiver coming back',
+  );
   assert.ok(hook.attempts < 40, `${hook.attempts} attempts for 3 notices over ten minutes`);
-  assert.deepEqual(harness.outbox.list().map((row) => row.status), ['sent', 'sent', 'sent']);
+  assert.deepEqual(
+    harness.outbox.list().map((row) => row.status),
+    ['sent', 'sent', 'sent'],
+  );
 });
 
 test('a body the receiver refuses for good is given up at once and counted', async (t) => {
-  const hook = scriptedChannel('tickets', { answers: [{ ok: false, retryable: false, status: 400, error: 'answered HTTP 400 (invalid_payload)' }] });
+  const hook = scriptedChannel('tickets', {
+    answers: [{ ok: false, retryable: false, status: 400, error: 'answered HTTP 400 (invalid_payload)' }],
+  });
   const harness = startNotifier(t, [hook]);
   await harness.notifier.start();
   harness.finishRun('run-1');
@@ -158,12 +235,23 @@ test('a body the receiver refuses for good is given up at once and counted', asy
   harness.clock.now += 3_600_000;
   await harness.notifier.deliverDue();
   assert.equal(hook.attempts, 1);
-  assert.deepEqual(harness.outbox.list().map((row) => [row.status, row.lastError]), [['failed', 'answered HTTP 400 (invalid_payload)']]);
-  assert.equal(await metricValue(harness.metrics, 'kubewhy_notifications_failed_total', { destination: 'tickets', outcome: 'gave-up' }), 1);
+  assert.deepEqual(
+    harness.outbox.list().map((row) => [row.status, row.lastError]),
+    [['failed', 'answered HTTP 400 (invalid_payload)']],
+  );
+  assert.equal(
+    await metricValue(harness.metrics, 'kubewhy_notifications_failed_total', {
+      destination: 'tickets',
+      outcome: 'gave-up',
+    }),
+    1,
+  );
 });
 
 test('a message still failing past its maximum age is given up', async (t) => {
-  const hook = scriptedChannel('tickets', { answers: Array.from({ length: 100 }, () => ({ ok: false, retryable: true, error: 'HTTP 503' }) as SendOutcome) });
+  const hook = scriptedChannel('tickets', {
+    answers: Array.from({ length: 100 }, () => ({ ok: false, retryable: true, error: 'HTTP 503' }) as SendOutcome),
+  });
   const harness = startNotifier(t, [hook], { maxAgeMs: 60_000 });
   await harness.notifier.start();
   harness.finishRun('run-1');
@@ -184,14 +272,21 @@ test('on a threaded channel later notices of a run reply under its first message
   harness.notifier.alertsResolved(harness.store.get('run-1')!);
   await harness.notifier.deliverDue();
   await harness.notifier.deliverDue();
-  assert.deepEqual(slack.sent.map((sent) => [sent.deliveryId, sent.thread ?? null]), [
-    ['run-1/finished/oncall', null],
-    ['run-1/resolved/oncall', 'ts-1'],
-  ]);
+  assert.deepEqual(
+    slack.sent.map((sent) => [sent.deliveryId, sent.thread ?? null]),
+    [
+      ['run-1/finished/oncall', null],
+      ['run-1/resolved/oncall', 'ts-1'],
+    ],
+  );
 });
 
 test('an error that carries a token is stored and logged redacted', async (t) => {
-  const hook = scriptedChannel('tickets', { answers: [{ ok: false, retryable: false, error: 'refused token xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1' }] });
+  const hook = scriptedChannel('tickets', {
+    answers: [
+      { ok: false, retryable: false, error: 'refused token xoxb-263594206564-2343594206574-FGqddMF8t08v8N7Oq4i57vs1' },
+    ],
+  });
   const harness = startNotifier(t, [hook]);
   await harness.notifier.start();
   harness.finishRun('run-1');
@@ -220,5 +315,8 @@ test('a start queues the notices a crash skipped, and never announces runs from 
   const restarted = harness.restart();
   await restarted.start();
   await restarted.deliverDue();
-  assert.deepEqual(hook.sent.map((sent) => sent.deliveryId).sort(), ['run-1/finished/tickets', 'run-2/finished/tickets']);
+  assert.deepEqual(hook.sent.map((sent) => sent.deliveryId).sort(), [
+    'run-1/finished/tickets',
+    'run-2/finished/tickets',
+  ]);
 });

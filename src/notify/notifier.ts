@@ -44,7 +44,14 @@ const BATCH = 16;
 const RECONCILE_MARGIN_MS = 10 * 60_000;
 const RECONCILE_SCAN = 1000;
 
-export function createNotifier(input: { outbox: Outbox; store: RunStore; settings: NotificationSettings; metrics: Metrics; logger: Logger; now?: () => Date }): Notifier {
+export function createNotifier(input: {
+  outbox: Outbox;
+  store: RunStore;
+  settings: NotificationSettings;
+  metrics: Metrics;
+  logger: Logger;
+  now?: () => Date;
+}): Notifier {
   const { outbox, store, settings, metrics } = input;
   const logger = input.logger.child({ component: 'notifications' });
   const now = input.now ?? (() => new Date());
@@ -60,11 +67,22 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     try {
       const view = toRunView(run);
       const at = now();
-      const message: Notice = { event, run: view, at: at.toISOString(), ...(settings.consoleUrl ? { runUrl: `${settings.consoleUrl}/runs/${encodeURIComponent(run.id)}` } : {}) };
-      const deliveries = routeNotice(settings.routes, subjectOf(event, view)).map((name) => ({ destination: name, body: channels.get(name)!.render(message) }));
+      const message: Notice = {
+        event,
+        run: view,
+        at: at.toISOString(),
+        ...(settings.consoleUrl ? { runUrl: `${settings.consoleUrl}/runs/${encodeURIComponent(run.id)}` } : {}),
+      };
+      const deliveries = routeNotice(settings.routes, subjectOf(event, view)).map((name) => ({
+        destination: name,
+        body: channels.get(name)!.render(message),
+      }));
       const queued = await outbox.enqueue({ runId: run.id, key, event, deliveries, now: at.getTime() });
       if (queued && deliveries.length > 0) {
-        logger.debug({ runId: run.id, event, destinations: deliveries.map((delivery) => delivery.destination) }, 'notification queued');
+        logger.debug(
+          { runId: run.id, event, destinations: deliveries.map((delivery) => delivery.destination) },
+          'notification queued',
+        );
         wake();
       }
     } catch (error) {
@@ -79,28 +97,56 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     const giveUp = async (error: string): Promise<void> => {
       await outbox.markFailed(row.id, { error, now: now().getTime() });
       metrics.notificationsFailed.inc({ ...labels, outcome: 'gave-up' });
-      logger.warn({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts, error }, 'notification given up');
+      logger.warn(
+        { runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts, error },
+        'notification given up',
+      );
     };
     if (!channel) return giveUp(`destination "${row.destination}" is no longer configured`);
     const thread = channel.threads ? await outbox.threadOf(row.runId, row.destination) : undefined;
     const outcome = await channel
       .send({ body: row.body, deliveryId: row.deliveryId, signal: stopping.signal, ...(thread ? { thread } : {}) })
-      .catch((error: unknown): SendOutcome => ({ ok: false, retryable: true, error: error instanceof Error ? error.message : String(error) }));
+      .catch((error: unknown): SendOutcome => ({
+        ok: false,
+        retryable: true,
+        error: error instanceof Error ? error.message : String(error),
+      }));
     if (outcome.ok) {
-      await outbox.markSent(row.id, { now: now().getTime(), ...(outcome.thread && channel.threads ? { thread: outcome.thread } : {}) });
+      await outbox.markSent(row.id, {
+        now: now().getTime(),
+        ...(outcome.thread && channel.threads ? { thread: outcome.thread } : {}),
+      });
       metrics.notificationsSent.inc({ ...labels, event: row.event });
-      logger.info({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts }, 'notification sent');
+      logger.info(
+        { runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts },
+        'notification sent',
+      );
       return;
     }
     const error = redactText(outcome.error);
     // The channel's error names the status and the receiver's code.
     if (!outcome.retryable) return giveUp(error);
-    const delay = retryDelayMs({ attempts: row.attempts, ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}), settings: settings.delivery });
+    const delay = retryDelayMs({
+      attempts: row.attempts,
+      ...(outcome.retryAfterMs !== undefined ? { retryAfterMs: outcome.retryAfterMs } : {}),
+      settings: settings.delivery,
+    });
     const nextAttemptAt = now().getTime() + delay;
-    if (nextAttemptAt - row.createdAt > settings.delivery.maxAgeMs) return giveUp(`still failing after ${row.attempts} attempts: ${error}`);
+    if (nextAttemptAt - row.createdAt > settings.delivery.maxAgeMs)
+      return giveUp(`still failing after ${row.attempts} attempts: ${error}`);
     await outbox.markRetry(row.id, { nextAttemptAt, error });
     metrics.notificationsFailed.inc({ ...labels, outcome: 'retrying' });
-    logger.warn({ runId: row.runId, destination: row.destination, event: row.event, attempts: row.attempts, retryInMs: delay, error }, 'notification not delivered; it is tried again');
+    logger.warn(
+      {
+        runId: row.runId,
+        destination: row.destination,
+        event: row.event,
+        attempts: row.attempts,
+        retryInMs: delay,
+        error,
+      },
+      'notification not delivered; it is tried again',
+    );
   };
 
   const pump = async (): Promise<void> => {
@@ -109,7 +155,13 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
       if (stopping.signal.aborted) return;
       const at = now().getTime();
       const rows = await outbox.claimDue({ now: at, leaseUntil: at + LEASE_MS, limit: BATCH, threaded });
-      await Promise.all(rows.map((row) => deliver(row).catch((error: unknown) => logger.error({ err: error, runId: row.runId }, 'a notification attempt failed unexpectedly'))));
+      await Promise.all(
+        rows.map((row) =>
+          deliver(row).catch((error: unknown) =>
+            logger.error({ err: error, runId: row.runId }, 'a notification attempt failed unexpectedly'),
+          ),
+        ),
+      );
       if (rows.length === BATCH) again = true;
     } while (again);
   };
@@ -120,10 +172,14 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
       return pumping;
     }
     pumping = pump()
-      .catch((error: unknown) => logger.error({ err: error }, 'sending notifications failed; the next attempt tries again'))
+      .catch((error: unknown) =>
+        logger.error({ err: error }, 'sending notifications failed; the next attempt tries again'),
+      )
       .finally(() => {
         pumping = undefined;
-        void schedule().catch((error: unknown) => logger.error({ err: error }, 'the next notification attempt could not be scheduled'));
+        void schedule().catch((error: unknown) =>
+          logger.error({ err: error }, 'the next notification attempt could not be scheduled'),
+        );
       });
     return pumping;
   };
@@ -147,16 +203,25 @@ export function createNotifier(input: { outbox: Outbox; store: RunStore; setting
     const noted = await outbox.notedSpan();
     if (noted === undefined) return;
     // Runs that ended before the first notice ever recorded ended before notifications were on.
-    const horizon = Math.max(noted.last - RECONCILE_MARGIN_MS, noted.first, now().getTime() - settings.delivery.maxAgeMs);
+    const horizon = Math.max(
+      noted.last - RECONCILE_MARGIN_MS,
+      noted.first,
+      now().getTime() - settings.delivery.maxAgeMs,
+    );
     let before: number | undefined;
     let scanned = 0;
     while (scanned < RECONCILE_SCAN) {
       const page = await store.list({ limit: 200, ...(before !== undefined ? { before } : {}) });
       for (const run of page.runs) {
-        for (const { event, key } of missedNotices(run, horizon)) if (!(await outbox.hasNotice(run.id, key))) await notice(event, key, run);
+        for (const { event, key } of missedNotices(run, horizon))
+          if (!(await outbox.hasNotice(run.id, key))) await notice(event, key, run);
       }
       scanned += page.runs.length;
-      if (page.nextCursor === undefined || page.runs.every((run) => Date.parse(run.createdAt) < horizon - settings.delivery.maxAgeMs)) break;
+      if (
+        page.nextCursor === undefined ||
+        page.runs.every((run) => Date.parse(run.createdAt) < horizon - settings.delivery.maxAgeMs)
+      )
+        break;
       before = page.nextCursor;
     }
   };
@@ -206,9 +271,16 @@ function approvalKey(run: RunRecord): string | undefined {
 
 function missedNotices(run: RunRecord, horizon: number): { event: NoticeEvent; key: string }[] {
   const missed: { event: NoticeEvent; key: string }[] = [];
-  if ((run.status === 'completed' || run.status === 'failed') && run.finishedAt && Date.parse(run.finishedAt) >= horizon && isNotable(run)) missed.push({ event: 'finished', key: 'finished' });
+  if (
+    (run.status === 'completed' || run.status === 'failed') &&
+    run.finishedAt &&
+    Date.parse(run.finishedAt) >= horizon &&
+    isNotable(run)
+  )
+    missed.push({ event: 'finished', key: 'finished' });
   const approval = run.status === 'awaiting_approval' ? approvalKey(run) : undefined;
   if (approval) missed.push({ event: 'approval', key: approval });
-  if (run.alert?.resolvedAt && Date.parse(run.alert.resolvedAt) >= horizon && !isCancelled(run)) missed.push({ event: 'resolved', key: 'resolved' });
+  if (run.alert?.resolvedAt && Date.parse(run.alert.resolvedAt) >= horizon && !isCancelled(run))
+    missed.push({ event: 'resolved', key: 'resolved' });
   return missed;
 }

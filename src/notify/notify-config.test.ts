@@ -36,7 +36,12 @@ routes:
   - { to: [team, tickets] }
 `,
   );
-  const settings = loadNotifications(path, { environment: { TEAM_SLACK_URL: 'https://hooks.slack.com/services/T000/B000/XXXX', HOOK_SECRET: 'a-signing-secret-of-some-length' } });
+  const settings = loadNotifications(path, {
+    environment: {
+      TEAM_SLACK_URL: 'https://hooks.slack.com/services/T000/B000/XXXX',
+      HOOK_SECRET: 'a-signing-secret-of-some-length',
+    },
+  });
   assert.deepEqual(
     settings.channels.map((channel) => [channel.name, channel.kind, channel.threads]),
     [
@@ -55,22 +60,73 @@ routes:
 
 test('KUBEWHY_CONSOLE_URL wins over the file', (t) => {
   const directory = folder(t);
-  const path = writeFile(directory, 'n.yaml', 'consoleUrl: https://old.example.com\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n');
-  assert.equal(loadNotifications(path, { environment: {}, consoleUrl: 'https://kubewhy.internal:8443' }).consoleUrl, 'https://kubewhy.internal:8443');
+  const path = writeFile(
+    directory,
+    'n.yaml',
+    'consoleUrl: https://old.example.com\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+  );
+  assert.equal(
+    loadNotifications(path, { environment: {}, consoleUrl: 'https://kubewhy.internal:8443' }).consoleUrl,
+    'https://kubewhy.internal:8443',
+  );
 });
 
 const mistakes: { name: string; file: string; environment?: Record<string, string>; message: RegExp }[] = [
-  { name: 'a route naming no destination', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [b] }]\n', message: /routes\.0\.to names "b", which is not a destination \(there are: a\)/ },
-  { name: 'a destination defined twice', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }, { name: a, type: teams, url: "https://y.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /destination "a" is defined twice/ },
-  { name: 'an unknown type', file: 'destinations: [{ name: a, type: pager, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /destinations\.0\.type/ },
-  { name: 'a webhook without its signing secret', file: 'destinations: [{ name: a, type: webhook, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /destinations\.0\.secret/ },
-  { name: 'an environment variable that is not set', file: 'destinations: [{ name: a, type: slack-webhook, url: { env: NOPE } }]\nroutes: [{ to: [a] }]\n', message: /destinations\.0\.url reads the environment variable NOPE, which is not set/ },
-  { name: 'a credential file that is missing', file: 'destinations: [{ name: a, type: slack-bot, channel: "#x", token: { file: /nonexistent/token } }]\nroutes: [{ to: [a] }]\n', message: /destinations\.0\.token reads \/nonexistent\/token: ENOENT/ },
-  { name: 'a URL that is no URL', file: 'destinations: [{ name: a, type: teams, url: "not a url" }]\nroutes: [{ to: [a] }]\n', message: /destination "a": its url is not a URL/ },
-  { name: 'a misspelt field', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ match: { namespace: [prod] }, to: [a] }]\n', message: /routes\.0\.match/ },
-  { name: 'no routes', file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: []\n', message: /routes/ },
-  { name: 'a retry sooner than a second', file: 'delivery: { backoffSeconds: 0.2 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /delivery\.backoffSeconds/ },
-  { name: 'a longest wait shorter than the first', file: 'delivery: { backoffSeconds: 60, backoffMaxSeconds: 10 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n', message: /delivery\.backoffMaxSeconds: backoffMaxSeconds must be at least backoffSeconds/ },
+  {
+    name: 'a route naming no destination',
+    file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [b] }]\n',
+    message: /routes\.0\.to names "b", which is not a destination \(there are: a\)/,
+  },
+  {
+    name: 'a destination defined twice',
+    file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }, { name: a, type: teams, url: "https://y.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+    message: /destination "a" is defined twice/,
+  },
+  {
+    name: 'an unknown type',
+    file: 'destinations: [{ name: a, type: pager, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+    message: /destinations\.0\.type/,
+  },
+  {
+    name: 'a webhook without its signing secret',
+    file: 'destinations: [{ name: a, type: webhook, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+    message: /destinations\.0\.secret/,
+  },
+  {
+    name: 'an environment variable that is not set',
+    file: 'destinations: [{ name: a, type: slack-webhook, url: { env: NOPE } }]\nroutes: [{ to: [a] }]\n',
+    message: /destinations\.0\.url reads the environment variable NOPE, which is not set/,
+  },
+  {
+    name: 'a credential file that is missing',
+    file: 'destinations: [{ name: a, type: slack-bot, channel: "#x", token: { file: /nonexistent/token } }]\nroutes: [{ to: [a] }]\n',
+    message: /destinations\.0\.token reads \/nonexistent\/token: ENOENT/,
+  },
+  {
+    name: 'a URL that is no URL',
+    file: 'destinations: [{ name: a, type: teams, url: "not a url" }]\nroutes: [{ to: [a] }]\n',
+    message: /destination "a": its url is not a URL/,
+  },
+  {
+    name: 'a misspelt field',
+    file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ match: { namespace: [prod] }, to: [a] }]\n',
+    message: /routes\.0\.match/,
+  },
+  {
+    name: 'no routes',
+    file: 'destinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: []\n',
+    message: /routes/,
+  },
+  {
+    name: 'a retry sooner than a second',
+    file: 'delivery: { backoffSeconds: 0.2 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+    message: /delivery\.backoffSeconds/,
+  },
+  {
+    name: 'a longest wait shorter than the first',
+    file: 'delivery: { backoffSeconds: 60, backoffMaxSeconds: 10 }\ndestinations: [{ name: a, type: teams, url: "https://x.example.com/h" }]\nroutes: [{ to: [a] }]\n',
+    message: /delivery\.backoffMaxSeconds: backoffMaxSeconds must be at least backoffSeconds/,
+  },
   { name: 'a file that is not YAML', file: 'destinations: [\n', message: /is not YAML or JSON/ },
 ];
 
@@ -80,11 +136,17 @@ for (const mistake of mistakes) {
     const path = writeFile(directory, 'notifications.yaml', mistake.file);
     assert.throws(
       () => loadNotifications(path, { environment: mistake.environment ?? {} }),
-      (error: unknown) => error instanceof NotificationsConfigError && mistake.message.test(error.message) && error.message.includes(path),
+      (error: unknown) =>
+        error instanceof NotificationsConfigError &&
+        mistake.message.test(error.message) &&
+        error.message.includes(path),
     );
   });
 }
 
 test('an unreadable file says which', () => {
-  assert.throws(() => loadNotifications('/nonexistent/notifications.yaml', { environment: {} }), /cannot read the notifications file \/nonexistent\/notifications\.yaml/);
+  assert.throws(
+    () => loadNotifications('/nonexistent/notifications.yaml', { environment: {} }),
+    /cannot read the notifications file \/nonexistent\/notifications\.yaml/,
+  );
 });

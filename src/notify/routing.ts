@@ -25,9 +25,22 @@ export const routeSchema = z.strictObject({
   match: z
     .strictObject({
       events: z.array(z.enum(NOTICE_EVENTS)).min(1).optional(),
-      namespaces: z.array(z.string().regex(/^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?|[a-z0-9][-a-z0-9]*\*|\*)$/, 'a namespace name, or a prefix ending in *')).min(1).optional(),
+      namespaces: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^(?:[a-z0-9]([-a-z0-9]*[a-z0-9])?|[a-z0-9][-a-z0-9]*\*|\*)$/,
+              'a namespace name, or a prefix ending in *',
+            ),
+        )
+        .min(1)
+        .optional(),
       severities: z.array(z.string().min(1)).min(1).optional(),
-      categories: z.array(z.enum([...CATEGORIES, FAILED_CATEGORY])).min(1).optional(),
+      categories: z
+        .array(z.enum([...CATEGORIES, FAILED_CATEGORY]))
+        .min(1)
+        .optional(),
     })
     .default({}),
   to: z.array(z.string().min(1)).min(1),
@@ -46,7 +59,12 @@ export interface RouteSubject {
 export function subjectOf(event: NoticeEvent, run: RunView): RouteSubject {
   const severity = severityOf(run);
   const category = run.diagnosis?.category ?? (run.status === 'failed' ? FAILED_CATEGORY : undefined);
-  return { event, ...(run.namespace ? { namespace: run.namespace } : {}), ...(severity ? { severity } : {}), ...(category ? { category } : {}) };
+  return {
+    event,
+    ...(run.namespace ? { namespace: run.namespace } : {}),
+    ...(severity ? { severity } : {}),
+    ...(category ? { category } : {}),
+  };
 }
 
 /** The destinations of every route that matches, each once, in the order the routes name them. */
@@ -62,9 +80,14 @@ export function routeNotice(routes: readonly Route[], subject: RouteSubject): st
 function matches(route: Route, subject: RouteSubject): boolean {
   const { events, namespaces, severities, categories } = route.match;
   if (events && !events.includes(subject.event)) return false;
-  if (namespaces && !(subject.namespace !== undefined && namespaces.some((pattern) => namespaceMatches(pattern, subject.namespace!)))) return false;
+  if (
+    namespaces &&
+    !(subject.namespace !== undefined && namespaces.some((pattern) => namespaceMatches(pattern, subject.namespace!)))
+  )
+    return false;
   if (severities && !(subject.severity !== undefined && severities.includes(subject.severity))) return false;
-  if (categories && !(subject.category !== undefined && (categories as readonly string[]).includes(subject.category))) return false;
+  if (categories && !(subject.category !== undefined && (categories as readonly string[]).includes(subject.category)))
+    return false;
   return true;
 }
 
@@ -74,9 +97,10 @@ function namespaceMatches(pattern: string, namespace: string): boolean {
 
 /** The most urgent `severity` among the run's alerts (the trigger's, then the attached ones). */
 function severityOf(run: RunView): string | undefined {
-  const found = [run.trigger.kind === 'alert' ? run.trigger.alert.labels.severity : undefined, ...(run.alerts ?? []).map((alert) => alert.labels.severity)].filter(
-    (severity): severity is string => typeof severity === 'string' && severity.length > 0,
-  );
+  const found = [
+    run.trigger.kind === 'alert' ? run.trigger.alert.labels.severity : undefined,
+    ...(run.alerts ?? []).map((alert) => alert.labels.severity),
+  ].filter((severity): severity is string => typeof severity === 'string' && severity.length > 0);
   if (found.length === 0) return undefined;
   const rank = (severity: string): number => {
     const index = SEVERITY_ORDER.indexOf(severity.toLowerCase());

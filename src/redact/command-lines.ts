@@ -28,7 +28,8 @@ interface CommandRule {
 export const COMMAND_RULES: CommandRule[] = [
   {
     id: 'mysql-password',
-    program: /^(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlslap|mysqlpump|mariadb|mariadb-dump|mariadb-admin)$/,
+    program:
+      /^(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlslap|mysqlpump|mariadb|mariadb-dump|mariadb-admin)$/,
     flags: [{ flag: '-p', form: 'attached', secret: 'whole' }],
     examples: ['mysql -h db -uroot -pCanaryMysql1 shop'],
   },
@@ -84,7 +85,8 @@ export const COMMAND_RULES: CommandRule[] = [
 ];
 
 /** A quick look for any program name of the table, before a line is split into words. */
-const ANY_PROGRAM = /(?:^|[\s/"'`;|&(])(?:mysql\w*|mariadb[\w-]*|redis-cli|valkey-cli|keydb-cli|curl|sshpass|mongo\w*|docker|podman|nerdctl|helm|oras|skopeo|buildah|sqlcmd|bcp|osql|ldap\w+)(?=[\s"'`;]|$)/m;
+const ANY_PROGRAM =
+  /(?:^|[\s/"'`;|&(])(?:mysql\w*|mariadb[\w-]*|redis-cli|valkey-cli|keydb-cli|curl|sshpass|mongo\w*|docker|podman|nerdctl|helm|oras|skopeo|buildah|sqlcmd|bcp|osql|ldap\w+)(?=[\s"'`;]|$)/m;
 /** Words that end one command in a shell line. */
 const COMMAND_SEPARATORS = new Set(['|', '||', '&&', ';', '&']);
 
@@ -96,7 +98,12 @@ export interface WordSecret {
 }
 
 function programName(word: string): string {
-  return word.replace(/^["'`(]+|["'`;)]+$/g, '').split('/').at(-1) ?? '';
+  return (
+    word
+      .replace(/^["'`(]+|["'`;)]+$/g, '')
+      .split('/')
+      .at(-1) ?? ''
+  );
 }
 
 /** The secrets in one command given as words. */
@@ -120,14 +127,21 @@ export function findCommandSecrets(words: string[]): WordSecret[] {
 function findFlagSecret(rule: CommandRule, words: string[], position: number): WordSecret | undefined {
   const word = words[position] ?? '';
   for (const { flag, form, secret } of rule.flags) {
-    if (word === flag && form !== 'attached' && position + 1 < words.length) return secretRange(words[position + 1] ?? '', position + 1, 0, secret);
-    if (word.startsWith(flag) && word.length > flag.length && form !== 'spaced') return secretRange(word, position, flag.length, secret);
+    if (word === flag && form !== 'attached' && position + 1 < words.length)
+      return secretRange(words[position + 1] ?? '', position + 1, 0, secret);
+    if (word.startsWith(flag) && word.length > flag.length && form !== 'spaced')
+      return secretRange(word, position, flag.length, secret);
   }
   return undefined;
 }
 
 /** The secret part of `word` from `offset`, without surrounding quotes; none for a reference such as `$MYSQL_PASSWORD`. */
-function secretRange(word: string, index: number, offset: number, secret: SecretFlag['secret']): WordSecret | undefined {
+function secretRange(
+  word: string,
+  index: number,
+  offset: number,
+  secret: SecretFlag['secret'],
+): WordSecret | undefined {
   let start = offset;
   let end = word.length;
   while (start < end && /["']/.test(word[start] ?? '')) start++;

@@ -15,13 +15,17 @@ const KEY_LABEL = '[REDACTED KEY]';
  * Every rule keyword, longest first, found in one pass: at each position the longest keyword
  * that matches is reported, and the shorter keywords matching there are its prefixes.
  */
-const KEYWORDS = [...new Set(PROVIDER_RULES.flatMap((rule) => rule.keywords))].sort((left, right) => right.length - left.length);
+const KEYWORDS = [...new Set(PROVIDER_RULES.flatMap((rule) => rule.keywords))].sort(
+  (left, right) => right.length - left.length,
+);
 function escapeForPattern(literal: string): string {
   return literal.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
 }
 const KEYWORD_PATTERN = new RegExp(`(?=(${KEYWORDS.map(escapeForPattern).join('|')}))`, 'g');
 const ANY_KEYWORD = new RegExp(KEYWORDS.map(escapeForPattern).join('|'));
-const KEYWORD_PREFIXES = new Map(KEYWORDS.map((keyword) => [keyword, KEYWORDS.filter((other) => keyword.startsWith(other))]));
+const KEYWORD_PREFIXES = new Map(
+  KEYWORDS.map((keyword) => [keyword, KEYWORDS.filter((other) => keyword.startsWith(other))]),
+);
 
 function presentKeywords(lowerText: string): Set<string> {
   const present = new Set<string>();
@@ -75,9 +79,36 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]*):([^\s/]+)@/gi;
 
 /** Query and fragment parameters that carry a credential whatever their value looks like (Azure SAS `sig`, S3 presigned, OAuth). */
 const SECRET_QUERY_PARAMETERS = new Set([
-  'sig', 'signature', 'token', 'access_token', 'id_token', 'refresh_token', 'x-amz-signature', 'x-amz-credential', 'x-amz-security-token',
-  'x-goog-signature', 'x-goog-credential', 'code', 'key', 'apikey', 'api_key', 'api-key', 'password', 'pass', 'pwd', 'secret', 'client_secret',
-  'auth', 'session', 'sessionid', 'jwt', 'hmac', 'private_token', 'access_key', 'sharedaccesssignature', 'sas',
+  'sig',
+  'signature',
+  'token',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'x-amz-signature',
+  'x-amz-credential',
+  'x-amz-security-token',
+  'x-goog-signature',
+  'x-goog-credential',
+  'code',
+  'key',
+  'apikey',
+  'api_key',
+  'api-key',
+  'password',
+  'pass',
+  'pwd',
+  'secret',
+  'client_secret',
+  'auth',
+  'session',
+  'sessionid',
+  'jwt',
+  'hmac',
+  'private_token',
+  'access_key',
+  'sharedaccesssignature',
+  'sas',
 ]);
 const QUERY_PARAMETER = /([?&#;])([A-Za-z0-9_.-]+)=([^&\s"'#<>;]+)/g;
 
@@ -109,7 +140,12 @@ const SECRET_HEADER =
 export function detectHeaders(text: string, spans: SpanSet): void {
   for (const match of text.matchAll(SECRET_HEADER)) {
     const value = (match[1] ?? '').replace(/\s+$/, '');
-    if (isNonSecretValue(value) || /^(?:Bearer|Basic|Token|Digest)?\s*\[REDACTED[^\]]*\]$/i.test(value) || /^(?:Bearer|Basic|Token|Digest)$/i.test(value)) continue;
+    if (
+      isNonSecretValue(value) ||
+      /^(?:Bearer|Basic|Token|Digest)?\s*\[REDACTED[^\]]*\]$/i.test(value) ||
+      /^(?:Bearer|Basic|Token|Digest)$/i.test(value)
+    )
+      continue;
     const start = (match.index ?? 0) + match[0].length - (match[1] ?? '').length;
     spans.add(start, start + value.length);
   }
@@ -137,7 +173,13 @@ const QUOTED_FLAG_THEN_VALUE = /(["'])(--?[A-Za-z][A-Za-z0-9_.-]*)\1[ \t]*,[ \t]
 export function detectQuotedFlagArguments(text: string, spans: SpanSet): void {
   for (const match of text.matchAll(QUOTED_FLAG_THEN_VALUE)) {
     const value = match[4] ?? '';
-    if (!isSensitiveName(match[2] ?? '', 'text') || value.startsWith('-') || value.startsWith('$') || isNonSecretValue(value)) continue;
+    if (
+      !isSensitiveName(match[2] ?? '', 'text') ||
+      value.startsWith('-') ||
+      value.startsWith('$') ||
+      isNonSecretValue(value)
+    )
+      continue;
     const start = (match.index ?? 0) + match[0].length - value.length - 1;
     spans.add(start, start + value.length);
   }
@@ -149,6 +191,7 @@ const HIGH_ENTROPY_40 = /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/g
 export function detectUnlabelledKeys(text: string, spans: SpanSet): void {
   for (const match of text.matchAll(HIGH_ENTROPY_40)) {
     const value = match[0];
-    if (/[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9]/.test(value) && looksRandom(value)) spans.add(match.index ?? 0, (match.index ?? 0) + value.length, KEY_LABEL);
+    if (/[a-z]/.test(value) && /[A-Z]/.test(value) && /[0-9]/.test(value) && looksRandom(value))
+      spans.add(match.index ?? 0, (match.index ?? 0) + value.length, KEY_LABEL);
   }
 }

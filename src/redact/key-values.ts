@@ -14,7 +14,8 @@ import { looksRandom, type SpanSet } from './spans.ts';
  * by hand after it. A key may hold a domain prefix (`vault.example.com/token:`) or follow a
  * path (`/v2/password=x`); it never starts after `${` (`${DB_PASSWORD:-}` is a shell default).
  */
-const KEY_PATTERN = /(?<![A-Za-z0-9_.$@-])(?<!\$\{)(\\{0,3}["'])?(-{0,2}[A-Za-z_$@][A-Za-z0-9_.$@/-]*)\1[ \t]*(=>|:=|:|=)[ \t]*/g;
+const KEY_PATTERN =
+  /(?<![A-Za-z0-9_.$@-])(?<!\$\{)(\\{0,3}["'])?(-{0,2}[A-Za-z_$@][A-Za-z0-9_.$@/-]*)\1[ \t]*(=>|:=|:|=)[ \t]*/g;
 
 /** Characters that end an unquoted value written inline (`a=b, c=d`, `Password=x;`, `{token: x}`). */
 const INLINE_VALUE_END = /[\s"',;&)}\]<>]/;
@@ -70,7 +71,13 @@ export function detectKeyValues(text: string, spans: SpanSet): void {
     const isEnvName = name.toLowerCase() === 'name';
     const kind = isEnvName ? 'plain' : classifyName(name);
     if (!isEnvName && kind === 'plain') continue;
-    const key = describeKey(text, { index: match.index, length: match[0].length, quote: match[1], name, separator: match[3] ?? '' });
+    const key = describeKey(text, {
+      index: match.index,
+      length: match[0].length,
+      quote: match[1],
+      name,
+      separator: match[3] ?? '',
+    });
     if (isEnvName) {
       maskEnvPairValue(text, key, spans);
       continue;
@@ -122,17 +129,21 @@ function isProse(text: string, key: KeyMatch, range: ValueRange): boolean {
 function readValue(text: string, key: KeyMatch): ValueRange | undefined {
   const position = key.valueStart;
   const first = text[position];
-  if (first === undefined || first === '\n' || first === '\r') return key.separator === ':' ? readNextLines(text, key) : undefined;
+  if (first === undefined || first === '\n' || first === '\r')
+    return key.separator === ':' ? readNextLines(text, key) : undefined;
   if (first === '{' || text.startsWith('[REDACTED', position)) return undefined;
   const quote = /^\\{0,3}["']/.exec(text.slice(position, position + 4));
   if (quote) return readQuoted(text, position, quote[0]);
   if (first === '[') return readFlatArray(text, position);
   if (key.separator === ':' && key.startsLine && !key.quoted) {
-    if (/^[|>][+-]?\d*[ \t]*(?:#.*)?$/.test(restOfLine(text, position))) return readBlock(text, key, lineEnd(text, position) + 1);
+    if (/^[|>][+-]?\d*[ \t]*(?:#.*)?$/.test(restOfLine(text, position)))
+      return readBlock(text, key, lineEnd(text, position) + 1);
     // A YAML value runs to the end of its line, unless its first word says it holds none (`token: ... expired`, `password: YES, set`).
     const line = readRestOfLine(text, position);
-    const firstWord = line ? text.slice(line.start, line.end).split(/[\s,;]+/)[0] ?? '' : '';
-    return line && isNonSecretValue(firstWord) ? { start: line.start, end: line.start + firstWord.length, quoted: false } : line;
+    const firstWord = line ? (text.slice(line.start, line.end).split(/[\s,;]+/)[0] ?? '') : '';
+    return line && isNonSecretValue(firstWord)
+      ? { start: line.start, end: line.start + firstWord.length, quoted: false }
+      : line;
   }
   let end = position;
   while (end < text.length && !INLINE_VALUE_END.test(text[end] ?? '')) end++;
@@ -205,7 +216,11 @@ function readNextLines(text: string, key: KeyMatch): ValueRange | undefined {
   const from = lineEnd(text, key.valueStart) + 1;
   if (from >= text.length) return undefined;
   const nextLine = restOfLine(text, from);
-  if (indentationOf(nextLine) <= key.indent || /^[ \t]*(?:- |-$|["']?[A-Za-z0-9_.$@-]+["']?[ \t]*:(?:[ \t]|$)|\{|\[)/.test(nextLine)) return undefined;
+  if (
+    indentationOf(nextLine) <= key.indent ||
+    /^[ \t]*(?:- |-$|["']?[A-Za-z0-9_.$@-]+["']?[ \t]*:(?:[ \t]|$)|\{|\[)/.test(nextLine)
+  )
+    return undefined;
   return readBlock(text, key, from);
 }
 
@@ -231,7 +246,13 @@ function maskEnvPairValue(text: string, key: KeyMatch, spans: SpanSet): void {
 /** The `value` key that `VALUE_KEY` found in a window starting at `offset`. */
 function valueKeyAt(text: string, match: RegExpExecArray, offset: number): KeyMatch {
   const separator = match[0].includes('=') ? '=' : ':';
-  return describeKey(text, { index: offset + match.index, length: match[0].length, quote: match[1], name: 'value', separator });
+  return describeKey(text, {
+    index: offset + match.index,
+    length: match[0].length,
+    quote: match[1],
+    name: 'value',
+    separator,
+  });
 }
 
 function findValueKeyAfter(text: string, from: number): KeyMatch | undefined {

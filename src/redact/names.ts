@@ -14,8 +14,32 @@ const SENSITIVE_TAIL =
   /(?:password|passwd|passphrase|pwd|secret|token|credential|api_?key|access_?key|private_?key|account_?key|signing_?key|encryption_?key|master_?key|client_?key|session_?id|auth_?key|dsn)/;
 const SENSITIVE_LAST_SEGMENT = new Set(['pass', 'auth', 'authorization', 'cookie', 'creds', 'cred', 'apikey', 'pat']);
 const REFERENCE_SEGMENTS = new Set([
-  'name', 'names', 'ref', 'refs', 'path', 'paths', 'file', 'files', 'type', 'namespace', 'field', 'mode', 'count', 'seconds',
-  'length', 'size', 'source', 'used', 'limit', 'max', 'min', 'ttl', 'expiry', 'expires', 'usage', 'budget',
+  'name',
+  'names',
+  'ref',
+  'refs',
+  'path',
+  'paths',
+  'file',
+  'files',
+  'type',
+  'namespace',
+  'field',
+  'mode',
+  'count',
+  'seconds',
+  'length',
+  'size',
+  'source',
+  'used',
+  'limit',
+  'max',
+  'min',
+  'ttl',
+  'expiry',
+  'expires',
+  'usage',
+  'budget',
 ]);
 
 /** Multi-word names of a credential, read at the end of a name: `X-Api-Key`, `aws_access_key`, `SESSION_ID`, `client-key-data`. */
@@ -53,7 +77,10 @@ export function isSensitiveName(name: string, mode: 'structured' | 'text' = 'str
   if (last === 'secrets' && segments.at(-2) === 'pull') return false;
   if (SENSITIVE_LAST_SEGMENT.has(last) || SENSITIVE_TAIL.test(last)) return true;
   if (COMPOUND_TAIL.test(segments.slice(-3).join('_'))) return true;
-  if (mode === 'structured') return segments.some((segment) => SENSITIVE_TAIL.test(segment)) || SENSITIVE_TAIL.test(segments.slice(-2).join('_'));
+  if (mode === 'structured')
+    return (
+      segments.some((segment) => SENSITIVE_TAIL.test(segment)) || SENSITIVE_TAIL.test(segments.slice(-2).join('_'))
+    );
   return segments.length > 1 && QUALIFIER_SEGMENT.test(last) && SENSITIVE_TAIL.test(segments.slice(-3, -1).join('_'));
 }
 
@@ -64,10 +91,12 @@ export function isWeakSecretName(name: string): boolean {
 }
 
 /** Values that point at a credential or are already masked: `<secret a/b>`, `secretKeyRef a/b`, `$(VAR)`, `${VAR}`, `****`. */
-const REFERENCE_VALUE = /^["']?(?:\[REDACTED|<|\$\(|\$\{|\{\{|\*+["']?$|(?:secretKeyRef|configMapKeyRef|fieldRef|resourceFieldRef|secretRef|configMapRef)$)/;
+const REFERENCE_VALUE =
+  /^["']?(?:\[REDACTED|<|\$\(|\$\{|\{\{|\*+["']?$|(?:secretKeyRef|configMapKeyRef|fieldRef|resourceFieldRef|secretRef|configMapRef)$)/;
 
 /** Words that say something about a credential without being one: MySQL's `(using password: YES)`, `token: none`. */
-const STATUS_WORD = /^(?:yes|no|true|false|null|nil|none|empty|required|optional|set|unset|on|off|enabled|disabled|redacted|hidden|masked|omitted|n\/a|present|missing|invalid|expired|ok)$/i;
+const STATUS_WORD =
+  /^(?:yes|no|true|false|null|nil|none|empty|required|optional|set|unset|on|off|enabled|disabled|redacted|hidden|masked|omitted|n\/a|present|missing|invalid|expired|ok)$/i;
 
 /** True when `value` (without quotes) cannot be a credential: a reference, a mask, a status word, bare punctuation (`-`, `...`). */
 export function isNonSecretValue(value: string): boolean {

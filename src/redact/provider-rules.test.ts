@@ -18,7 +18,10 @@ describe('provider rules', () => {
       ids.add(rule.id);
       assert.ok(rule.origin.startsWith('secretlint') || rule.origin === 'kubewhy', rule.id);
       assert.ok(rule.pattern.global, `${rule.id} must be global`);
-      assert.ok(rule.keywords.length > 0 && rule.keywords.every((keyword) => keyword === keyword.toLowerCase()), rule.id);
+      assert.ok(
+        rule.keywords.length > 0 && rule.keywords.every((keyword) => keyword === keyword.toLowerCase()),
+        rule.id,
+      );
       assert.ok(rule.examples.length > 0, rule.id);
     }
   });
@@ -31,7 +34,10 @@ describe('provider rules', () => {
         assert.ok(match, `${rule.id} does not match its example ${example}`);
         const secret = rule.secretGroup !== undefined ? match[rule.secretGroup] : match[0];
         assert.ok(secret && (!rule.accept || rule.accept(secret)), `${rule.id} rejects its example`);
-        assert.ok(rule.keywords.some((keyword) => example.toLowerCase().includes(keyword)), `${rule.id}: no keyword in ${example}`);
+        assert.ok(
+          rule.keywords.some((keyword) => example.toLowerCase().includes(keyword)),
+          `${rule.id}: no keyword in ${example}`,
+        );
         const output = redactText(example);
         assert.ok(!output.includes(secret), `${rule.id}: ${output}`);
       }
@@ -45,7 +51,10 @@ describe('command rules', () => {
       for (const example of rule.examples) {
         const secret = /Canary[A-Za-z]+\d/.exec(example)?.[0] ?? tokenIn(example);
         assert.ok(!redactText(example).includes(secret), redactText(example));
-        assert.ok(!JSON.stringify(redactValue(example.split(' '))).includes(secret), JSON.stringify(redactValue(example.split(' '))));
+        assert.ok(
+          !JSON.stringify(redactValue(example.split(' '))).includes(secret),
+          JSON.stringify(redactValue(example.split(' '))),
+        );
       }
     });
   }

@@ -67,7 +67,9 @@ function isBase64PrivateKey(secret: string): boolean {
   return head.includes('PRIVATE KEY');
 }
 
-const PEM_PRIVATE_KEY_BASE64 = Buffer.from('-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Canary\n').toString('base64');
+const PEM_PRIVATE_KEY_BASE64 = Buffer.from('-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Canary\n').toString(
+  'base64',
+);
 
 export const PROVIDER_RULES: ProviderRule[] = [
   {
@@ -75,9 +77,13 @@ export const PROVIDER_RULES: ProviderRule[] = [
     description: 'A PEM private key block, or the start of one whose end was cut off',
     origin: 'secretlint @secretlint/secretlint-rule-privatekey (widened: any key type, cut blocks)',
     keywords: ['private key'],
-    pattern: /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    pattern:
+      /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     label: '[REDACTED PRIVATE KEY]',
-    examples: ['-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n-----END OPENSSH PRIVATE KEY-----', 'key: -----BEGIN PRIVATE KEY-----\nMIIEvQ'],
+    examples: [
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjE\n-----END OPENSSH PRIVATE KEY-----',
+      'key: -----BEGIN PRIVATE KEY-----\nMIIEvQ',
+    ],
   },
   {
     id: 'private-key-base64',
@@ -172,7 +178,8 @@ export const PROVIDER_RULES: ProviderRule[] = [
     description: 'A GitHub classic, OAuth, user-to-server, server-to-server or refresh token, or a fine-grained PAT',
     origin: 'secretlint @secretlint/secretlint-rule-github (widened: 30 and 22 or more characters)',
     keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
-    pattern: /(?<![A-Za-z0-9_])(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{30,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])/g,
+    pattern:
+      /(?<![A-Za-z0-9_])(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{30,}|github_pat_[A-Za-z0-9_]{22,})(?![A-Za-z0-9_])/g,
     examples: [`push with ghp_${fill(ALNUM, 36)}`, `github_pat_${fill(ALNUM, 82)}`],
   },
   {
@@ -188,7 +195,8 @@ export const PROVIDER_RULES: ProviderRule[] = [
     description: 'A Grafana Cloud API token or service account token',
     origin: 'secretlint @secretlint/secretlint-rule-grafana',
     keywords: ['glc_', 'glsa_'],
-    pattern: /(?<![A-Za-z0-9])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})(?![A-Za-z0-9+/=])/g,
+    pattern:
+      /(?<![A-Za-z0-9])(?:glc_[A-Za-z0-9+/]{32,400}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})(?![A-Za-z0-9+/=])/g,
     examples: [`glc_${fill(ALNUM, 40)}`, `glsa_${fill(ALNUM, 32)}_0a1b2c3d`],
   },
   {
@@ -196,7 +204,8 @@ export const PROVIDER_RULES: ProviderRule[] = [
     description: 'An OpenAI project, service account, admin or legacy key',
     origin: 'secretlint @secretlint/secretlint-rule-openai (widened: 20 or more characters, no T3BlbkFJ marker needed)',
     keywords: ['sk-'],
-    pattern: /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})(?![A-Za-z0-9_-])/g,
+    pattern:
+      /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})(?![A-Za-z0-9_-])/g,
     examples: [`OPENAI_KEY=sk-proj-${fill(ALNUM, 64)}`, `sk-${fill(ALNUM, 20)}T3BlbkFJ${fill(ALNUM, 20)}`],
   },
   {

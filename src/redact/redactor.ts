@@ -10,7 +10,16 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { detectCommandLines, findCommandSecrets } from './command-lines.ts';
-import { detectAuthSchemes, detectHeaders, detectProviderTokens, hasProviderKeyword, detectQuotedFlagArguments, detectSensitiveFlags, detectUnlabelledKeys, detectUrlCredentials } from './detectors.ts';
+import {
+  detectAuthSchemes,
+  detectHeaders,
+  detectProviderTokens,
+  hasProviderKeyword,
+  detectQuotedFlagArguments,
+  detectSensitiveFlags,
+  detectUnlabelledKeys,
+  detectUrlCredentials,
+} from './detectors.ts';
 import { detectKeyValues } from './key-values.ts';
 import { isNonSecretValue, isSensitiveName, isWeakSecretName } from './names.ts';
 import { applySpans, looksRandom, REDACTED, SpanSet } from './spans.ts';
@@ -102,9 +111,17 @@ function redactArray(items: unknown[]): unknown[] {
   const commandSecrets = words ? findCommandSecrets(words) : [];
   return items.map((item, index) => {
     const previous = items[index - 1];
-    if (typeof item === 'string' && typeof previous === 'string' && isFlagExpectingValue(previous) && !item.startsWith('-') && !isNonSecretValue(item)) return REDACTED;
+    if (
+      typeof item === 'string' &&
+      typeof previous === 'string' &&
+      isFlagExpectingValue(previous) &&
+      !item.startsWith('-') &&
+      !isNonSecretValue(item)
+    )
+      return REDACTED;
     const secret = commandSecrets.find((candidate) => candidate.word === index);
-    if (typeof item === 'string' && secret) return redactText(`${item.slice(0, secret.start)}${REDACTED}${item.slice(secret.end)}`);
+    if (typeof item === 'string' && secret)
+      return redactText(`${item.slice(0, secret.start)}${REDACTED}${item.slice(secret.end)}`);
     return redactAny(item, undefined);
   });
 }

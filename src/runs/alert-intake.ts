@@ -73,7 +73,12 @@ export interface NotificationIntake {
   /** Whether the queue takes new runs; decided once, for the whole notification. */
   hasRoom: boolean;
   /** Stores a run and reserves its place in the queue. */
-  createRun(input: { trigger: AlertTrigger; alert: AlertKey; culpritKeys?: readonly string[]; earlierFailures: number }): Promise<RunRecord>;
+  createRun(input: {
+    trigger: AlertTrigger;
+    alert: AlertKey;
+    culpritKeys?: readonly string[];
+    earlierFailures: number;
+  }): Promise<RunRecord>;
 }
 
 export interface IntakeReport {
@@ -95,15 +100,26 @@ export class NotificationRefused extends Error {
  * Takes one notification, alert by alert in order, inside the caller's transaction.
  * Throws NotificationRefused when a new run is needed and `hasRoom` is false.
  */
-export async function takeNotification(alerts: readonly IncomingAlert[], intake: NotificationIntake): Promise<IntakeReport> {
+export async function takeNotification(
+  alerts: readonly IncomingAlert[],
+  intake: NotificationIntake,
+): Promise<IntakeReport> {
   const results: AlertResult[] = [];
   const decisions: AlertDecision[] = [];
   const report: IntakeReport = { results, created: [], cancelled: [], resolved: [], decisions };
   const notification = { ...intake, fresh: new Map<string, TriggerRank>() };
   for (const { alert, culprit, index } of inTakeOrder(alerts)) {
     const key = alertKeyOf(alert);
-    const taken = alert.status === 'resolved' ? await takeResolved(alert, key, notification) : await takeFiring(alert, key, culprit, notification);
-    results[index] = { fingerprint: key.fingerprint, status: alert.status, outcome: taken.outcome, ...(taken.runId ? { runId: taken.runId } : {}) };
+    const taken =
+      alert.status === 'resolved'
+        ? await takeResolved(alert, key, notification)
+        : await takeFiring(alert, key, culprit, notification);
+    results[index] = {
+      fingerprint: key.fingerprint,
+      status: alert.status,
+      outcome: taken.outcome,
+      ...(taken.runId ? { runId: taken.runId } : {}),
+    };
     decisions[index] = taken.decision;
     if (taken.created) report.created.push(taken.created);
     if (taken.cancelled) report.cancelled.push(taken.cancelled);
@@ -113,16 +129,28 @@ export async function takeNotification(alerts: readonly IncomingAlert[], intake:
 }
 
 /** The alerts with their culprits, in the order they are taken (correlate.ts `takeOrderOf`; as sent, otherwise); results keep the order sent. */
-function inTakeOrder(alerts: readonly IncomingAlert[]): { alert: IncomingAlert; culprit: Culprit | undefined; index: number }[] {
-  const entries = alerts.map((alert, index) => ({ alert, culprit: alert.status === 'firing' ? culpritOf(alert.labels) : undefined, index }));
+function inTakeOrder(
+  alerts: readonly IncomingAlert[],
+): { alert: IncomingAlert; culprit: Culprit | undefined; index: number }[] {
+  const entries = alerts.map((alert, index) => ({
+    alert,
+    culprit: alert.status === 'firing' ? culpritOf(alert.labels) : undefined,
+    index,
+  }));
   const order = entries.map((entry) => takeOrderOf(entry.culprit));
   // Sorted only when some alert waits for the others (a stable sort: the order sent otherwise).
-  return order.some((value) => value > 0) ? entries.sort((left, right) => order[left.index]! - order[right.index]!) : entries;
+  return order.some((value) => value > 0)
+    ? entries.sort((left, right) => order[left.index]! - order[right.index]!)
+    : entries;
 }
 
 /** Every alert of a refused notification, answered as refused. */
 export function refusedResults(alerts: readonly IncomingAlert[]): AlertResult[] {
-  return alerts.map((alert) => ({ fingerprint: alertKeyOf(alert).fingerprint, status: alert.status, outcome: 'queue-full' }));
+  return alerts.map((alert) => ({
+    fingerprint: alertKeyOf(alert).fingerprint,
+    status: alert.status,
+    outcome: 'queue-full',
+  }));
 }
 
 interface Taken {
@@ -146,7 +174,10 @@ function rankOf(culprit: Culprit | undefined): TriggerRank {
 }
 
 function outranks(candidate: TriggerRank, current: TriggerRank): boolean {
-  return candidate.breadth > current.breadth || (candidate.breadth === current.breadth && candidate.scheduledMinute > current.scheduledMinute);
+  return (
+    candidate.breadth > current.breadth ||
+    (candidate.breadth === current.breadth && candidate.scheduledMinute > current.scheduledMinute)
+  );
 }
 
 /**
@@ -154,7 +185,12 @@ function outranks(candidate: TriggerRank, current: TriggerRank): boolean {
  * the same incident later in the notification that outranks it becomes that run's
  * trigger: a Deployment's alert shows the agent more than one pod's.
  */
-async function takeFiring(alert: IncomingAlert, key: AlertKey, culprit: Culprit | undefined, intake: NotificationIntake & { fresh: Map<string, TriggerRank> }): Promise<Taken> {
+async function takeFiring(
+  alert: IncomingAlert,
+  key: AlertKey,
+  culprit: Culprit | undefined,
+  intake: NotificationIntake & { fresh: Map<string, TriggerRank> },
+): Promise<Taken> {
   const { store } = intake;
   const existing = await store.findByAlert(key);
   if (existing && !existing.cancelled) {
@@ -171,7 +207,11 @@ async function takeFiring(alert: IncomingAlert, key: AlertKey, culprit: Culprit 
     if (held) {
       await store.attachAlert({ runId: incident.id, alert: key, labels: alert.labels, now: intake.now });
       const current = intake.fresh.get(incident.id);
-      if (current && outranks(rankOf(culprit), current) && (await store.retargetQueued(incident.id, { trigger: alertTrigger(alert, key), alert: key }))) {
+      if (
+        current &&
+        outranks(rankOf(culprit), current) &&
+        (await store.retargetQueued(incident.id, { trigger: alertTrigger(alert, key), alert: key }))
+      ) {
         intake.fresh.set(incident.id, rankOf(culprit));
         // Now a run of a workload short of pods: a quota alert of its namespace may join it.
         if (culprit?.namespaceKey) await store.addCulpritKeys(incident.id, [culprit.namespaceKey]);
@@ -201,7 +241,8 @@ async function takeResolved(alert: IncomingAlert, key: AlertKey, intake: Notific
   if (stillFiring > 0) return { outcome: 'resolved', decision: 'resolved', runId: existing.id };
   // Every alert of the run has resolved: so has its incident.
   await store.recordResolved(existing.id, endsAt);
-  const cancelled = existing.status === 'queued' && (await store.cancelQueued(existing.id, CANCELLED_REASON, intake.now));
+  const cancelled =
+    existing.status === 'queued' && (await store.cancelQueued(existing.id, CANCELLED_REASON, intake.now));
   if (cancelled) return { outcome: 'cancelled', decision: 'cancelled', runId: existing.id, cancelled: existing.id };
   return { outcome: 'resolved', decision: 'resolved', runId: existing.id, allResolved: existing.id };
 }
@@ -211,12 +252,16 @@ export const CANCELLED_REASON = 'cancelled: the alert was resolved before the ru
 
 /** The alert's identity across repeats; the fingerprint is derived from the labels, as Alertmanager does, when a sender leaves it out. */
 export function alertKeyOf(alert: IncomingAlert): AlertKey {
-  const fingerprint = alert.fingerprint && alert.fingerprint.length > 0 ? alert.fingerprint : labelsFingerprint(alert.labels);
+  const fingerprint =
+    alert.fingerprint && alert.fingerprint.length > 0 ? alert.fingerprint : labelsFingerprint(alert.labels);
   return { fingerprint, startsAt: normaliseTime(alert.startsAt) ?? alert.startsAt };
 }
 
 /** True when a firing alert matching `run` must not start another run: the run is open, or completed within the dedup window. */
-export function isRepeatOf(run: AlertRunMatch, input: { now: Date; settings: Pick<IntakeSettings, 'dedupWindowMs'> }): boolean {
+export function isRepeatOf(
+  run: AlertRunMatch,
+  input: { now: Date; settings: Pick<IntakeSettings, 'dedupWindowMs'> },
+): boolean {
   if (run.status === 'failed') return false;
   if (run.status !== 'completed') return true;
   const ended = Date.parse(run.finishedAt ?? run.createdAt);
@@ -231,7 +276,10 @@ export function isHeldBack(run: AlertRunMatch, input: { now: Date; settings: Int
 }
 
 /** The wait after the `failures`-th failure in a row: the base doubled per failure after the first, capped. */
-export function failureBackoffMs(failures: number, settings: Pick<IntakeSettings, 'failureBackoffMs' | 'failureBackoffMaxMs'>): number {
+export function failureBackoffMs(
+  failures: number,
+  settings: Pick<IntakeSettings, 'failureBackoffMs' | 'failureBackoffMaxMs'>,
+): number {
   const doublings = Math.min(Math.max(failures - 1, 0), 30);
   return Math.min(settings.failureBackoffMs * 2 ** doublings, settings.failureBackoffMaxMs);
 }
@@ -277,7 +325,9 @@ const SEPARATOR_BYTE = 0xff;
 export function labelsFingerprint(labels: Readonly<Record<string, string>>): string {
   const names = Object.keys(labels).filter((name) => labels[name] !== '');
   // Go sorts the names by their UTF-8 bytes; for ASCII names that is JavaScript's order too.
-  names.sort((left, right) => (isAscii(left) && isAscii(right) ? compareText(left, right) : Buffer.compare(Buffer.from(left), Buffer.from(right))));
+  names.sort((left, right) =>
+    isAscii(left) && isAscii(right) ? compareText(left, right) : Buffer.compare(Buffer.from(left), Buffer.from(right)),
+  );
   let length = 0;
   for (const name of names) length += Buffer.byteLength(name) + Buffer.byteLength(labels[name]!) + 2;
   const bytes = Buffer.allocUnsafe(length);

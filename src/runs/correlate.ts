@@ -58,7 +58,15 @@ export interface Culprit {
   scheduledMinute?: number;
 }
 
-const WORKLOAD_RULES = new Set(['deployment', 'statefulset', 'daemonset', 'cronjob', 'job', 'replicaset', 'autoscaler']);
+const WORKLOAD_RULES = new Set([
+  'deployment',
+  'statefulset',
+  'daemonset',
+  'cronjob',
+  'job',
+  'replicaset',
+  'autoscaler',
+]);
 /**
  * The workload-level alerts a full quota can cause: a workload short of the pods it asks
  * for. Not an autoscaler's: one maxed out runs every replica it may have.
@@ -94,10 +102,15 @@ interface NameShape {
 export const POD_NAME_SHAPES: readonly NameShape[] = [
   {
     id: 'cronjob-pod',
-    meaning: "a CronJob's pod: <cronjob>-<minutes>-<suffix>; first, because an all-digit time could pass for a ReplicaSet hash",
+    meaning:
+      "a CronJob's pod: <cronjob>-<minutes>-<suffix>; first, because an all-digit time could pass for a ReplicaSet hash",
     pattern: new RegExp(`^(.+)-${CRONJOB_TIME}-${POD_SUFFIX}$`),
     kind: 'CronJob',
-    examples: { matches: ['nightly-load-29906400-8kq2x'], base: ['nightly-load'], notMatches: ['nightly-load-8kq2x', 'cart-6f58f6bfb9-mjcbt'] },
+    examples: {
+      matches: ['nightly-load-29906400-8kq2x'],
+      base: ['nightly-load'],
+      notMatches: ['nightly-load-8kq2x', 'cart-6f58f6bfb9-mjcbt'],
+    },
   },
   {
     id: 'deployment-pod',
@@ -115,14 +128,23 @@ export const POD_NAME_SHAPES: readonly NameShape[] = [
     meaning: "a StatefulSet's pod: <statefulset>-<ordinal>",
     pattern: new RegExp(`^(.+)-${ORDINAL}$`),
     kind: 'StatefulSet',
-    examples: { matches: ['events-mongo-0', 'opensearch-12'], base: ['events-mongo', 'opensearch'], notMatches: ['reindex-manual-0412', 'web-12345'] },
+    examples: {
+      matches: ['events-mongo-0', 'opensearch-12'],
+      base: ['events-mongo', 'opensearch'],
+      notMatches: ['reindex-manual-0412', 'web-12345'],
+    },
   },
   {
     id: 'daemonset-or-job-pod',
-    meaning: "a DaemonSet's or a Job's pod: <name>-<suffix, 5>; the name alone cannot tell which (ambiguous), so the key is the stripped name",
+    meaning:
+      "a DaemonSet's or a Job's pod: <name>-<suffix, 5>; the name alone cannot tell which (ambiguous), so the key is the stripped name",
     pattern: new RegExp(`^(.+)-${POD_SUFFIX}$`),
     kind: 'DaemonSet or Job',
-    examples: { matches: ['fluent-bit-b4hlt', 'db-migrate-x7k2p'], base: ['fluent-bit', 'db-migrate'], notMatches: ['opensearch-1', 'kube-apiserver-control-plane'] },
+    examples: {
+      matches: ['fluent-bit-b4hlt', 'db-migrate-x7k2p'],
+      base: ['fluent-bit', 'db-migrate'],
+      notMatches: ['opensearch-1', 'kube-apiserver-control-plane'],
+    },
   },
 ];
 
@@ -180,15 +202,45 @@ const named =
 
 /** The labels that name what an alert is about, most decisive first. */
 export const LABEL_RULES: readonly LabelRule[] = [
-  { id: 'owner', meaning: 'kube_pod_owner: owner_kind and owner_name', scope: 'workload', namespaced: true, read: ownerFrom('owner_kind', 'owner_name') },
-  { id: 'created-by', meaning: 'kube_pod_info: created_by_kind and created_by_name', scope: 'workload', namespaced: true, read: ownerFrom('created_by_kind', 'created_by_name') },
-  { id: 'deployment', meaning: 'kube_deployment_*', scope: 'workload', namespaced: true, read: named('deployment', 'Deployment') },
-  { id: 'statefulset', meaning: 'kube_statefulset_*', scope: 'workload', namespaced: true, read: named('statefulset', 'StatefulSet') },
-  { id: 'daemonset', meaning: 'kube_daemonset_*', scope: 'workload', namespaced: true, read: named('daemonset', 'DaemonSet') },
+  {
+    id: 'owner',
+    meaning: 'kube_pod_owner: owner_kind and owner_name',
+    scope: 'workload',
+    namespaced: true,
+    read: ownerFrom('owner_kind', 'owner_name'),
+  },
+  {
+    id: 'created-by',
+    meaning: 'kube_pod_info: created_by_kind and created_by_name',
+    scope: 'workload',
+    namespaced: true,
+    read: ownerFrom('created_by_kind', 'created_by_name'),
+  },
+  {
+    id: 'deployment',
+    meaning: 'kube_deployment_*',
+    scope: 'workload',
+    namespaced: true,
+    read: named('deployment', 'Deployment'),
+  },
+  {
+    id: 'statefulset',
+    meaning: 'kube_statefulset_*',
+    scope: 'workload',
+    namespaced: true,
+    read: named('statefulset', 'StatefulSet'),
+  },
+  {
+    id: 'daemonset',
+    meaning: 'kube_daemonset_*',
+    scope: 'workload',
+    namespaced: true,
+    read: named('daemonset', 'DaemonSet'),
+  },
   { id: 'cronjob', meaning: 'kube_cronjob_*', scope: 'workload', namespaced: true, read: named('cronjob', 'CronJob') },
   {
     id: 'job',
-    meaning: 'kube_job_*: `job_name` (`job` is the scrape job); a CronJob\'s Job keys on its CronJob',
+    meaning: "kube_job_*: `job_name` (`job` is the scrape job); a CronJob's Job keys on its CronJob",
     scope: 'workload',
     namespaced: true,
     read: (labels) => (labels.job_name ? workloadOfOwner('Job', labels.job_name) : undefined),
@@ -202,7 +254,8 @@ export const LABEL_RULES: readonly LabelRule[] = [
   },
   {
     id: 'autoscaler',
-    meaning: 'kube_horizontalpodautoscaler_*: keyed as the workload of the same name, which is what `kubectl autoscale` names it',
+    meaning:
+      'kube_horizontalpodautoscaler_*: keyed as the workload of the same name, which is what `kubectl autoscale` names it',
     scope: 'workload',
     namespaced: true,
     read: named('horizontalpodautoscaler', 'HorizontalPodAutoscaler'),
@@ -214,14 +267,52 @@ export const LABEL_RULES: readonly LabelRule[] = [
     namespaced: true,
     read: (labels) => (labels.pod ? workloadOfPodName(labels.pod) : undefined),
   },
-  { id: 'pvc', meaning: 'a PersistentVolumeClaim', scope: 'pvc', namespaced: true, read: named('persistentvolumeclaim', 'PersistentVolumeClaim') },
-  { id: 'node', meaning: 'a node, for alerts that name no workload', scope: 'node', namespaced: false, read: named('node', 'Node') },
-  { id: 'service', meaning: "a Service (not an exporter's own)", scope: 'service', namespaced: true, read: named('service', 'Service') },
-  { id: 'quota', meaning: 'a ResourceQuota', scope: 'quota', namespaced: true, read: named('resourcequota', 'ResourceQuota') },
+  {
+    id: 'pvc',
+    meaning: 'a PersistentVolumeClaim',
+    scope: 'pvc',
+    namespaced: true,
+    read: named('persistentvolumeclaim', 'PersistentVolumeClaim'),
+  },
+  {
+    id: 'node',
+    meaning: 'a node, for alerts that name no workload',
+    scope: 'node',
+    namespaced: false,
+    read: named('node', 'Node'),
+  },
+  {
+    id: 'service',
+    meaning: "a Service (not an exporter's own)",
+    scope: 'service',
+    namespaced: true,
+    read: named('service', 'Service'),
+  },
+  {
+    id: 'quota',
+    meaning: 'a ResourceQuota',
+    scope: 'quota',
+    namespaced: true,
+    read: named('resourcequota', 'ResourceQuota'),
+  },
 ];
 
 /** The labels read above, which an `exported_` variant overrides (the object's own when Prometheus kept the target's). */
-const READ_LABELS = ['owner_kind', 'owner_name', 'created_by_kind', 'created_by_name', 'deployment', 'statefulset', 'daemonset', 'cronjob', 'job_name', 'replicaset', 'horizontalpodautoscaler', 'persistentvolumeclaim', 'resourcequota'];
+const READ_LABELS = [
+  'owner_kind',
+  'owner_name',
+  'created_by_kind',
+  'created_by_name',
+  'deployment',
+  'statefulset',
+  'daemonset',
+  'cronjob',
+  'job_name',
+  'replicaset',
+  'horizontalpodautoscaler',
+  'persistentvolumeclaim',
+  'resourcequota',
+];
 
 /** The scheduled minute in the name of a CronJob's Job (`<cronjob>-<minutes>`), from its job_name or its pod. */
 function scheduledMinuteOf(kind: string, labels: Readonly<Record<string, string>>): { scheduledMinute?: number } {
@@ -232,7 +323,8 @@ function scheduledMinuteOf(kind: string, labels: Readonly<Record<string, string>
 }
 
 /** The suffixes charts give a workload's extra Services. */
-const SERVICE_SUFFIXES = /-(headless|hl|metrics|management|mgmt|svc|service|internal|external|lb|http|https|grpc|admin|client|peer|cluster|console|ui|dashboard)$/;
+const SERVICE_SUFFIXES =
+  /-(headless|hl|metrics|management|mgmt|svc|service|internal|external|lb|http|https|grpc|admin|client|peer|cluster|console|ui|dashboard)$/;
 
 interface WellKnownService {
   namespace: string;
@@ -248,7 +340,8 @@ export const WELL_KNOWN_SERVICES: readonly WellKnownService[] = [
     namespace: 'kube-system',
     service: 'kube-dns',
     workloads: ['coredns', 'kube-dns'],
-    reason: 'the cluster DNS Service keeps the name kube-dns for compatibility whether CoreDNS (kubeadm, EKS, AKS) or kube-dns (GKE) serves it',
+    reason:
+      'the cluster DNS Service keeps the name kube-dns for compatibility whether CoreDNS (kubeadm, EKS, AKS) or kube-dns (GKE) serves it',
   },
 ];
 
@@ -321,7 +414,8 @@ export function takeOrderOf(culprit: Culprit | undefined): number {
   return culprit?.scope === 'quota' ? 1 : 0;
 }
 
-const clusterSuffix = (labels: Readonly<Record<string, string>>): string => (labels.cluster ? ` cluster=${labels.cluster}` : '');
+const clusterSuffix = (labels: Readonly<Record<string, string>>): string =>
+  labels.cluster ? ` cluster=${labels.cluster}` : '';
 
 /** The key of a node's incident, in the cluster the alert with these labels came from. */
 export function nodeCulpritKey(node: string, labels: Readonly<Record<string, string>>): string {
@@ -329,7 +423,10 @@ export function nodeCulpritKey(node: string, labels: Readonly<Record<string, str
 }
 
 /** The key of a workload's incident (a ReplicaSet's Deployment, a CronJob's Job climbed to the top), in the alert's cluster. */
-export function workloadCulpritKey(workload: { kind: string; namespace: string; name: string }, labels: Readonly<Record<string, string>>): string {
+export function workloadCulpritKey(
+  workload: { kind: string; namespace: string; name: string },
+  labels: Readonly<Record<string, string>>,
+): string {
   return `workload:${workload.namespace}/${workloadOfOwner(workload.kind, workload.name).name}${clusterSuffix(labels)}`;
 }
 
@@ -339,7 +436,10 @@ export function workloadCulpritKey(workload: { kind: string; namespace: string; 
  * that names its culprit answers for it from then on, so that the culprit's own alerts,
  * arriving later, join the run that found it.
  */
-export function diagnosedCulpritKeys(culprit: { kind: string; namespace?: string; name: string }, labels: Readonly<Record<string, string>>): string[] {
+export function diagnosedCulpritKeys(
+  culprit: { kind: string; namespace?: string; name: string },
+  labels: Readonly<Record<string, string>>,
+): string[] {
   if (culprit.kind === 'Node') return [nodeCulpritKey(culprit.name, labels)];
   if (!culprit.namespace) return [];
   const { namespace, name } = culprit;
@@ -348,7 +448,8 @@ export function diagnosedCulpritKeys(culprit: { kind: string; namespace?: string
     const workload = workloadOfPodName(name);
     return [`${workload.kind === 'Pod' ? 'pod' : 'workload'}:${namespace}/${workload.name}${clusterSuffix(labels)}`];
   }
-  if (['Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job', 'ReplicaSet'].includes(culprit.kind)) return [workloadCulpritKey({ kind: culprit.kind, namespace, name }, labels)];
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'CronJob', 'Job', 'ReplicaSet'].includes(culprit.kind))
+    return [workloadCulpritKey({ kind: culprit.kind, namespace, name }, labels)];
   return [];
 }
 
@@ -362,7 +463,8 @@ export function culpritOf(labels: Readonly<Record<string, string>>): Culprit | u
     if (!found) continue;
     const scope: CulpritScope = found.kind === 'Pod' ? 'pod' : rule.scope;
     const cluster = labels.cluster ? ` cluster=${labels.cluster}` : '';
-    const keyOf = (keyScope: CulpritScope, name: string): string => `${keyScope}:${rule.namespaced ? `${namespace}/` : ''}${name}${cluster}`;
+    const keyOf = (keyScope: CulpritScope, name: string): string =>
+      `${keyScope}:${rule.namespaced ? `${namespace}/` : ''}${name}${cluster}`;
     const key = keyOf(scope, scope === 'pvc' ? claimSetOf(found.name) : found.name);
     const related = relatedWorkloads(scope, found.name, namespace).map((name) => keyOf('workload', name));
     const keys = [...new Set([key, ...related])];

@@ -85,7 +85,8 @@ export async function executeRun(input: ExecuteRunInput): Promise<ExecuteResult>
   if (input.joinIncident && (await input.joinIncident(run))) return { kind: 'not-run' };
   const logger = input.logger.child({ runId: id });
   const controller = new AbortController();
-  const onShutdown = (): void => controller.abort(new Error('the service is shutting down; the run resumes at its next start'));
+  const onShutdown = (): void =>
+    controller.abort(new Error('the service is shutting down; the run resumes at its next start'));
   input.shutdown.addEventListener('abort', onShutdown, { once: true });
   if (input.shutdown.aborted) onShutdown();
 
@@ -174,15 +175,28 @@ export async function executeRun(input: ExecuteRunInput): Promise<ExecuteResult>
   if (outcome.retry && !input.shutdown.aborted && run.attempts < MAX_MODEL_ATTEMPTS) {
     const notBefore = new Date(Date.now() + outcome.retry.afterMs);
     if (await store.retryLater(id, notBefore)) {
-      logger.warn({ reason: outcome.reason, attempt: run.attempts, retryAt: notBefore.toISOString() }, 'run queued again: the model failed in a way that may pass');
+      logger.warn(
+        { reason: outcome.reason, attempt: run.attempts, retryAt: notBefore.toISOString() },
+        'run queued again: the model failed in a way that may pass',
+      );
       const queued = await store.get(id);
       return queued ? { kind: 'retry', run: queued } : { kind: 'not-run' };
     }
   }
   if (input.shutdown.aborted && outcome.status === 'failed') {
     // No run-finished: the chain says the run goes on, so a start resumes it (recover-runs.ts).
-    await tryRecordError(input.audit, id, `interrupted (${outcome.reason ?? 'stopped'}): the run is not over, and resumes at its next start`);
-    logger.warn({ reason: outcome.reason, ...(await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors })) }, 'run interrupted by shutdown; it resumes at the next start');
+    await tryRecordError(
+      input.audit,
+      id,
+      `interrupted (${outcome.reason ?? 'stopped'}): the run is not over, and resumes at its next start`,
+    );
+    logger.warn(
+      {
+        reason: outcome.reason,
+        ...(await anchorLogFields({ audit: input.audit, runId: id, signer: input.anchors ?? unsignedAnchors })),
+      },
+      'run interrupted by shutdown; it resumes at the next start',
+    );
     return { kind: 'interrupted' };
   }
   const ended = await input.lifecycle.endRun({
@@ -205,7 +219,10 @@ export async function executeRun(input: ExecuteRunInput): Promise<ExecuteResult>
 const MAX_MODEL_ATTEMPTS = 5;
 
 /** The checkpoint a parked run resumes from, with its decided actions; a broken one fails the run with what is wrong. */
-function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: RunCheckpoint; actions: RunRecord['actions'] } | undefined {
+function resumeFrom(
+  run: RunRecord,
+  stored: string | undefined,
+): { checkpoint: RunCheckpoint; actions: RunRecord['actions'] } | undefined {
   if (stored === undefined) return undefined;
   try {
     return { checkpoint: parseCheckpoint(stored), actions: run.actions };
@@ -216,9 +233,24 @@ function resumeFrom(run: RunRecord, stored: string | undefined): { checkpoint: R
 }
 
 /** Stores the checkpoint and frees the worker: the run waits in the store for a person's decision. */
-async function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome, checkpoint: RunCheckpoint, logger: Logger): Promise<ExecuteResult> {
+async function park(
+  input: ExecuteRunInput,
+  run: RunRecord,
+  outcome: RunOutcome,
+  checkpoint: RunCheckpoint,
+  logger: Logger,
+): Promise<ExecuteResult> {
   const held = outcome.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
-  if (!(await storeParked({ store: input.store, audit: input.audit, runId: run.id, checkpoint, actions: outcome.actions, ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}) }))) {
+  if (
+    !(await storeParked({
+      store: input.store,
+      audit: input.audit,
+      runId: run.id,
+      checkpoint,
+      actions: outcome.actions,
+      ...(outcome.diagnosis ? { diagnosis: outcome.diagnosis } : {}),
+    }))
+  ) {
     logger.error('the run could not be parked: it is no longer running');
     return { kind: 'not-run' };
   }
@@ -232,19 +264,42 @@ async function park(input: ExecuteRunInput, run: RunRecord, outcome: RunOutcome,
  * its checkpoint stored; false when it was no longer running. The loop's parked runs and
  * the writes an MCP client asks for (src/mcp/hold-run.ts) park alike.
  */
-export async function storeParked(input: { store: RunStore; audit: AuditStore; runId: string; checkpoint: RunCheckpoint; actions: readonly Action[]; diagnosis?: Diagnosis }): Promise<boolean> {
+export async function storeParked(input: {
+  store: RunStore;
+  audit: AuditStore;
+  runId: string;
+  checkpoint: RunCheckpoint;
+  actions: readonly Action[];
+  diagnosis?: Diagnosis;
+}): Promise<boolean> {
   const { checkpoint } = input;
   const held = input.actions.filter((action) => checkpoint.turn.heldActionIds.includes(action.id));
   await input.audit.append({
     runId: input.runId,
     type: 'run-parked',
-    payload: { step: checkpoint.step, activeMs: Math.round(checkpoint.activeMs), ...(checkpoint.diagnosed ? { diagnosed: true } : {}), held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })) },
+    payload: {
+      step: checkpoint.step,
+      activeMs: Math.round(checkpoint.activeMs),
+      ...(checkpoint.diagnosed ? { diagnosed: true } : {}),
+      held: held.map((action) => ({ id: action.id, tool: action.tool, expiresAt: action.expiresAt })),
+    },
   });
-  return input.store.park(input.runId, { checkpoint: serializeCheckpoint(checkpoint), actions: input.actions, ...(input.diagnosis ? { diagnosis: input.diagnosis } : {}) });
+  return input.store.park(input.runId, {
+    checkpoint: serializeCheckpoint(checkpoint),
+    actions: input.actions,
+    ...(input.diagnosis ? { diagnosis: input.diagnosis } : {}),
+  });
 }
 
 function failedOutcome(reason: string): RunOutcome {
-  return { status: 'failed', reason, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, steps: 0, toolCalls: [], actions: [] };
+  return {
+    status: 'failed',
+    reason,
+    usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    steps: 0,
+    toolCalls: [],
+    actions: [],
+  };
 }
 
 async function tryRecordError(audit: AuditStore, runId: string, message: string): Promise<void> {

@@ -38,13 +38,27 @@ export interface RunFinishedPayload {
 }
 
 /** Appends the run's `run-finished` event: the last of its chain. */
-export async function recordRunFinished(audit: Pick<AuditStore, 'append'>, runId: string, payload: RunFinishedPayload): Promise<void> {
+export async function recordRunFinished(
+  audit: Pick<AuditStore, 'append'>,
+  runId: string,
+  payload: RunFinishedPayload,
+): Promise<void> {
   await audit.append({ runId, type: 'run-finished', payload: { ...payload } });
 }
 
 /** The `run-finished` payload of an agent's outcome, for a run whose audit records events in order (`kubewhy diagnose`, an MCP hold). */
-export function runFinishedOf(outcome: { status: 'completed' | 'failed' | 'parked'; reason?: string; steps: number; usage?: TokenUsage }): RunFinishedPayload {
-  return { status: outcome.status === 'completed' ? 'completed' : 'failed', ...(outcome.reason ? { reason: outcome.reason } : {}), steps: outcome.steps, ...(outcome.usage ? { usage: outcome.usage } : {}) };
+export function runFinishedOf(outcome: {
+  status: 'completed' | 'failed' | 'parked';
+  reason?: string;
+  steps: number;
+  usage?: TokenUsage;
+}): RunFinishedPayload {
+  return {
+    status: outcome.status === 'completed' ? 'completed' : 'failed',
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+    steps: outcome.steps,
+    ...(outcome.usage ? { usage: outcome.usage } : {}),
+  };
 }
 
 export interface EndRunInput {
@@ -143,7 +157,9 @@ export function createRunLifecycle(dependencies: RunLifecycleDependencies): RunL
           ...(input.diagnosis ? { category: input.diagnosis.category } : {}),
           ...(input.steps !== undefined ? { steps: input.steps } : {}),
           ...(input.durationSeconds !== undefined ? { durationSeconds: input.durationSeconds } : {}),
-          ...(input.mergedInto ? { joined: input.mergedInto.runId, ...(input.mergedInto.node ? { node: input.mergedInto.node } : {}) } : {}),
+          ...(input.mergedInto
+            ? { joined: input.mergedInto.runId, ...(input.mergedInto.node ? { node: input.mergedInto.node } : {}) }
+            : {}),
           ...(input.cause === 'cancelled' ? { cancelled: true } : {}),
           ...anchor,
         },

@@ -32,7 +32,13 @@ export const NODE_INCIDENT_HOLD_MS = 2_000;
 const MAX_PODS_READ = 2_000;
 
 /** Container waiting reasons that come from the pod's own spec: no node causes them. */
-export const SELF_CAUSED_WAITING_REASONS: ReadonlySet<string> = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError']);
+export const SELF_CAUSED_WAITING_REASONS: ReadonlySet<string> = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+]);
 
 /** True when a run of this trigger is about a workload or a pod: one that may turn out to be a node's incident. */
 export function mayJoinNodeIncident(trigger: Trigger): boolean {
@@ -64,10 +70,20 @@ export async function findNodeIncident(
   if (!culprit?.namespace || (culprit.scope !== 'workload' && culprit.scope !== 'pod')) return undefined;
   // No node has an open or recent incident (the common case, and every alert of a storm about workloads): nothing to read.
   if (!(await input.store.hasNodeIncidentSince(new Date(input.now.getTime() - input.dedupWindowMs)))) return undefined;
-  const listed = await input.cluster.list('Pod', { namespace: culprit.namespace, maxItems: MAX_PODS_READ, ...(input.signal ? { signal: input.signal } : {}) });
+  const listed = await input.cluster.list('Pod', {
+    namespace: culprit.namespace,
+    maxItems: MAX_PODS_READ,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
   if (!listed.ok) return undefined;
-  const named = new Set([labels, ...(run.alerts ?? []).map((alert) => alert.labels)].flatMap((alertLabels) => podOfAlert(alertLabels) ?? []));
-  const pods = listed.value.items.filter((pod) => (named.size > 0 ? named.has(pod.metadata?.name ?? '') : ownedBy(pod, culprit.name) && isUnhealthy(pod)));
+  const named = new Set(
+    [labels, ...(run.alerts ?? []).map((alert) => alert.labels)].flatMap(
+      (alertLabels) => podOfAlert(alertLabels) ?? [],
+    ),
+  );
+  const pods = listed.value.items.filter((pod) =>
+    named.size > 0 ? named.has(pod.metadata?.name ?? '') : ownedBy(pod, culprit.name) && isUnhealthy(pod),
+  );
   const byNode = new Map<string, string[]>();
   for (const pod of pods) {
     const node = pod.spec?.nodeName;
@@ -77,7 +93,8 @@ export async function findNodeIncident(
   for (const [node, podsOnNode] of byNode) {
     const incident = await input.store.findByCulprit([nodeCulpritKey(node, labels)]);
     if (!incident || incident.id === run.id || incident.cancelled) continue;
-    if (isRepeatOf(incident, { now: input.now, settings: { dedupWindowMs: input.dedupWindowMs } })) return { runId: incident.id, node, pods: podsOnNode };
+    if (isRepeatOf(incident, { now: input.now, settings: { dedupWindowMs: input.dedupWindowMs } }))
+      return { runId: incident.id, node, pods: podsOnNode };
   }
   return undefined;
 }
@@ -88,7 +105,8 @@ export function mergedReason(incident: NodeIncident): string {
 }
 
 function ownedBy(pod: V1Pod, workload: string): boolean {
-  const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller) ?? pod.metadata?.ownerReferences?.[0];
+  const owner =
+    pod.metadata?.ownerReferences?.find((reference) => reference.controller) ?? pod.metadata?.ownerReferences?.[0];
   return owner !== undefined && workloadOfOwner(owner.kind, owner.name).name === workload;
 }
 
@@ -97,7 +115,9 @@ function isUnhealthy(pod: V1Pod): boolean {
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return false;
   if (phase !== 'Running') return true;
-  return pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status !== 'True') ?? false;
+  return (
+    pod.status?.conditions?.some((condition) => condition.type === 'Ready' && condition.status !== 'True') ?? false
+  );
 }
 
 function waitsOnItsOwnSpec(pod: V1Pod): boolean {

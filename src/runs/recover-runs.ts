@@ -79,13 +79,21 @@ export async function recoverInterrupted(
   await ensureRunCreated(audit, run);
   const events = await audit.list(run.id);
   const ended = endedInChain(events);
-  if (ended) return (await lifecycle.endRun({ run, cause: 'recovered', endedInChain: true, ...ended })) ? { ended: ended.status } : {};
+  if (ended)
+    return (await lifecycle.endRun({ run, cause: 'recovered', endedInChain: true, ...ended }))
+      ? { ended: ended.status }
+      : {};
   const reason = refusalToResume(run, events, input.maxAttempts, input.cause);
   if (reason) {
     await audit.append({ runId: run.id, type: 'error', payload: { message: reason } });
-    return (await lifecycle.endRun({ run, cause: 'recovered', status: 'failed', reason, steps: run.steps ?? 0 })) ? { failed: reason } : {};
+    return (await lifecycle.endRun({ run, cause: 'recovered', status: 'failed', reason, steps: run.steps ?? 0 }))
+      ? { failed: reason }
+      : {};
   }
-  const seam = input.cause === 'restart' ? 'resumed after restart' : 'resumed on another replica: the replica that ran it stopped renewing its lease';
+  const seam =
+    input.cause === 'restart'
+      ? 'resumed after restart'
+      : 'resumed on another replica: the replica that ran it stopped renewing its lease';
   await audit.append({
     runId: run.id,
     type: 'error',
@@ -97,9 +105,16 @@ export async function recoverInterrupted(
   return { requeued: await store.requeue(run.id) };
 }
 
-function refusalToResume(run: RunRecord, events: readonly AuditEvent[], maxAttempts: number, cause: 'restart' | 'lease'): string | undefined {
+function refusalToResume(
+  run: RunRecord,
+  events: readonly AuditEvent[],
+  maxAttempts: number,
+  cause: 'restart' | 'lease',
+): string | undefined {
   const by = cause === 'restart' ? 'a restart' : 'the loss of its replica';
-  const approved = events.some((event) => event.type === 'approval' && event.payload.decision === 'approved') || run.actions.some((action) => WRITE_STARTED_STATUSES.has(action.status));
+  const approved =
+    events.some((event) => event.type === 'approval' && event.payload.decision === 'approved') ||
+    run.actions.some((action) => WRITE_STARTED_STATUSES.has(action.status));
   if (approved) {
     return `interrupted by ${by} after a write action was approved; not started again, so that write cannot run twice (check its effect in the cluster)`;
   }
@@ -110,7 +125,9 @@ function refusalToResume(run: RunRecord, events: readonly AuditEvent[], maxAttem
 }
 
 /** The outcome a chain ends with, when its last event is `run-finished`: the attempt ended, and only storing it was lost. */
-function endedInChain(events: readonly AuditEvent[]): Pick<EndRunInput, 'status' | 'reason' | 'steps' | 'usage' | 'diagnosis'> | undefined {
+function endedInChain(
+  events: readonly AuditEvent[],
+): Pick<EndRunInput, 'status' | 'reason' | 'steps' | 'usage' | 'diagnosis'> | undefined {
   const last = events.at(-1);
   if (last?.type !== 'run-finished') return undefined;
   const { status, reason, steps, usage } = last.payload;
@@ -120,6 +137,8 @@ function endedInChain(events: readonly AuditEvent[]): Pick<EndRunInput, 'status'
     ...(typeof reason === 'string' ? { reason } : {}),
     ...(typeof steps === 'number' ? { steps } : {}),
     ...(usage && typeof usage === 'object' ? { usage: usage as NonNullable<RunRecord['usage']> } : {}),
-    ...(diagnosis && typeof diagnosis === 'object' ? { diagnosis: diagnosis as NonNullable<RunRecord['diagnosis']> } : {}),
+    ...(diagnosis && typeof diagnosis === 'object'
+      ? { diagnosis: diagnosis as NonNullable<RunRecord['diagnosis']> }
+      : {}),
   };
 }

@@ -12,7 +12,12 @@ export async function ensureRunCreated(audit: AuditStore, run: RunRecord): Promi
   await audit.append({
     runId: run.id,
     type: 'run-created',
-    payload: { trigger: run.trigger, rung: run.rung, source: run.source, ...(run.alert ? { fingerprint: run.alert.fingerprint, startsAt: run.alert.startsAt } : {}) },
+    payload: {
+      trigger: run.trigger,
+      rung: run.rung,
+      source: run.source,
+      ...(run.alert ? { fingerprint: run.alert.fingerprint, startsAt: run.alert.startsAt } : {}),
+    },
     time: new Date(run.createdAt),
   });
 }

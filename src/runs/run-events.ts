@@ -26,7 +26,11 @@ export interface RunEvents {
 }
 
 export function createRunEvents(logger?: Logger): RunEvents {
-  const listeners: { [Name in RunEventName]: Set<(event: RunEventMap[Name]) => void> } = { ended: new Set(), parked: new Set(), resolved: new Set() };
+  const listeners: { [Name in RunEventName]: Set<(event: RunEventMap[Name]) => void> } = {
+    ended: new Set(),
+    parked: new Set(),
+    resolved: new Set(),
+  };
   return {
     on(name, listener) {
       listeners[name].add(listener);

@@ -29,7 +29,15 @@ import { newRunId } from '../store/run-ids.ts';
 import { type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
 import type { SharedQueue, TxStores } from '../store/ports.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
-import { CANCELLED_REASON, NotificationRefused, refusedResults, takeNotification, type AlertResult, type IncomingAlert, type IntakeReport } from './alert-intake.ts';
+import {
+  CANCELLED_REASON,
+  NotificationRefused,
+  refusedResults,
+  takeNotification,
+  type AlertResult,
+  type IncomingAlert,
+  type IntakeReport,
+} from './alert-intake.ts';
 import { diagnosedCulpritKeys } from './correlate.ts';
 import { executeRun, type AgentDependencies } from './execute-run.ts';
 import { findNodeIncident, mayJoinNodeIncident, mergedReason, NODE_INCIDENT_HOLD_MS } from './node-incident.ts';
@@ -65,7 +73,11 @@ export interface RunService {
   /** Recovers unfinished runs and starts working the queue (with a shared queue: takes over runs whose replica is gone). */
   start(): Promise<RecoveryReport>;
   /** Stores and queues an incident's run; `queue-full` when there is no room (nothing is stored then). */
-  submit(input: { trigger: Trigger; rung: Rung; source: RunSource }): Promise<{ ok: true; run: RunRecord } | { ok: false; error: 'queue-full' }>;
+  submit(input: {
+    trigger: Trigger;
+    rung: Rung;
+    source: RunSource;
+  }): Promise<{ ok: true; run: RunRecord } | { ok: false; error: 'queue-full' }>;
   /**
    * One Alertmanager notification, alert by alert, in order, correlated into incidents.
    * Resolves once every change is committed. Taken whole or not at all: when it needs a
@@ -79,7 +91,13 @@ export interface RunService {
   /** Stops starting runs, waits up to the grace period for running ones, then aborts them (they resume at the next start). */
   stop(): Promise<void>;
   /** A person's decision on a held action of a parked run; the run resumes once none awaits a decision. */
-  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): Promise<DecisionResult>;
+  decideAction(input: {
+    runId: string;
+    actionId: string;
+    decision: 'approved' | 'rejected';
+    by: string;
+    reason?: string;
+  }): Promise<DecisionResult>;
   /** Sets the approval expiry timer again after a run was parked outside the queue (a write an MCP client asked for, src/mcp/hold-run.ts). */
   expireDue(): Promise<void>;
   queueDepth(): number;
@@ -123,7 +141,10 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     try {
       await store.addCulpritKeys(run.id, diagnosedCulpritKeys(run.diagnosis.culprit, run.trigger.alert.labels));
     } catch (error) {
-      logger.warn({ err: error, runId: run.id }, 'the diagnosed culprit could not be registered: its later alerts may start a run of their own');
+      logger.warn(
+        { err: error, runId: run.id },
+        'the diagnosed culprit could not be registered: its later alerts may start a run of their own',
+      );
     }
   };
 
@@ -132,16 +153,34 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     // Only a run's first start: a retried or resumed run has done work of its own.
     if (run.attempts !== 1 || !mayJoinNodeIncident(run.trigger)) return false;
     const signal = AbortSignal.any([shutdown.signal, AbortSignal.timeout(JOIN_READ_TIMEOUT_MS)]);
-    const incident = await findNodeIncident(run, { store, cluster: dependencies.agent.cluster, now: now(), dedupWindowMs: settings.dedupWindowMs, signal }).catch((error: unknown) => {
+    const incident = await findNodeIncident(run, {
+      store,
+      cluster: dependencies.agent.cluster,
+      now: now(),
+      dedupWindowMs: settings.dedupWindowMs,
+      signal,
+    }).catch((error: unknown) => {
       logger.warn({ err: error, runId: run.id }, "the run's node could not be read: it runs on its own");
       return undefined;
     });
     if (!incident) return false;
     const reason = mergedReason(incident);
-    const merged = await writes.run(async (tx) => ({ result: await tx.runs.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }) }));
+    const merged = await writes.run(async (tx) => ({
+      result: await tx.runs.mergeInto({ id: run.id, into: incident.runId, reason, now: now() }),
+    }));
     if (!merged) return false;
-    await lifecycle.endRun({ run, cause: 'merged', status: 'completed', reason, steps: 0, mergedInto: { runId: incident.runId, node: incident.node } });
-    logger.info({ runId: incident.runId, merged: run.id, node: incident.node }, "a run about the node's pods joined this run's incident");
+    await lifecycle.endRun({
+      run,
+      cause: 'merged',
+      status: 'completed',
+      reason,
+      steps: 0,
+      mergedInto: { runId: incident.runId, node: incident.node },
+    });
+    logger.info(
+      { runId: incident.runId, merged: run.id, node: incident.node },
+      "a run about the node's pods joined this run's incident",
+    );
     return true;
   };
 
@@ -183,9 +222,20 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
     endedElsewhere: waiters.endedElsewhere,
   };
   const dispatcher: Dispatcher = shared
-    ? createSharedDispatcher({ ...dispatcherInput, queue: shared, ...(dependencies.agent.clusterIdentity ? { cluster: dependencies.agent.clusterIdentity } : {}) })
+    ? createSharedDispatcher({
+        ...dispatcherInput,
+        queue: shared,
+        ...(dependencies.agent.clusterIdentity ? { cluster: dependencies.agent.clusterIdentity } : {}),
+      })
     : createLocalDispatcher(dispatcherInput);
-  const approvals = createServiceApprovals({ store, audit, metrics, now, onResumable: (run) => dispatcher.offer(run), onError: logFailure('expiring held actions failed') });
+  const approvals = createServiceApprovals({
+    store,
+    audit,
+    metrics,
+    now,
+    onResumable: (run) => dispatcher.offer(run),
+    onError: logFailure('expiring held actions failed'),
+  });
 
   // Whoever waits for a run hears of its end here, and the other replicas' waiters through the dispatcher; a parked run's
   // caller hears of it too (it waits for a person, not for the service). A run that found its culprit answers for it.
@@ -202,7 +252,14 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
   /** Inside a batch: stores a run in the place the dispatcher promised it; the place is given back if storing fails. */
   const createRun = async (
     runs: TxStores['runs'],
-    input: { trigger: Trigger; rung: Rung; source: RunSource; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number },
+    input: {
+      trigger: Trigger;
+      rung: Rung;
+      source: RunSource;
+      alert?: AlertKey;
+      culpritKeys?: readonly string[];
+      earlierFailures?: number;
+    },
   ): Promise<{ run: RunRecord; place: Place }> => {
     const createdAt = now();
     const place = dispatcher.reserve({ held: isHeld(input), at: createdAt });
@@ -244,7 +301,11 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       return writes.run<Submitted>(async (tx) => {
         if (dispatcher.room() <= 0) return { result: { ok: false, error: 'queue-full' } };
         const { run, place } = await createRun(tx.runs, { trigger, rung, source });
-        return { result: { ok: true, run }, afterCommit: () => place.commit(run), afterRollback: () => place.rollback() };
+        return {
+          result: { ok: true, run },
+          afterCommit: () => place.commit(run),
+          afterRollback: () => place.rollback(),
+        };
       });
     },
     ingestAlerts(alerts) {
@@ -282,10 +343,13 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
             afterCommit() {
               for (const alert of alerts) metrics.alertsReceived.inc({ status: alert.status });
               for (const decision of report.decisions) metrics.alertOutcomes.inc({ outcome: decision });
-              const deduplicated = report.decisions.filter((decision) => decision === 'duplicate' || decision === 'backoff').length;
+              const deduplicated = report.decisions.filter(
+                (decision) => decision === 'duplicate' || decision === 'backoff',
+              ).length;
               if (deduplicated > 0) metrics.alertsDeduplicated.inc(deduplicated);
               for (const { run, place } of placed) place.commit(run);
-              for (const id of report.cancelled) void finishCancelled(id).catch(logFailure('ending a cancelled run failed'));
+              for (const id of report.cancelled)
+                void finishCancelled(id).catch(logFailure('ending a cancelled run failed'));
               for (const id of report.resolved) {
                 void store
                   .get(id)
@@ -319,7 +383,10 @@ export function createRunService(dependencies: RunServiceDependencies): RunServi
       const result = await Promise.race([idle.then(() => 'idle' as const), graceOver]);
       clearTimeout(timer);
       if (result === 'timeout') {
-        logger.warn({ running: dispatcher.active() }, 'shutdown grace period over: stopping running runs; they resume at the next start');
+        logger.warn(
+          { running: dispatcher.active() },
+          'shutdown grace period over: stopping running runs; they resume at the next start',
+        );
         shutdown.abort();
         await idle;
       }

@@ -33,7 +33,14 @@ export const runViewSchema = z.object({
   trigger: triggerSchema,
   rung: z.enum(RUNGS),
   namespace: z.string().optional(),
-  alert: z.object({ fingerprint: z.string(), startsAt: z.string(), resolvedAt: z.string().optional(), repeats: z.number().int() }).optional(),
+  alert: z
+    .object({
+      fingerprint: z.string(),
+      startsAt: z.string(),
+      resolvedAt: z.string().optional(),
+      repeats: z.number().int(),
+    })
+    .optional(),
   alerts: z
     .array(
       z.object({
@@ -48,7 +55,9 @@ export const runViewSchema = z.object({
       }),
     )
     .optional()
-    .describe('The alerts of this incident, oldest first: the one that started the run and those correlated with it (all on GET /v1/runs/:id, the first 20 in a list)'),
+    .describe(
+      'The alerts of this incident, oldest first: the one that started the run and those correlated with it (all on GET /v1/runs/:id, the first 20 in a list)',
+    ),
   alertCount: z.number().int().optional().describe('How many alerts the run has, listed or not'),
   createdAt: z.string(),
   startedAt: z.string().optional(),
@@ -63,12 +72,16 @@ export const runViewSchema = z.object({
       scenario: z.string().optional(),
     })
     .optional()
-    .describe('The cluster the run read: its kubeconfig context (or in-cluster, or the mock and its scenario) and API server'),
+    .describe(
+      'The cluster the run read: its kubeconfig context (or in-cluster, or the mock and its scenario) and API server',
+    ),
   diagnosis: diagnosisInputSchema.extend({ actions: z.array(actionSchema) }).optional(),
   reason: z.string().optional(),
   usage: usageSchema.optional(),
   steps: z.number().int().optional(),
-  actions: z.array(actionSchema).describe('Actions the run proposed or holds; approve or reject the awaiting_approval ones'),
+  actions: z
+    .array(actionSchema)
+    .describe('Actions the run proposed or holds; approve or reject the awaiting_approval ones'),
 });
 
 export type RunView = z.infer<typeof runViewSchema>;

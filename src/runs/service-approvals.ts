@@ -12,10 +12,17 @@ import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
 import type { RunRecord, RunStore } from '../store/run-store.ts';
 
-export type DecisionResult = { outcome: 'decided'; decidedAt: string } | { outcome: 'not-found' } | { outcome: 'not-pending'; status: string };
+export type DecisionResult =
+  { outcome: 'decided'; decidedAt: string } | { outcome: 'not-found' } | { outcome: 'not-pending'; status: string };
 
 export interface ServiceApprovals {
-  decide(input: { runId: string; actionId: string; decision: 'approved' | 'rejected'; by: string; reason?: string }): Promise<DecisionResult>;
+  decide(input: {
+    runId: string;
+    actionId: string;
+    decision: 'approved' | 'rejected';
+    by: string;
+    reason?: string;
+  }): Promise<DecisionResult>;
   /** Expires every held action past its deadline now, then sets the timer for the next one. */
   expireDue(): Promise<void>;
   /** Stops the expiry timer. */
@@ -41,12 +48,33 @@ export function createServiceApprovals(input: {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
 
-  const record = async (runId: string, decision: 'approved' | 'rejected' | 'expired', details: { by?: string; reason?: string; actionId: string }): Promise<DecisionResult> => {
+  const record = async (
+    runId: string,
+    decision: 'approved' | 'rejected' | 'expired',
+    details: { by?: string; reason?: string; actionId: string },
+  ): Promise<DecisionResult> => {
     const decidedAt = now();
-    const result = await store.decideAction({ runId, actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}), now: decidedAt });
+    const result = await store.decideAction({
+      runId,
+      actionId: details.actionId,
+      decision,
+      ...(details.by ? { by: details.by } : {}),
+      ...(details.reason ? { reason: details.reason } : {}),
+      now: decidedAt,
+    });
     if (result.outcome !== 'decided') return result;
     // Appended before the run is offered again: its resumed steps follow the decision in its chain.
-    await audit.append({ runId, type: 'approval', payload: { actionId: details.actionId, decision, ...(details.by ? { by: details.by } : {}), ...(details.reason ? { reason: details.reason } : {}) }, time: decidedAt });
+    await audit.append({
+      runId,
+      type: 'approval',
+      payload: {
+        actionId: details.actionId,
+        decision,
+        ...(details.by ? { by: details.by } : {}),
+        ...(details.reason ? { reason: details.reason } : {}),
+      },
+      time: decidedAt,
+    });
     metrics.approvals.inc({ decision });
     if (result.resumable) input.onResumable(result.run);
     return { outcome: 'decided', decidedAt: decidedAt.toISOString() };
@@ -59,7 +87,10 @@ export function createServiceApprovals(input: {
     const next = nextDeadline(await store.listParked());
     if (next === undefined || closed) return;
     clearTimeout(timer);
-    timer = setTimeout(() => void expireDue().catch((error: unknown) => input.onError?.(error)), Math.min(MAX_TIMER_MS, Math.max(0, next - now().getTime())));
+    timer = setTimeout(
+      () => void expireDue().catch((error: unknown) => input.onError?.(error)),
+      Math.min(MAX_TIMER_MS, Math.max(0, next - now().getTime())),
+    );
     // A pending expiry must not keep a stopping process alive.
     timer.unref();
   };

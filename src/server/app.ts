@@ -6,8 +6,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import fastifySwagger from '@fastify/swagger';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Service } from '../app/service.ts';
 import type { Notifier } from '../notify/notifier.ts';
@@ -82,8 +93,20 @@ export async function buildApp(service: Service, http: HttpSettings): Promise<Ku
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'kubewhy', version: service.version ?? 'unknown', description: 'Answers "why did this alert fire?" for Kubernetes.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A token of the scope the route names (ingest, read, approve, act)' } } },
+      info: {
+        title: 'kubewhy',
+        version: service.version ?? 'unknown',
+        description: 'Answers "why did this alert fire?" for Kubernetes.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A token of the scope the route names (ingest, read, approve, act)',
+          },
+        },
+      },
     },
     transform: jsonSchemaTransform,
   });
@@ -115,13 +138,20 @@ export async function buildApp(service: Service, http: HttpSettings): Promise<Ku
     checkCluster: cachedClusterCheck(http.checkCluster ?? defaultClusterCheck(agent.cluster)),
     ...(stores.shared ? { lease: { owner: stores.shared.owner, ms: stores.shared.leaseMs } } : {}),
   };
-  registerAlertRoutes(app, context, { bodyLimitBytes: http.webhookBodyLimitBytes ?? Math.max(WEBHOOK_BODY_LIMIT_BYTES, http.bodyLimitBytes) });
+  registerAlertRoutes(app, context, {
+    bodyLimitBytes: http.webhookBodyLimitBytes ?? Math.max(WEBHOOK_BODY_LIMIT_BYTES, http.bodyLimitBytes),
+  });
   registerIncidentRoutes(app, context);
   registerRunRoutes(app, context);
   registerApprovalRoutes(app, context);
   registerSystemRoutes(app, context, { modelHealth: service.modelHealth });
   registerConsole(app, context, { authenticator });
-  registerMcpRoutes(app, context, { authenticator, agent, ...(service.version ? { version: service.version } : {}), events: service.events });
+  registerMcpRoutes(app, context, {
+    authenticator,
+    agent,
+    ...(service.version ? { version: service.version } : {}),
+    events: service.events,
+  });
 
   app.addHook('onReady', () => service.start());
   app.addHook('preClose', async () => service.releaseWaiters());
@@ -165,7 +195,10 @@ function cachedClusterCheck(check: ClusterCheck): () => Promise<ClusterAnswer> {
   let cached: { at: number; result: ClusterAnswer } | undefined;
   return async () => {
     if (cached && Date.now() - cached.at < READINESS_CACHE_MS) return cached.result;
-    const result = await check(AbortSignal.timeout(3000)).catch((error: unknown) => ({ ok: false, message: error instanceof Error ? error.message : String(error) }));
+    const result = await check(AbortSignal.timeout(3000)).catch((error: unknown) => ({
+      ok: false,
+      message: error instanceof Error ? error.message : String(error),
+    }));
     cached = { at: Date.now(), result };
     return result;
   };

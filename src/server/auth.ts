@@ -37,7 +37,8 @@ interface KnownToken {
 }
 
 export function createAuthenticator(settings: AuthSettings): Authenticator {
-  if (settings.mode === 'off') return { mode: 'off', check: () => ({ ok: true, identity: 'anonymous' }), replaceTokens: () => undefined };
+  if (settings.mode === 'off')
+    return { mode: 'off', check: () => ({ ok: true, identity: 'anonymous' }), replaceTokens: () => undefined };
   // One array, replaced whole: a check that started on the old set finishes on it.
   let known = digestTokens(settings.tokens);
   return {
@@ -45,7 +46,12 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
     check(authorization, scope) {
       const presented = parseBearer(authorization);
       if (presented === undefined) {
-        return { ok: false, status: 401, error: 'unauthorized', message: `this route needs a bearer token of scope "${scope}": send Authorization: Bearer <token>` };
+        return {
+          ok: false,
+          status: 401,
+          error: 'unauthorized',
+          message: `this route needs a bearer token of scope "${scope}": send Authorization: Bearer <token>`,
+        };
       }
       const digest = sha256(presented);
       let inScope: KnownToken | undefined;
@@ -56,7 +62,8 @@ export function createAuthenticator(settings: AuthSettings): Authenticator {
         else if (equal) elsewhere = true;
       }
       if (inScope) return { ok: true, identity: inScope.identity };
-      if (elsewhere) return { ok: false, status: 403, error: 'forbidden', message: `this token does not have the "${scope}" scope` };
+      if (elsewhere)
+        return { ok: false, status: 403, error: 'forbidden', message: `this token does not have the "${scope}" scope` };
       return { ok: false, status: 401, error: 'unauthorized', message: 'the bearer token is not valid' };
     },
     replaceTokens(tokens) {

@@ -20,7 +20,11 @@ export interface ErrorBody {
 
 /** Sends an error answer in the API's shape, with anything credential-like in it masked. */
 export function sendError(reply: FastifyReply, status: number, body: ErrorBody): FastifyReply {
-  const safe: ErrorBody = { error: body.error, message: redactText(body.message), ...(body.details !== undefined ? { details: redactValue(body.details) } : {}) };
+  const safe: ErrorBody = {
+    error: body.error,
+    message: redactText(body.message),
+    ...(body.details !== undefined ? { details: redactValue(body.details) } : {}),
+  };
   return reply.code(status).type('application/json; charset=utf-8').send(safe);
 }
 
@@ -50,20 +54,32 @@ export function installErrorHandlers(app: ZodApp, options: { bodyLimitBytes: num
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
       const where = error.validationContext ?? 'request';
-      const problems = error.validation.map((issue) => ({ path: `${where}${issue.instancePath === '/' ? '' : issue.instancePath.replaceAll('/', '.')}`, message: issue.message }));
+      const problems = error.validation.map((issue) => ({
+        path: `${where}${issue.instancePath === '/' ? '' : issue.instancePath.replaceAll('/', '.')}`,
+        message: issue.message,
+      }));
       return sendError(reply, 400, {
         error: 'invalid-request',
-        message: `invalid ${where}: ${problems.slice(0, 5).map((problem) => `${problem.path}: ${problem.message}`).join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}`,
+        message: `invalid ${where}: ${problems
+          .slice(0, 5)
+          .map((problem) => `${problem.path}: ${problem.message}`)
+          .join('; ')}${problems.length > 5 ? `; and ${problems.length - 5} more` : ''}`,
         details: { problems: problems.slice(0, 100) },
       });
     }
     if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-      return sendError(reply, 400, { error: 'malformed-json', message: `the body is not valid JSON: ${error.message}` });
+      return sendError(reply, 400, {
+        error: 'malformed-json',
+        message: `the body is not valid JSON: ${error.message}`,
+      });
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const describe = error.code ? MESSAGES_BY_CODE[error.code] : undefined;
-      return sendError(reply, status, { error: CODES_BY_STATUS[status] ?? 'bad-request', message: describe ? describe(error, request.routeOptions.bodyLimit ?? options.bodyLimitBytes) : error.message });
+      return sendError(reply, status, {
+        error: CODES_BY_STATUS[status] ?? 'bad-request',
+        message: describe ? describe(error, request.routeOptions.bodyLimit ?? options.bodyLimitBytes) : error.message,
+      });
     }
     if (isStoreError(error)) {
       request.log.error({ err: error }, 'store unavailable');
@@ -71,11 +87,17 @@ export function installErrorHandlers(app: ZodApp, options: { bodyLimitBytes: num
       return sendError(reply, 503, { error: 'unavailable', message: 'the run store is unavailable; retry shortly' });
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, 500, { error: 'internal', message: `internal error (request ${request.id}); the service log has the details` });
+    return sendError(reply, 500, {
+      error: 'internal',
+      message: `internal error (request ${request.id}); the service log has the details`,
+    });
   });
 
   app.setNotFoundHandler((request, reply) => {
-    return sendError(reply, 404, { error: 'not-found', message: `no route ${request.method} ${request.url.split('?')[0]}` });
+    return sendError(reply, 404, {
+      error: 'not-found',
+      message: `no route ${request.method} ${request.url.split('?')[0]}`,
+    });
   });
 }
 

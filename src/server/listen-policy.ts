@@ -7,10 +7,16 @@ import type { Config } from '../config.ts';
 import { hasTokens, type AuthSettings, type Scope } from './auth.ts';
 
 /** Who may call: tokens when there are any; otherwise loopback only, or nobody. */
-export function decideAuth(config: Config, tokens: Record<Scope, string[]>): { settings: AuthSettings; warning?: string } | { refusal: string } {
+export function decideAuth(
+  config: Config,
+  tokens: Record<Scope, string[]>,
+): { settings: AuthSettings; warning?: string } | { refusal: string } {
   const host = config.server.host;
   if (config.auth.mode === 'off') {
-    return { settings: { mode: 'off' }, warning: `authentication is off (KUBEWHY_AUTH=off): anyone who reaches ${host}:${config.server.port} can start runs, read them and approve actions` };
+    return {
+      settings: { mode: 'off' },
+      warning: `authentication is off (KUBEWHY_AUTH=off): anyone who reaches ${host}:${config.server.port} can start runs, read them and approve actions`,
+    };
   }
   if (hasTokens(tokens)) return { settings: { mode: 'tokens', tokens } };
   if (isLoopback(host)) {

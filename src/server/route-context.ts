@@ -2,7 +2,13 @@
  * What every route module receives: the app typed for the zod provider, and the
  * service's parts it may use. Route modules never build their own dependencies.
  */
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
@@ -10,7 +16,13 @@ import type { RunService } from '../runs/run-service.ts';
 import type { RunStore } from '../store/run-store.ts';
 import type { Scope } from './auth.ts';
 
-export type ZodApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
+export type ZodApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
 
 export interface RouteContext {
   runs: RunService;

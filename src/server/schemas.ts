@@ -47,7 +47,9 @@ export const alertResultSchema = z.object({
   status: z.enum(['firing', 'resolved']),
   outcome: z
     .enum(['created', 'attached', 'duplicate', 'resolved', 'cancelled', 'unmatched', 'queue-full'])
-    .describe('created: a new run; attached: added to the open run of the same incident (workload, node...); duplicate: a repeat, or held back after its run failed; queue-full: the whole notification was refused'),
+    .describe(
+      'created: a new run; attached: added to the open run of the same incident (workload, node...); duplicate: a repeat, or held back after its run failed; queue-full: the whole notification was refused',
+    ),
   runId: z.string().optional(),
 });
 
@@ -62,16 +64,29 @@ const namespaceName = z
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a Kubernetes namespace name');
 
 export const incidentBodySchema = z.strictObject({
-  text: z.string().trim().min(1).max(4000).describe('What is wrong, in a sentence: "checkout-api in staging keeps restarting"'),
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(4000)
+    .describe('What is wrong, in a sentence: "checkout-api in staging keeps restarting"'),
   namespace: namespaceName.optional().describe('The namespace the incident is about'),
   rung: z
     .enum(RUNGS)
     .default('OBSERVE')
-    .describe('OBSERVE: writes are only proposed. ACT: writes wait for approval where policy allows ACT; asking for it needs a token that also has the act scope'),
+    .describe(
+      'OBSERVE: writes are only proposed. ACT: writes wait for approval where policy allows ACT; asking for it needs a token that also has the act scope',
+    ),
 });
 
 export const incidentQuerySchema = z.object({
-  wait: z.coerce.number().int().min(0).max(600).optional().describe('Seconds to wait for the run to end; answered 200 with the run when it ends in time'),
+  wait: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(600)
+    .optional()
+    .describe('Seconds to wait for the run to end; answered 200 with the run when it ends in time'),
 });
 
 export const runIdParamsSchema = z.object({ id: z.string().min(1).max(128) });
@@ -79,11 +94,16 @@ export const runIdParamsSchema = z.object({ id: z.string().min(1).max(128) });
 export const actionParamsSchema = z.object({ id: z.string().min(1).max(128), actionId: z.string().min(1).max(128) });
 
 /** The name a person deciding gives (the API's `by`, the console's "Your name"). */
-export const deciderNameSchema = z.string().max(100).regex(/^[\w .@+-]+$/, 'letters, digits, spaces and . @ + - _ only');
+export const deciderNameSchema = z
+  .string()
+  .max(100)
+  .regex(/^[\w .@+-]+$/, 'letters, digits, spaces and . @ + - _ only');
 
 export const decisionBodySchema = z
   .strictObject({
-    by: deciderNameSchema.optional().describe('Who decides, as recorded in the audit log beside the token that was used'),
+    by: deciderNameSchema
+      .optional()
+      .describe('Who decides, as recorded in the audit log beside the token that was used'),
     reason: z.string().max(1000).optional(),
   })
   // A POST without a body arrives as null.
@@ -95,11 +115,21 @@ export const runListQuerySchema = z.object({
   status: z.enum(RUN_STATUSES).optional(),
   namespace: z.string().min(1).max(253).optional().describe("Only runs about this namespace (the trigger's)"),
   category: z.enum(CATEGORIES).optional().describe('Only runs whose diagnosis has this category'),
-  cluster: z.string().min(1).max(2048).optional().describe("Only runs that read this cluster: its kubeconfig context, API server URL, or the mock cluster's scenario"),
+  cluster: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe(
+      "Only runs that read this cluster: its kubeconfig context, API server URL, or the mock cluster's scenario",
+    ),
 });
 
 export const auditQuerySchema = z.object({
-  format: z.enum(['json', 'ndjson']).optional().describe('ndjson: one event per line (also chosen by Accept: application/x-ndjson)'),
+  format: z
+    .enum(['json', 'ndjson'])
+    .optional()
+    .describe('ndjson: one event per line (also chosen by Accept: application/x-ndjson)'),
 });
 
 export { runViewSchema };
@@ -134,6 +164,10 @@ export const errorBodySchema = z.object({
 });
 
 /** The error answers a route documents, all in the `{error, message, details?}` shape. */
-export function errorResponses<const Codes extends readonly number[]>(codes: Codes): { [Code in Codes[number]]: typeof errorBodySchema } {
-  return Object.fromEntries(codes.map((code) => [code, errorBodySchema])) as { [Code in Codes[number]]: typeof errorBodySchema };
+export function errorResponses<const Codes extends readonly number[]>(
+  codes: Codes,
+): { [Code in Codes[number]]: typeof errorBodySchema } {
+  return Object.fromEntries(codes.map((code) => [code, errorBodySchema])) as {
+    [Code in Codes[number]]: typeof errorBodySchema;
+  };
 }

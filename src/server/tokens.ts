@@ -47,10 +47,15 @@ async function readTokenFile(path: string, scope: Scope): Promise<string[]> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw new TokenFileError(`cannot read the ${scope} tokens at ${path}: ${(error as Error).message}`);
   }
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line.length > 0 && !line.startsWith('#'));
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !line.startsWith('#'));
   for (const [index, line] of lines.entries()) {
     if (line.length < MIN_TOKEN_LENGTH || /\s/.test(line)) {
-      throw new TokenFileError(`${path}, token ${index + 1}: a token is at least ${MIN_TOKEN_LENGTH} characters without spaces`);
+      throw new TokenFileError(
+        `${path}, token ${index + 1}: a token is at least ${MIN_TOKEN_LENGTH} characters without spaces`,
+      );
     }
   }
   return lines;
@@ -91,7 +96,9 @@ export function watchTokens(input: WatchTokensInput): TokenWatcher {
     }
     if (!hasTokens(tokens)) {
       // The service started with tokens: none at all is a half-written Secret, not a wish to lock everyone out.
-      input.onError(new TokenFileError(`no tokens left in ${settings.tokensDir ?? 'the environment'}: keeping the tokens in use`));
+      input.onError(
+        new TokenFileError(`no tokens left in ${settings.tokensDir ?? 'the environment'}: keeping the tokens in use`),
+      );
       return;
     }
     const next = fingerprintTokens(tokens);

@@ -24,9 +24,22 @@ export type PlannedDecision =
 export function planDecision(run: RunRecord | undefined, input: DecisionInput): PlannedDecision {
   const action = run?.actions.find((candidate) => candidate.id === input.actionId);
   if (!run || !action) return { outcome: 'not-found' };
-  if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked) return { outcome: 'not-pending', status: action.status };
-  const decided: Action = { ...action, status: input.decision, decidedAt: input.now.toISOString(), ...(input.by ? { decidedBy: input.by } : {}), ...(input.reason ? { decisionReason: input.reason } : {}) };
+  if (action.status !== 'awaiting_approval' || run.status !== 'awaiting_approval' || !run.parked)
+    return { outcome: 'not-pending', status: action.status };
+  const decided: Action = {
+    ...action,
+    status: input.decision,
+    decidedAt: input.now.toISOString(),
+    ...(input.by ? { decidedBy: input.by } : {}),
+    ...(input.reason ? { decisionReason: input.reason } : {}),
+  };
   const actions = run.actions.map((candidate) => (candidate.id === input.actionId ? decided : candidate));
   const resumable = !actions.some((candidate) => candidate.status === 'awaiting_approval');
-  return { outcome: 'decided', action: decided, actions, status: resumable ? 'queued' : 'awaiting_approval', resumable };
+  return {
+    outcome: 'decided',
+    action: decided,
+    actions,
+    status: resumable ? 'queued' : 'awaiting_approval',
+    resumable,
+  };
 }

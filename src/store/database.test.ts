@@ -16,7 +16,11 @@ const OPEN_AND_WRITE = `
 
 test('several processes can open a new database at the same moment (two diagnose runs sharing a data folder)', async () => {
   const path = join(mkdtempSync(join(tmpdir(), 'kubewhy-open-')), 'kubewhy.db');
-  const children = Array.from({ length: 10 }, () => spawn(process.execPath, ['--input-type=module', '-e', OPEN_AND_WRITE, path], { stdio: ['ignore', 'ignore', 'pipe'] }));
+  const children = Array.from({ length: 10 }, () =>
+    spawn(process.execPath, ['--input-type=module', '-e', OPEN_AND_WRITE, path], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
   const results = await Promise.all(
     children.map(async (child) => {
       let stderr = '';

@@ -17,13 +17,16 @@ export function openDatabase(path: string): DatabaseSync {
   const database = new DatabaseSync(path);
   // The busy timeout first: switching to WAL takes a lock, and two processes opening one
   // database at once (two `kubewhy diagnose` runs) would otherwise fail with SQLITE_BUSY.
-  database.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`);
+  database.exec(
+    `PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;`,
+  );
   try {
     migrate(database);
   } catch (error) {
     database.close();
     // Name the file: an operator may have several data directories.
-    if (error instanceof SchemaError) throw new SchemaError(`${path}: ${error.message}`, { cause: error.cause ?? error });
+    if (error instanceof SchemaError)
+      throw new SchemaError(`${path}: ${error.message}`, { cause: error.cause ?? error });
     throw error;
   }
   return database;
@@ -40,7 +43,9 @@ export function openDatabaseReadOnly(path: string): DatabaseSync {
   const version = schemaVersion(database);
   if (version > latestSchemaVersion()) {
     database.close();
-    throw new SchemaError(`${path}: the database is at schema version ${version}, newer than this kubewhy knows (${latestSchemaVersion()}): use the newer kubewhy to read it`);
+    throw new SchemaError(
+      `${path}: the database is at schema version ${version}, newer than this kubewhy knows (${latestSchemaVersion()}): use the newer kubewhy to read it`,
+    );
   }
   return database;
 }

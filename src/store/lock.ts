@@ -67,7 +67,12 @@ export function acquireDataDirectoryLock(input: AcquireLockInput): DataDirectory
   const staleAfterMs = input.staleAfterMs ?? Math.max(DEFAULT_STALE_AFTER_MS, refreshMs * 4);
   mkdirSync(input.directory, { recursive: true });
   const path = join(input.directory, LOCK_FILE);
-  const owner: LockOwner = { pid: process.pid, hostname: hostname(), startedAt: now().toISOString(), nonce: randomUUID() };
+  const owner: LockOwner = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: now().toISOString(),
+    nonce: randomUUID(),
+  };
 
   if (!tryCreate(path, owner)) {
     const existing = readLock(path);
@@ -154,7 +159,13 @@ function readLock(path: string): ExistingLock | undefined {
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid !== 'number' || typeof value.hostname !== 'string' || typeof value.startedAt !== 'string' || typeof value.nonce !== 'string') return undefined;
+    if (
+      typeof value.pid !== 'number' ||
+      typeof value.hostname !== 'string' ||
+      typeof value.startedAt !== 'string' ||
+      typeof value.nonce !== 'string'
+    )
+      return undefined;
     return { pid: value.pid, hostname: value.hostname, startedAt: value.startedAt, nonce: value.nonce };
   } catch {
     return undefined;
@@ -189,7 +200,9 @@ function isAlive(pid: number): boolean {
 }
 
 function describeHeld(directory: string, holder: LockOwner | undefined): string {
-  const who = holder ? `kubewhy pid ${holder.pid} on ${holder.hostname} (since ${holder.startedAt})` : 'another kubewhy (its lock file is being written)';
+  const who = holder
+    ? `kubewhy pid ${holder.pid} on ${holder.hostname} (since ${holder.startedAt})`
+    : 'another kubewhy (its lock file is being written)';
   return `the data directory ${directory} is in use by ${who}: stop it first, or give this one another KUBEWHY_DATA_DIR (lock file ${join(directory, LOCK_FILE)})`;
 }
 

@@ -63,11 +63,16 @@ CREATE INDEX IF NOT EXISTS runs_status ON runs (status);
 
 /** Every step, in order. New steps go at the end with the next number. */
 export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, description: 'runs and the audit chain (the schema of 0.1.0)', up: (database) => database.exec(SCHEMA_0_1_0) },
+  {
+    version: 1,
+    description: 'runs and the audit chain (the schema of 0.1.0)',
+    up: (database) => database.exec(SCHEMA_0_1_0),
+  },
   {
     version: 2,
     description: 'parked runs: the checkpoint of a run awaiting approval, and the time before which a queued run waits',
-    up: (database) => database.exec('ALTER TABLE runs ADD COLUMN checkpoint TEXT; ALTER TABLE runs ADD COLUMN not_before TEXT;'),
+    up: (database) =>
+      database.exec('ALTER TABLE runs ADD COLUMN checkpoint TEXT; ALTER TABLE runs ADD COLUMN not_before TEXT;'),
   },
   {
     version: 3,
@@ -79,7 +84,8 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 4,
-    description: "one run per incident: the culprit keys a run answers for (run_culprits), its earlier failures, and the alerts attached to it (run_alerts, filled from the runs' own alerts)",
+    description:
+      "one run per incident: the culprit keys a run answers for (run_culprits), its earlier failures, and the alerts attached to it (run_alerts, filled from the runs' own alerts)",
     up: (database) =>
       database.exec(`
 ALTER TABLE runs ADD COLUMN earlier_failures INTEGER NOT NULL DEFAULT 0;
@@ -113,17 +119,20 @@ INSERT INTO run_alerts (run_id, fingerprint, starts_at, alertname, labels, statu
   },
   {
     version: 5,
-    description: 'drop runs_by_alert: alerts are found through run_alerts, and every index is one more write per ingested alert',
+    description:
+      'drop runs_by_alert: alerts are found through run_alerts, and every index is one more write per ingested alert',
     up: (database) => database.exec('DROP INDEX IF EXISTS runs_by_alert;'),
   },
   {
     version: 6,
-    description: 'the cluster each run read (context and API server), so every diagnosis says which cluster it is about',
+    description:
+      'the cluster each run read (context and API server), so every diagnosis says which cluster it is about',
     up: (database) => database.exec('ALTER TABLE runs ADD COLUMN cluster TEXT;'),
   },
   {
     version: 7,
-    description: 'notifications: the outbox of messages to Slack, Teams and webhooks, the notices each run has had, and the Slack thread of each run',
+    description:
+      'notifications: the outbox of messages to Slack, Teams and webhooks, the notices each run has had, and the Slack thread of each run',
     up: (database) =>
       database.exec(`
 CREATE TABLE notification_notices (
@@ -184,7 +193,9 @@ export function migrate(database: DatabaseSync, migrations: readonly Migration[]
   const current = schemaVersion(database);
   const latest = latestSchemaVersion(migrations);
   if (current > latest) {
-    throw new SchemaError(`the database is at schema version ${current}, newer than this kubewhy knows (${latest}): run the newer kubewhy, or restore a backup taken before the upgrade`);
+    throw new SchemaError(
+      `the database is at schema version ${current}, newer than this kubewhy knows (${latest}): run the newer kubewhy, or restore a backup taken before the upgrade`,
+    );
   }
   const applied: number[] = [];
   for (const migration of migrations) {
@@ -203,7 +214,9 @@ export function migrate(database: DatabaseSync, migrations: readonly Migration[]
     } catch (error) {
       database.exec('ROLLBACK');
       const message = error instanceof Error ? error.message : String(error);
-      throw new SchemaError(`schema step ${migration.version} (${migration.description}) failed: ${message}`, { cause: error });
+      throw new SchemaError(`schema step ${migration.version} (${migration.description}) failed: ${message}`, {
+        cause: error,
+      });
     }
     applied.push(migration.version);
   }
@@ -212,6 +225,7 @@ export function migrate(database: DatabaseSync, migrations: readonly Migration[]
 
 function checkOrder(migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) throw new SchemaError(`schema steps must be numbered 1, 2, 3...: step ${index + 1} says ${migration.version}`);
+    if (migration.version !== index + 1)
+      throw new SchemaError(`schema steps must be numbered 1, 2, 3...: step ${index + 1} says ${migration.version}`);
   });
 }

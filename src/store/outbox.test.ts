@@ -47,7 +47,13 @@ test('a notice no route sends anywhere is still noted, so it is not reconciled a
 
 test('a claimed row is leased: it is not due again until the lease ends, then it is (a process killed mid-send sends it again)', (t) => {
   const { outbox } = openOutbox(t);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'hook', body: {} }], now: 1000 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [{ destination: 'hook', body: {} }],
+    now: 1000,
+  });
   const [claimed] = outbox.claimDue({ now: 1000, leaseUntil: 61_000, limit: 10, threaded: none });
   assert.equal(claimed?.attempts, 1);
   assert.deepEqual(outbox.claimDue({ now: 2000, leaseUntil: 62_000, limit: 10, threaded: none }), []);
@@ -58,18 +64,39 @@ test('a claimed row is leased: it is not due again until the lease ends, then it
 
 test('a start releases the leases of a process that is gone: the rows it was sending are due at once', (t) => {
   const { outbox } = openOutbox(t);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }, { destination: 'b', body: {} }], now: 1000 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [
+      { destination: 'a', body: {} },
+      { destination: 'b', body: {} },
+    ],
+    now: 1000,
+  });
   const [first, second] = outbox.claimDue({ now: 1000, leaseUntil: 151_000, limit: 10, threaded: none });
   outbox.markRetry(second!.id, { nextAttemptAt: 90_000, error: 'HTTP 503' });
   // The process dies with the first row in flight; the next one starts at 2000.
   assert.equal(outbox.releaseLeases(2000), 1);
-  assert.deepEqual(outbox.claimDue({ now: 2000, leaseUntil: 152_000, limit: 10, threaded: none }).map((row) => row.id), [first!.id]);
+  assert.deepEqual(
+    outbox.claimDue({ now: 2000, leaseUntil: 152_000, limit: 10, threaded: none }).map((row) => row.id),
+    [first!.id],
+  );
   assert.equal(outbox.nextDueAt(), 90_000, 'a row waiting for its retry keeps its time');
 });
 
 test('a retry waits for its time; a sent or failed row is never claimed again', (t) => {
   const { outbox } = openOutbox(t);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }, { destination: 'b', body: {} }], now: 0 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [
+      { destination: 'a', body: {} },
+      { destination: 'b', body: {} },
+    ],
+    now: 0,
+  });
   const [first, second] = outbox.claimDue({ now: 0, leaseUntil: 60_000, limit: 10, threaded: none });
   outbox.markRetry(first!.id, { nextAttemptAt: 5000, error: 'HTTP 503' });
   outbox.markFailed(second!.id, { error: 'HTTP 400: invalid_payload', now: 0 });
@@ -91,8 +118,20 @@ test('a retry waits for its time; a sent or failed row is never claimed again', 
 test('on a threaded destination a reply waits for its first message, then carries its thread', (t) => {
   const { outbox } = openOutbox(t);
   const threaded = new Set(['slack']);
-  outbox.enqueue({ runId: 'run-1', key: 'approval:a1', event: 'approval', deliveries: [{ destination: 'slack', body: { n: 1 } }], now: 0 });
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'slack', body: { n: 2 } }], now: 1 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'approval:a1',
+    event: 'approval',
+    deliveries: [{ destination: 'slack', body: { n: 1 } }],
+    now: 0,
+  });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [{ destination: 'slack', body: { n: 2 } }],
+    now: 1,
+  });
   const [first, ...rest] = outbox.claimDue({ now: 10, leaseUntil: 60_000, limit: 10, threaded });
   assert.deepEqual(first?.body, { n: 1 });
   assert.deepEqual(rest, []);
@@ -107,8 +146,20 @@ test('on a threaded destination a reply waits for its first message, then carrie
 test('a first message given up on lets its replies go on their own', (t) => {
   const { outbox } = openOutbox(t);
   const threaded = new Set(['slack']);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'slack', body: { n: 1 } }], now: 0 });
-  outbox.enqueue({ runId: 'run-1', key: 'resolved', event: 'resolved', deliveries: [{ destination: 'slack', body: { n: 2 } }], now: 1 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [{ destination: 'slack', body: { n: 1 } }],
+    now: 0,
+  });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'resolved',
+    event: 'resolved',
+    deliveries: [{ destination: 'slack', body: { n: 2 } }],
+    now: 1,
+  });
   const [first] = outbox.claimDue({ now: 10, leaseUntil: 60_000, limit: 10, threaded });
   outbox.markFailed(first!.id, { error: 'channel_not_found', now: 20 });
   const [reply] = outbox.claimDue({ now: 20, leaseUntil: 60_000, limit: 10, threaded });
@@ -118,8 +169,23 @@ test('a first message given up on lets its replies go on their own', (t) => {
 
 test('pending counts per destination with the oldest creation time', (t) => {
   const { outbox } = openOutbox(t);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }, { destination: 'b', body: {} }], now: 100 });
-  outbox.enqueue({ runId: 'run-2', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: {} }], now: 200 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [
+      { destination: 'a', body: {} },
+      { destination: 'b', body: {} },
+    ],
+    now: 100,
+  });
+  outbox.enqueue({
+    runId: 'run-2',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [{ destination: 'a', body: {} }],
+    now: 200,
+  });
   assert.deepEqual(
     outbox.pending().sort((left, right) => left.destination.localeCompare(right.destination)),
     [
@@ -131,8 +197,19 @@ test('pending counts per destination with the oldest creation time', (t) => {
 
 test('the outbox survives the process: a new connection sees every pending row', (t) => {
   const { outbox, path } = openOutbox(t);
-  outbox.enqueue({ runId: 'run-1', key: 'finished', event: 'finished', deliveries: [{ destination: 'a', body: { text: 'kept' } }], now: 100 });
+  outbox.enqueue({
+    runId: 'run-1',
+    key: 'finished',
+    event: 'finished',
+    deliveries: [{ destination: 'a', body: { text: 'kept' } }],
+    now: 100,
+  });
   const other = openDatabase(path);
   t.after(() => other.close());
-  assert.deepEqual(createOutbox(other).list().map((row) => row.body), [{ text: 'kept' }]);
+  assert.deepEqual(
+    createOutbox(other)
+      .list()
+      .map((row) => row.body),
+    [{ text: 'kept' }],
+  );
 });

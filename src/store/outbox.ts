@@ -21,7 +21,6 @@ export type { NewDelivery, Outbox, OutboxRow, OutboxStatus } from './ports.ts';
 /** The outbox as SQLite answers: each method returns its result at once. */
 export type SyncOutbox = Sync<Outbox>;
 
-
 /** A notification_outbox row; `Integer` is how the backend answers its integers (PostgreSQL's bigints may come as strings). */
 export interface OutboxDatabaseRow<Integer = number> {
   id: Integer;
@@ -59,7 +58,15 @@ export function createOutbox(database: DatabaseSync): SyncOutbox {
         const noted = statements.note.run(runId, key, new Date(now).toISOString());
         if (noted.changes === 0) return false;
         for (const delivery of deliveries) {
-          statements.insert.run(`${runId}/${key}/${delivery.destination}`, runId, event, delivery.destination, JSON.stringify(delivery.body), now, now);
+          statements.insert.run(
+            `${runId}/${key}/${delivery.destination}`,
+            runId,
+            event,
+            delivery.destination,
+            JSON.stringify(delivery.body),
+            now,
+            now,
+          );
         }
         return true;
       });
@@ -76,7 +83,10 @@ export function createOutbox(database: DatabaseSync): SyncOutbox {
         const claimed: OutboxDatabaseRow[] = [];
         for (const row of statements.due.all(now, limit * 4) as unknown as OutboxDatabaseRow[]) {
           if (claimed.length === limit) break;
-          const older = threaded.has(row.destination) ? (statements.olderPending.get(row.run_id, row.destination, row.id) as { next_attempt_at: number } | undefined) : undefined;
+          const older = threaded.has(row.destination)
+            ? (statements.olderPending.get(row.run_id, row.destination, row.id) as
+                { next_attempt_at: number } | undefined)
+            : undefined;
           // A reply waits for its first message: it is due again when that one is (and at once when it is sent).
           if (older) statements.postpone.run(Math.max(older.next_attempt_at, now + 1), row.id);
           else claimed.push(row);
@@ -113,14 +123,21 @@ export function createOutbox(database: DatabaseSync): SyncOutbox {
       return row?.thread;
     },
     pending() {
-      return (statements.pendingCounts.all() as unknown as { destination: string; count: number; oldest: number }[]).map((row) => ({ destination: row.destination, count: row.count, oldestCreatedAt: row.oldest }));
+      return (
+        statements.pendingCounts.all() as unknown as { destination: string; count: number; oldest: number }[]
+      ).map((row) => ({ destination: row.destination, count: row.count, oldestCreatedAt: row.oldest }));
     },
     nextDueAt() {
       const row = statements.nextDue.get() as { next: number | null } | undefined;
       return row?.next ?? undefined;
     },
     list({ runId, status } = {}) {
-      const rows = statements.list.all(runId ?? null, runId ?? null, status ?? null, status ?? null) as unknown as OutboxDatabaseRow[];
+      const rows = statements.list.all(
+        runId ?? null,
+        runId ?? null,
+        status ?? null,
+        status ?? null,
+      ) as unknown as OutboxDatabaseRow[];
       return rows.map(toRow);
     },
   };
@@ -133,22 +150,44 @@ function prepare(database: DatabaseSync) {
     insert: database.prepare(
       "INSERT OR IGNORE INTO notification_outbox (delivery_id, run_id, event, destination, body, status, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)",
     ),
-    due: database.prepare("SELECT * FROM notification_outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?"),
-    olderPending: database.prepare("SELECT next_attempt_at FROM notification_outbox WHERE run_id = ? AND destination = ? AND status = 'pending' AND id < ? ORDER BY id LIMIT 1"),
+    due: database.prepare(
+      "SELECT * FROM notification_outbox WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?",
+    ),
+    olderPending: database.prepare(
+      "SELECT next_attempt_at FROM notification_outbox WHERE run_id = ? AND destination = ? AND status = 'pending' AND id < ? ORDER BY id LIMIT 1",
+    ),
     postpone: database.prepare('UPDATE notification_outbox SET next_attempt_at = ? WHERE id = ?'),
-    releaseFollowers: database.prepare("UPDATE notification_outbox SET next_attempt_at = MIN(next_attempt_at, ?) WHERE run_id = ? AND destination = ? AND status = 'pending' AND id > ?"),
+    releaseFollowers: database.prepare(
+      "UPDATE notification_outbox SET next_attempt_at = MIN(next_attempt_at, ?) WHERE run_id = ? AND destination = ? AND status = 'pending' AND id > ?",
+    ),
     notedSpan: database.prepare('SELECT MIN(noted_at) AS first, MAX(noted_at) AS last FROM notification_notices'),
-    lease: database.prepare('UPDATE notification_outbox SET next_attempt_at = ?, attempts = attempts + 1, leased = 1 WHERE id = ?'),
-    releaseLeases: database.prepare("UPDATE notification_outbox SET leased = 0, next_attempt_at = ? WHERE status = 'pending' AND leased = 1"),
-    sent: database.prepare("UPDATE notification_outbox SET status = 'sent', sent_at = ?, last_error = NULL, leased = 0 WHERE id = ? AND status = 'pending'"),
+    lease: database.prepare(
+      'UPDATE notification_outbox SET next_attempt_at = ?, attempts = attempts + 1, leased = 1 WHERE id = ?',
+    ),
+    releaseLeases: database.prepare(
+      "UPDATE notification_outbox SET leased = 0, next_attempt_at = ? WHERE status = 'pending' AND leased = 1",
+    ),
+    sent: database.prepare(
+      "UPDATE notification_outbox SET status = 'sent', sent_at = ?, last_error = NULL, leased = 0 WHERE id = ? AND status = 'pending'",
+    ),
     byId: database.prepare('SELECT * FROM notification_outbox WHERE id = ?'),
-    thread: database.prepare('INSERT OR IGNORE INTO notification_threads (run_id, destination, thread) VALUES (?, ?, ?)'),
-    retry: database.prepare("UPDATE notification_outbox SET next_attempt_at = ?, last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'"),
-    failed: database.prepare("UPDATE notification_outbox SET status = 'failed', last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'"),
+    thread: database.prepare(
+      'INSERT OR IGNORE INTO notification_threads (run_id, destination, thread) VALUES (?, ?, ?)',
+    ),
+    retry: database.prepare(
+      "UPDATE notification_outbox SET next_attempt_at = ?, last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'",
+    ),
+    failed: database.prepare(
+      "UPDATE notification_outbox SET status = 'failed', last_error = ?, leased = 0 WHERE id = ? AND status = 'pending'",
+    ),
     threadOf: database.prepare('SELECT thread FROM notification_threads WHERE run_id = ? AND destination = ?'),
-    pendingCounts: database.prepare("SELECT destination, COUNT(*) AS count, MIN(created_at) AS oldest FROM notification_outbox WHERE status = 'pending' GROUP BY destination"),
+    pendingCounts: database.prepare(
+      "SELECT destination, COUNT(*) AS count, MIN(created_at) AS oldest FROM notification_outbox WHERE status = 'pending' GROUP BY destination",
+    ),
     nextDue: database.prepare("SELECT MIN(next_attempt_at) AS next FROM notification_outbox WHERE status = 'pending'"),
-    list: database.prepare('SELECT * FROM notification_outbox WHERE (? IS NULL OR run_id = ?) AND (? IS NULL OR status = ?) ORDER BY id'),
+    list: database.prepare(
+      'SELECT * FROM notification_outbox WHERE (? IS NULL OR run_id = ?) AND (? IS NULL OR status = ?) ORDER BY id',
+    ),
   } satisfies Record<string, StatementSync>;
 }
 

@@ -22,10 +22,14 @@ import type { Rung } from '../gate/rung.ts';
 import type { Retention, RetiredRun } from './retention.ts';
 
 /** The asynchronous form of a synchronous store: the same methods, answering promises. */
-export type Async<T> = { [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K] };
+export type Async<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : T[K];
+};
 
 /** The synchronous form of a port, as SQLite implements it: the same methods, answering at once. */
-export type Sync<T> = { [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K] };
+export type Sync<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : T[K];
+};
 
 export const RUN_STATUSES = ['queued', 'running', 'awaiting_approval', 'completed', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -111,13 +115,24 @@ export interface AlertRunMatch {
   cancelled: boolean;
 }
 
-
 export interface RunStore {
   /** A new queued run; `notBefore` holds it back until then (a shared queue's hold: one process holds its runs in memory). */
-  create(input: { id: string; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; culpritKeys?: readonly string[]; earlierFailures?: number; notBefore?: Date; now?: Date }): Promise<RunRecord>;
+  create(input: {
+    id: string;
+    trigger: Trigger;
+    source: RunSource;
+    rung: Rung;
+    alert?: AlertKey;
+    culpritKeys?: readonly string[];
+    earlierFailures?: number;
+    notBefore?: Date;
+    now?: Date;
+  }): Promise<RunRecord>;
   get(id: string): Promise<RunRecord | undefined>;
   /** Newest first; `before` is a previous page's `nextCursor`; each filter given narrows the list. */
-  list(options: { limit: number; before?: number } & RunListFilters): Promise<{ runs: RunRecord[]; nextCursor?: number }>;
+  list(
+    options: { limit: number; before?: number } & RunListFilters,
+  ): Promise<{ runs: RunRecord[]; nextCursor?: number }>;
   /** The latest run started by this alert firing, if any: just what deduplication needs. */
   findByAlert(key: AlertKey): Promise<AlertRunMatch | undefined>;
   /** The latest run that answers for any of these culprit keys (correlate.ts), if any. */
@@ -142,11 +157,28 @@ export interface RunStore {
   recordAlertResolved(runId: string, alert: AlertKey, endsAt: string): Promise<number>;
   /** queued → running, counting the attempt and recording the cluster it reads; undefined when the run is not queued (cancelled, or claimed already). */
   /** `lease`: a shared database's lease (its holder and until when, ISO 8601); one process's database has none. */
-  claim(id: string, options?: { now?: Date; cluster?: ClusterIdentity; lease?: { owner: string; until: string } }): Promise<RunRecord | undefined>;
+  claim(
+    id: string,
+    options?: { now?: Date; cluster?: ClusterIdentity; lease?: { owner: string; until: string } },
+  ): Promise<RunRecord | undefined>;
   /** running ⇄ awaiting_approval, with the run's current actions; no effect on a run that is not active. */
-  updateProgress(id: string, input: { status: 'running' | 'awaiting_approval'; actions: readonly Action[] }): Promise<void>;
+  updateProgress(
+    id: string,
+    input: { status: 'running' | 'awaiting_approval'; actions: readonly Action[] },
+  ): Promise<void>;
   /** Ends an unfinished run; false when it had ended already. */
-  finish(id: string, input: { status: 'completed' | 'failed'; diagnosis?: Diagnosis; reason?: string; usage?: TokenUsage; steps?: number; actions?: readonly Action[]; now?: Date }): Promise<boolean>;
+  finish(
+    id: string,
+    input: {
+      status: 'completed' | 'failed';
+      diagnosis?: Diagnosis;
+      reason?: string;
+      usage?: TokenUsage;
+      steps?: number;
+      actions?: readonly Action[];
+      now?: Date;
+    },
+  ): Promise<boolean>;
   /** Ends a queued run without starting it; false when it is no longer queued. */
   cancelQueued(id: string, reason: string, now?: Date): Promise<boolean>;
   /** running or awaiting_approval → queued, to be started again. */
@@ -159,7 +191,14 @@ export interface RunStore {
    * Records a person's decision (or an expiry) on a held action of a parked run; once no
    * action of the run awaits a decision, the run is queued again to resume.
    */
-  decideAction(input: { runId: string; actionId: string; decision: 'approved' | 'rejected' | 'expired'; by?: string; reason?: string; now?: Date }): Promise<ActionDecisionResult>;
+  decideAction(input: {
+    runId: string;
+    actionId: string;
+    decision: 'approved' | 'rejected' | 'expired';
+    by?: string;
+    reason?: string;
+    now?: Date;
+  }): Promise<ActionDecisionResult>;
   /** Parked runs (awaiting approval with a checkpoint), oldest first. */
   listParked(): Promise<RunRecord[]>;
   /** running → queued, not to be started before `notBefore` (a retry after a failure that may pass). */
@@ -199,7 +238,13 @@ export interface Outbox {
    * Records notice `key` of a run and queues one message per destination, in one
    * transaction; false (and nothing stored) when the run had that notice already.
    */
-  enqueue(input: { runId: string; key: string; event: string; deliveries: readonly NewDelivery[]; now: number }): Promise<boolean>;
+  enqueue(input: {
+    runId: string;
+    key: string;
+    event: string;
+    deliveries: readonly NewDelivery[];
+    now: number;
+  }): Promise<boolean>;
   /** Whether the run had notice `key` already. */
   hasNotice(runId: string, key: string): Promise<boolean>;
   /** When the first and the latest notices were recorded, if any ever was. */
@@ -210,7 +255,12 @@ export interface Outbox {
    * while an older row of the same run and destination is pending: replies follow their
    * first message.
    */
-  claimDue(input: { now: number; leaseUntil: number; limit: number; threaded: ReadonlySet<string> }): Promise<OutboxRow[]>;
+  claimDue(input: {
+    now: number;
+    leaseUntil: number;
+    limit: number;
+    threaded: ReadonlySet<string>;
+  }): Promise<OutboxRow[]>;
   /** Makes every leased row due now (at start: the process that leased them is gone); answers how many. */
   releaseLeases(now: number): Promise<number>;
   markSent(id: number, input: { now: number; thread?: string }): Promise<void>;
@@ -228,7 +278,12 @@ export interface Outbox {
 }
 
 export interface AuditStore {
-  append(input: { runId: string; type: AuditEventType; payload: Record<string, unknown>; time?: Date }): Promise<AuditEvent>;
+  append(input: {
+    runId: string;
+    type: AuditEventType;
+    payload: Record<string, unknown>;
+    time?: Date;
+  }): Promise<AuditEvent>;
   list(runId: string, options?: { afterSeq?: number; limit?: number }): Promise<AuditEvent[]>;
   runIds(): Promise<string[]>;
   /** The run's last event (seq and hash): log it elsewhere and the chain cannot be rewritten unseen. */
@@ -287,7 +342,12 @@ export interface Stores {
   audit: AuditStore;
   outbox: Outbox;
   writes: WriteBatcher;
-  retention(input: { days: number; batchSize?: number; now?: () => Date; onRetired?(run: RetiredRun): void }): Retention;
+  retention(input: {
+    days: number;
+    batchSize?: number;
+    now?: () => Date;
+    onRetired?(run: RetiredRun): void;
+  }): Retention;
   /** Present when several replicas share the database. */
   shared?: SharedQueue;
   /** A cheap query that fails when the database does (readiness). */

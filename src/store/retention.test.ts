@@ -22,11 +22,30 @@ function emptyStore(): Fixture {
 }
 
 /** A run with a short audit chain, created `createdDaysAgo` and left in `state`. */
-function addRun(fixture: Fixture, input: { id: string; createdDaysAgo: number; state: 'completed' | 'failed' | 'cancelled' | 'queued' | 'running' | 'awaiting_approval'; finishedDaysAgo?: number }): void {
+function addRun(
+  fixture: Fixture,
+  input: {
+    id: string;
+    createdDaysAgo: number;
+    state: 'completed' | 'failed' | 'cancelled' | 'queued' | 'running' | 'awaiting_approval';
+    finishedDaysAgo?: number;
+  },
+): void {
   const created = daysAgo(input.createdDaysAgo);
   const finished = daysAgo(input.finishedDaysAgo ?? input.createdDaysAgo);
-  fixture.runs.create({ id: input.id, trigger: { kind: 'incident', text: `incident ${input.id}` }, source: 'api', rung: 'OBSERVE', now: created });
-  fixture.audit.append({ runId: input.id, type: 'run-created', payload: { trigger: { kind: 'incident', text: `incident ${input.id}` } }, time: created });
+  fixture.runs.create({
+    id: input.id,
+    trigger: { kind: 'incident', text: `incident ${input.id}` },
+    source: 'api',
+    rung: 'OBSERVE',
+    now: created,
+  });
+  fixture.audit.append({
+    runId: input.id,
+    type: 'run-created',
+    payload: { trigger: { kind: 'incident', text: `incident ${input.id}` } },
+    time: created,
+  });
   if (input.state === 'queued') return;
   if (input.state === 'cancelled') {
     assert.ok(fixture.runs.cancelQueued(input.id, 'the service stopped', finished));
@@ -34,18 +53,34 @@ function addRun(fixture: Fixture, input: { id: string; createdDaysAgo: number; s
     return;
   }
   assert.ok(fixture.runs.claim(input.id, { now: created }));
-  fixture.audit.append({ runId: input.id, type: 'tool-call', payload: { tool: 'list_pods', args: { namespace: 'staging' }, risk: 'read' }, time: created });
+  fixture.audit.append({
+    runId: input.id,
+    type: 'tool-call',
+    payload: { tool: 'list_pods', args: { namespace: 'staging' }, risk: 'read' },
+    time: created,
+  });
   if (input.state === 'running') return;
   if (input.state === 'awaiting_approval') {
     fixture.runs.updateProgress(input.id, { status: 'awaiting_approval', actions: [] });
     return;
   }
-  assert.ok(fixture.runs.finish(input.id, { status: input.state, ...(input.state === 'failed' ? { reason: 'the model failed' } : {}), now: finished }));
+  assert.ok(
+    fixture.runs.finish(input.id, {
+      status: input.state,
+      ...(input.state === 'failed' ? { reason: 'the model failed' } : {}),
+      now: finished,
+    }),
+  );
   fixture.audit.append({ runId: input.id, type: 'run-finished', payload: { status: input.state }, time: finished });
 }
 
 function retiredRows(database: DatabaseSync): { run_id: string; seq: number; hash: string; retired_at: string }[] {
-  const rows = database.prepare('SELECT run_id, seq, hash, retired_at FROM audit_retired ORDER BY run_id').all() as { run_id: string; seq: number; hash: string; retired_at: string }[];
+  const rows = database.prepare('SELECT run_id, seq, hash, retired_at FROM audit_retired ORDER BY run_id').all() as {
+    run_id: string;
+    seq: number;
+    hash: string;
+    retired_at: string;
+  }[];
   return rows.map((row) => ({ ...row }));
 }
 
@@ -55,18 +90,34 @@ test('finished runs older than the retention go with their audit events; recent 
   addRun(fixture, { id: 'old-failed', createdDaysAgo: 45, state: 'failed' });
   addRun(fixture, { id: 'old-cancelled', createdDaysAgo: 40, state: 'cancelled' });
   addRun(fixture, { id: 'recent-completed', createdDaysAgo: 5, state: 'completed' });
-  addRun(fixture, { id: 'created-long-ago-finished-lately', createdDaysAgo: 60, finishedDaysAgo: 10, state: 'completed' });
+  addRun(fixture, {
+    id: 'created-long-ago-finished-lately',
+    createdDaysAgo: 60,
+    finishedDaysAgo: 10,
+    state: 'completed',
+  });
   addRun(fixture, { id: 'old-queued', createdDaysAgo: 90, state: 'queued' });
   addRun(fixture, { id: 'old-running', createdDaysAgo: 90, state: 'running' });
   addRun(fixture, { id: 'old-awaiting', createdDaysAgo: 90, state: 'awaiting_approval' });
-  const heads = Object.fromEntries(['old-completed', 'old-failed', 'old-cancelled'].map((id) => [id, fixture.audit.head(id)]));
+  const heads = Object.fromEntries(
+    ['old-completed', 'old-failed', 'old-cancelled'].map((id) => [id, fixture.audit.head(id)]),
+  );
 
   const report = await createRetention({ database: fixture.database, days: 30, now: clock }).sweep();
 
   assert.equal(report.retired, 3);
   assert.equal(report.cutoff, daysAgo(30).toISOString());
-  const left = fixture.runs.list({ limit: 100 }).runs.map((run) => run.id).sort();
-  assert.deepEqual(left, ['created-long-ago-finished-lately', 'old-awaiting', 'old-queued', 'old-running', 'recent-completed']);
+  const left = fixture.runs
+    .list({ limit: 100 })
+    .runs.map((run) => run.id)
+    .sort();
+  assert.deepEqual(left, [
+    'created-long-ago-finished-lately',
+    'old-awaiting',
+    'old-queued',
+    'old-running',
+    'recent-completed',
+  ]);
   for (const id of ['old-completed', 'old-failed', 'old-cancelled']) {
     assert.equal(fixture.runs.get(id), undefined);
     assert.deepEqual(fixture.audit.list(id), [], `${id}: its audit events are gone`);
@@ -100,7 +151,8 @@ test('a second sweep finds nothing more, and the runs left read back whole', asy
 
 test('a large backlog goes in small batches, and other work runs between them', async () => {
   const fixture = emptyStore();
-  for (let index = 0; index < 120; index++) addRun(fixture, { id: `old-${String(index).padStart(3, '0')}`, createdDaysAgo: 200 - index, state: 'completed' });
+  for (let index = 0; index < 120; index++)
+    addRun(fixture, { id: `old-${String(index).padStart(3, '0')}`, createdDaysAgo: 200 - index, state: 'completed' });
   addRun(fixture, { id: 'recent', createdDaysAgo: 2, state: 'completed' });
 
   const retention = createRetention({ database: fixture.database, days: 30, batchSize: 50, now: clock });
@@ -115,7 +167,13 @@ test('a large backlog goes in small batches, and other work runs between them', 
   assert.ok(writtenMidSweep, 'the sweep yielded between batches');
   assert.equal(report.retired, 120);
   assert.equal(report.batches, 3);
-  assert.deepEqual(fixture.runs.list({ limit: 10 }).runs.map((run) => run.id).sort(), ['arrived-during-the-sweep', 'recent']);
+  assert.deepEqual(
+    fixture.runs
+      .list({ limit: 10 })
+      .runs.map((run) => run.id)
+      .sort(),
+    ['arrived-during-the-sweep', 'recent'],
+  );
   assert.equal(retiredRows(fixture.database).length, 120);
   assert.deepEqual(fixture.audit.verify().problems, []);
   fixture.database.close();

@@ -40,7 +40,11 @@ export interface RetiredRun {
 }
 
 /** One transaction: up to `batchSize` due runs (finished before `cutoff`), oldest first, anchored then removed: how many, and the heads of those that had a chain. */
-export type RetireBatch = (input: { cutoff: string; retiredAt: string; batchSize: number }) => { count: number; anchored: RetiredRun[] } | Promise<{ count: number; anchored: RetiredRun[] }>;
+export type RetireBatch = (input: {
+  cutoff: string;
+  retiredAt: string;
+  batchSize: number;
+}) => { count: number; anchored: RetiredRun[] } | Promise<{ count: number; anchored: RetiredRun[] }>;
 
 export interface RetentionInput {
   /** The SQLite database to sweep, or the backend's own batch (`retireBatch`). */
@@ -55,7 +59,8 @@ export interface RetentionInput {
 }
 
 export function createRetention(input: RetentionInput): Retention {
-  if (!Number.isInteger(input.days) || input.days < 1) throw new RangeError(`retention days must be a whole number of at least 1, not ${input.days}`);
+  if (!Number.isInteger(input.days) || input.days < 1)
+    throw new RangeError(`retention days must be a whole number of at least 1, not ${input.days}`);
   const batchSize = input.batchSize ?? DEFAULT_BATCH_SIZE;
   const now = input.now ?? (() => new Date());
   const retireBatch = input.retireBatch ?? (input.database ? sqliteRetireBatch(input.database) : undefined);
@@ -84,9 +89,13 @@ export function createRetention(input: RetentionInput): Retention {
 }
 
 /** SQLite's batch (RetireBatch). */
-export function sqliteRetireBatch(database: DatabaseSync): (input: { cutoff: string; retiredAt: string; batchSize: number }) => { count: number; anchored: RetiredRun[] } {
+export function sqliteRetireBatch(
+  database: DatabaseSync,
+): (input: { cutoff: string; retiredAt: string; batchSize: number }) => { count: number; anchored: RetiredRun[] } {
   // Only the statuses known to be final; finished_at < cutoff also leaves out runs without one.
-  const selectDue = database.prepare("SELECT id FROM runs WHERE finished_at < ? AND status IN ('completed', 'failed') ORDER BY finished_at LIMIT ?");
+  const selectDue = database.prepare(
+    "SELECT id FROM runs WHERE finished_at < ? AND status IN ('completed', 'failed') ORDER BY finished_at LIMIT ?",
+  );
   const anchor = database.prepare(
     'INSERT INTO audit_retired (run_id, seq, hash, retired_at) SELECT run_id, seq, hash, ? FROM audit_heads WHERE run_id = ? ' +
       'ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, retired_at = excluded.retired_at',
@@ -124,7 +133,12 @@ export interface RetentionTimer {
 }
 
 /** Sweeps now, then every `intervalMs` (default hourly). A failed sweep is reported and the next one tries again. */
-export function startRetention(input: { retention: Retention; intervalMs?: number; onSweep(report: SweepReport): void; onError(error: unknown): void }): RetentionTimer {
+export function startRetention(input: {
+  retention: Retention;
+  intervalMs?: number;
+  onSweep(report: SweepReport): void;
+  onError(error: unknown): void;
+}): RetentionTimer {
   const stopping = new AbortController();
   let current: Promise<void> | undefined;
   const sweep = (): void => {

@@ -9,7 +9,15 @@ import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Rung } from '../gate/rung.ts';
-import { isCancelled, type AlertKey, type AlertRunMatch, type RunAlert, type RunRecord, type RunSource, type RunStatus } from './run-store.ts';
+import {
+  isCancelled,
+  type AlertKey,
+  type AlertRunMatch,
+  type RunAlert,
+  type RunRecord,
+  type RunSource,
+  type RunStatus,
+} from './run-store.ts';
 
 export interface RunRow {
   seq: number | string;
@@ -68,7 +76,14 @@ export function toRecord(row: RunRow): RunRecord {
     rung: row.rung as Rung,
     ...(row.namespace !== null ? { namespace: row.namespace } : {}),
     ...(row.fingerprint !== null && row.starts_at !== null
-      ? { alert: { fingerprint: row.fingerprint, startsAt: row.starts_at, repeats: row.repeats, ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}) } }
+      ? {
+          alert: {
+            fingerprint: row.fingerprint,
+            startsAt: row.starts_at,
+            repeats: row.repeats,
+            ...(row.resolved_at !== null ? { resolvedAt: row.resolved_at } : {}),
+          },
+        }
       : {}),
     createdAt: row.created_at,
     ...(row.started_at !== null ? { startedAt: row.started_at } : {}),
@@ -111,7 +126,16 @@ export function toRunAlert(row: RunAlertRow): RunAlert {
 }
 
 /** A run just created, built from what was written rather than read back: ingestion is the hot path. */
-export function createdRecord(input: { id: string; sequence: number; trigger: Trigger; source: RunSource; rung: Rung; alert?: AlertKey; createdAt: string; notBefore?: Date }): RunRecord {
+export function createdRecord(input: {
+  id: string;
+  sequence: number;
+  trigger: Trigger;
+  source: RunSource;
+  rung: Rung;
+  alert?: AlertKey;
+  createdAt: string;
+  notBefore?: Date;
+}): RunRecord {
   const namespace = triggerNamespace(input.trigger);
   return {
     id: input.id,

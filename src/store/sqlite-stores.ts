@@ -67,7 +67,10 @@ export function asAsync<T extends object>(store: T, hold?: Hold): Async<T> {
   return wrapped as Async<T>;
 }
 
-export function createSqliteStores(database: DatabaseSync, options: { location?: string; onAfterCommitError?: (error: unknown) => void } = {}): Stores {
+export function createSqliteStores(
+  database: DatabaseSync,
+  options: { location?: string; onAfterCommitError?: (error: unknown) => void } = {},
+): Stores {
   const hold = createHold();
   const runs = createRunStore(database);
   const audit = createAuditStore(database);
@@ -78,7 +81,11 @@ export function createSqliteStores(database: DatabaseSync, options: { location?:
     runs: asAsync(runs, hold),
     audit: asAsync(audit, hold) as AuditStore,
     outbox: asAsync(outbox, hold),
-    writes: createWriteBatcher(database, { tx: { runs: asAsync(runs) }, hold, ...(options.onAfterCommitError ? { onAfterCommitError: options.onAfterCommitError } : {}) }),
+    writes: createWriteBatcher(database, {
+      tx: { runs: asAsync(runs) },
+      hold,
+      ...(options.onAfterCommitError ? { onAfterCommitError: options.onAfterCommitError } : {}),
+    }),
     retention(input) {
       const retire = sqliteRetireBatch(database);
       return createRetention({ ...input, retireBatch: (batch) => hold.run(() => retire(batch)) });

@@ -20,7 +20,7 @@ function twoConnections(t: { after(fn: () => void): void }): { mine: DatabaseSyn
   return { mine, other };
 }
 
-test('a batch waits for another connection\'s write lock without standing the event loop still, then commits', async (t) => {
+test("a batch waits for another connection's write lock without standing the event loop still, then commits", async (t) => {
   const { mine, other } = twoConnections(t);
   const writes = createWriteBatcher(mine);
   other.exec('BEGIN IMMEDIATE');

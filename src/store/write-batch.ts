@@ -41,7 +41,10 @@ interface Job {
 const LOCK_RETRY_MS = 1;
 
 /** `onAfterCommitError` hears of an `afterCommit` that threw; the request still gets its result, the data being committed. */
-export function createBatcher(driver: BatchDriver, options: { onAfterCommitError?: (error: unknown) => void } = {}): WriteBatcher {
+export function createBatcher(
+  driver: BatchDriver,
+  options: { onAfterCommitError?: (error: unknown) => void } = {},
+): WriteBatcher {
   let pending: Job[] = [];
   let scheduled = false;
   let flushing = false;
@@ -55,7 +58,11 @@ export function createBatcher(driver: BatchDriver, options: { onAfterCommitError
   };
 
   /** Runs one job; with company, inside its own savepoint so a failure undoes it alone. */
-  const runJob = async (transaction: BatchTransaction, job: Job, alone: boolean): Promise<BatchedWork<unknown> | undefined> => {
+  const runJob = async (
+    transaction: BatchTransaction,
+    job: Job,
+    alone: boolean,
+  ): Promise<BatchedWork<unknown> | undefined> => {
     if (!alone) await transaction.savepoint();
     try {
       const outcome = await job.work(transaction.tx);
@@ -172,7 +179,11 @@ function isBusy(error: unknown): boolean {
  */
 export function createWriteBatcher(
   database: DatabaseSync,
-  options: { tx?: TxStores; hold?: { close(): void; open(): void }; onAfterCommitError?: (error: unknown) => void } = {},
+  options: {
+    tx?: TxStores;
+    hold?: { close(): void; open(): void };
+    onAfterCommitError?: (error: unknown) => void;
+  } = {},
 ): WriteBatcher {
   const begin = database.prepare('BEGIN IMMEDIATE');
   const commit = database.prepare('COMMIT');

@@ -24,15 +24,40 @@ const input = z.object({
 type Input = z.infer<typeof input>;
 
 async function deletePod(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<DeletePodData>> {
-  const pod = await context.cluster.get('Pod', { namespace: args.namespace, name: args.name }, { signal: context.signal });
+  const pod = await context.cluster.get(
+    'Pod',
+    { namespace: args.namespace, name: args.name },
+    { signal: context.signal },
+  );
   if (!pod.ok) return failureFrom(pod.error);
-  const owners = await resolveOwnerChain({ cluster: context.cluster, namespace: args.namespace, metadata: pod.value.metadata, signal: context.signal });
-  const deleted = await context.cluster.deletePod({ namespace: args.namespace, name: args.name, dryRun, signal: context.signal });
+  const owners = await resolveOwnerChain({
+    cluster: context.cluster,
+    namespace: args.namespace,
+    metadata: pod.value.metadata,
+    signal: context.signal,
+  });
+  const deleted = await context.cluster.deletePod({
+    namespace: args.namespace,
+    name: args.name,
+    dryRun,
+    signal: context.signal,
+  });
   if (!deleted.ok) return failureFrom(deleted.error);
   const willBeReplaced = owners.length > 0;
-  const after = willBeReplaced ? `its controller (${formatOwnerChain(owners)}) creates a replacement` : 'it is a bare pod: nothing recreates it';
+  const after = willBeReplaced
+    ? `its controller (${formatOwnerChain(owners)}) creates a replacement`
+    : 'it is a bare pod: nothing recreates it';
   const diff = [`Pod ${args.namespace}/${args.name}: deleted; ${after}`];
-  const data: DeletePodData = { action: 'delete_pod', kind: 'Pod', namespace: args.namespace, name: args.name, dryRun, diff, owners, willBeReplaced };
+  const data: DeletePodData = {
+    action: 'delete_pod',
+    kind: 'Pod',
+    namespace: args.namespace,
+    name: args.name,
+    dryRun,
+    diff,
+    owners,
+    willBeReplaced,
+  };
   const content = dryRun
     ? `Dry run passed: pod ${args.namespace}/${args.name} can be deleted; ${after}. Nothing was changed.`
     : `Deleted pod ${args.namespace}/${args.name}; ${after}.`;

@@ -34,7 +34,7 @@ const input = z.object({
 export const listConfigMapsTool: ReadTool<typeof input, ConfigMapsData, 'list_config_maps'> = {
   name: 'list_config_maps',
   description:
-    'Lists the ConfigMaps of a namespace with their keys, or with name one ConfigMap\'s values (credential-like values masked). ' +
+    "Lists the ConfigMaps of a namespace with their keys, or with name one ConfigMap's values (credential-like values masked). " +
     'Use it to check that a ConfigMap or key a pod references exists, or what a config file says.',
   input,
   risk: 'read',
@@ -42,36 +42,72 @@ export const listConfigMapsTool: ReadTool<typeof input, ConfigMapsData, 'list_co
     const now = context.cluster.now();
     const text = new BudgetedText(context.outputBudgetBytes);
     if (args.name !== undefined) {
-      const fetched = await context.cluster.get('ConfigMap', { namespace: args.namespace, name: args.name }, { signal: context.signal });
-      if (!fetched.ok) return failureFrom(fetched.error, fetched.error.kind === 'not-found' ? `ConfigMap "${args.name}" does not exist in "${args.namespace}"; call list_config_maps without name to see which do.` : undefined);
-      const dataEntries = Object.entries({ ...(fetched.value.data ?? {}), ...Object.fromEntries(Object.keys(fetched.value.binaryData ?? {}).map((key) => [key, '(binary)'])) });
+      const fetched = await context.cluster.get(
+        'ConfigMap',
+        { namespace: args.namespace, name: args.name },
+        { signal: context.signal },
+      );
+      if (!fetched.ok)
+        return failureFrom(
+          fetched.error,
+          fetched.error.kind === 'not-found'
+            ? `ConfigMap "${args.name}" does not exist in "${args.namespace}"; call list_config_maps without name to see which do.`
+            : undefined,
+        );
+      const dataEntries = Object.entries({
+        ...(fetched.value.data ?? {}),
+        ...Object.fromEntries(Object.keys(fetched.value.binaryData ?? {}).map((key) => [key, '(binary)'])),
+      });
       const keys = dataEntries.map(([key]) => key).sort();
       if (args.key !== undefined && !keys.includes(args.key)) {
-        return { ok: false, error: 'not-found', content: `not-found: ConfigMap ${args.namespace}/${args.name} has no key "${args.key}"; its keys are: ${keys.join(', ') || '(none)'}.` };
+        return {
+          ok: false,
+          error: 'not-found',
+          content: `not-found: ConfigMap ${args.namespace}/${args.name} has no key "${args.key}"; its keys are: ${keys.join(', ') || '(none)'}.`,
+        };
       }
       const values: Record<string, string> = {};
       for (const [key, value] of dataEntries) {
         if (args.key !== undefined && key !== args.key) continue;
         const redacted = redactNamedValue(key, value);
-        values[key] = redacted.length > args.valueLimit ? `${redacted.slice(0, args.valueLimit)}… [${redacted.length - args.valueLimit} more chars]` : redacted;
+        values[key] =
+          redacted.length > args.valueLimit
+            ? `${redacted.slice(0, args.valueLimit)}… [${redacted.length - args.valueLimit} more chars]`
+            : redacted;
       }
-      text.addIfRoom(`ConfigMap ${args.namespace}/${args.name}, age ${formatAge(fetched.value.metadata?.creationTimestamp, now)}, keys: ${keys.join(', ') || '(none)'}`);
+      text.addIfRoom(
+        `ConfigMap ${args.namespace}/${args.name}, age ${formatAge(fetched.value.metadata?.creationTimestamp, now)}, keys: ${keys.join(', ') || '(none)'}`,
+      );
       for (const [key, value] of Object.entries(values)) text.addIfRoom(`--- ${key}:\n${value}`);
-      const data: ConfigMapsData = { namespace: args.namespace, configMaps: [{ namespace: args.namespace, name: args.name, keys, values }] };
+      const data: ConfigMapsData = {
+        namespace: args.namespace,
+        configMaps: [{ namespace: args.namespace, name: args.name, keys, values }],
+      };
       return success(text.finish('ask for one key, or a smaller valueLimit.'), data, text.truncated);
     }
-    const listed = await context.cluster.list('ConfigMap', { namespace: args.namespace, maxItems: 2000, signal: context.signal });
+    const listed = await context.cluster.list('ConfigMap', {
+      namespace: args.namespace,
+      maxItems: 2000,
+      signal: context.signal,
+    });
     if (!listed.ok) return failureFrom(listed.error);
     const configMaps = listed.value.items
       .map((item): ConfigMapSummaryData => ({
         namespace: args.namespace,
         name: item.metadata?.name ?? '',
         keys: [...Object.keys(item.data ?? {}), ...Object.keys(item.binaryData ?? {})].sort(),
-        ...(item.metadata?.creationTimestamp ? { ageSeconds: Math.round((now.getTime() - new Date(item.metadata.creationTimestamp).getTime()) / 1000) } : {}),
+        ...(item.metadata?.creationTimestamp
+          ? { ageSeconds: Math.round((now.getTime() - new Date(item.metadata.creationTimestamp).getTime()) / 1000) }
+          : {}),
       }))
       .sort((left, right) => left.name.localeCompare(right.name));
     text.add(`${configMaps.length} ConfigMap(s) in ${args.namespace}:`);
-    for (const configMap of configMaps) if (!text.add(`${configMap.name}: keys ${configMap.keys.join(', ') || '(none)'}`)) break;
-    return success(text.finish('ask for one ConfigMap by name.'), { namespace: args.namespace, configMaps: configMaps.slice(0, 500) } satisfies ConfigMapsData, text.truncated);
+    for (const configMap of configMaps)
+      if (!text.add(`${configMap.name}: keys ${configMap.keys.join(', ') || '(none)'}`)) break;
+    return success(
+      text.finish('ask for one ConfigMap by name.'),
+      { namespace: args.namespace, configMaps: configMaps.slice(0, 500) } satisfies ConfigMapsData,
+      text.truncated,
+    );
   },
 };

@@ -55,12 +55,30 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
       for (const cronJob of cronJobs.value.items) {
         if (args.name !== undefined && cronJob.metadata?.name !== args.name) continue;
         const owned = jobItems
-          .filter((job) => job.metadata?.namespace === cronJob.metadata?.namespace && job.metadata?.ownerReferences?.some((reference) => reference.kind === 'CronJob' && reference.name === cronJob.metadata?.name))
-          .sort((left, right) => (toIso(right.metadata?.creationTimestamp) ?? '').localeCompare(toIso(left.metadata?.creationTimestamp) ?? ''))
+          .filter(
+            (job) =>
+              job.metadata?.namespace === cronJob.metadata?.namespace &&
+              job.metadata?.ownerReferences?.some(
+                (reference) => reference.kind === 'CronJob' && reference.name === cronJob.metadata?.name,
+              ),
+          )
+          .sort((left, right) =>
+            (toIso(right.metadata?.creationTimestamp) ?? '').localeCompare(
+              toIso(left.metadata?.creationTimestamp) ?? '',
+            ),
+          )
           .slice(0, 5)
           .map((job) => {
-            const holds = (type: string): boolean => (job.status?.conditions ?? []).some((condition) => condition.type === type && condition.status === 'True');
-            return { name: job.metadata?.name ?? '', state: holds('Failed') ? 'Failed' : holds('Complete') ? 'Complete' : 'Running', failed: job.status?.failed ?? 0, succeeded: job.status?.succeeded ?? 0 };
+            const holds = (type: string): boolean =>
+              (job.status?.conditions ?? []).some(
+                (condition) => condition.type === type && condition.status === 'True',
+              );
+            return {
+              name: job.metadata?.name ?? '',
+              state: holds('Failed') ? 'Failed' : holds('Complete') ? 'Complete' : 'Running',
+              failed: job.status?.failed ?? 0,
+              succeeded: job.status?.succeeded ?? 0,
+            };
           });
         const lastScheduleTime = toIso(cronJob.status?.lastScheduleTime);
         const lastSuccessfulTime = toIso(cronJob.status?.lastSuccessfulTime);
@@ -75,13 +93,20 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
           ...(lastScheduleTime ? { lastScheduleTime } : {}),
           ...(lastSuccessfulTime ? { lastSuccessfulTime } : {}),
           concurrencyPolicy: cronJob.spec?.concurrencyPolicy ?? 'Allow',
-          images: (cronJob.spec?.jobTemplate?.spec?.template?.spec?.containers ?? []).map((container) => container.image ?? ''),
+          images: (cronJob.spec?.jobTemplate?.spec?.template?.spec?.containers ?? []).map(
+            (container) => container.image ?? '',
+          ),
           recentJobs: owned,
           failedJobsHistoryLimit: cronJob.spec?.failedJobsHistoryLimit ?? 1,
         });
       }
     }
-    if (args.name !== undefined && summaries.length === 0) return { ok: false, error: 'not-found', content: `not-found: no CronJob named "${args.name}". Call list_cron_jobs without name.` };
+    if (args.name !== undefined && summaries.length === 0)
+      return {
+        ok: false,
+        error: 'not-found',
+        content: `not-found: no CronJob named "${args.name}". Call list_cron_jobs without name.`,
+      };
     const now = context.cluster.now();
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${summaries.length} CronJob(s).`);
@@ -90,10 +115,16 @@ export const listCronJobsTool: ReadTool<typeof input, CronJobsData, 'list_cron_j
       const lastSuccess = cronJob.lastSuccessfulTime ? `${formatAge(cronJob.lastSuccessfulTime, now)} ago` : 'never';
       const jobs = cronJob.recentJobs.map((job) => `${job.name} ${job.state}`).join(', ');
       // A failed Job stays (and alerts) until it is deleted or pushed out by newer failures: say how many are kept.
-      const kept = cronJob.recentJobs.some((job) => job.state === 'Failed') ? ` (failedJobsHistoryLimit ${cronJob.failedJobsHistoryLimit}: failed Jobs stay until deleted or replaced by newer failures)` : '';
+      const kept = cronJob.recentJobs.some((job) => job.state === 'Failed')
+        ? ` (failedJobsHistoryLimit ${cronJob.failedJobsHistoryLimit}: failed Jobs stay until deleted or replaced by newer failures)`
+        : '';
       const line = `${cronJob.namespace}/${cronJob.name}: schedule "${cronJob.schedule}"${cronJob.suspended ? [', SUSPENDED', ...formatNotes(cronJob.notes)].join(', ') : ''}, active ${cronJob.active}, last scheduled ${lastScheduled}, last succeeded ${lastSuccess}, concurrency ${cronJob.concurrencyPolicy}, image ${cronJob.images.join(' ')}${jobs ? `\n  recent jobs: ${jobs}${kept}` : ''}`;
       if (!text.add(line)) break;
     }
-    return success(text.finish('narrow with namespace or name.'), { total: summaries.length, cronJobs: summaries.slice(0, 200) } satisfies CronJobsData, text.truncated);
+    return success(
+      text.finish('narrow with namespace or name.'),
+      { total: summaries.length, cronJobs: summaries.slice(0, 200) } satisfies CronJobsData,
+      text.truncated,
+    );
   },
 };

@@ -22,12 +22,20 @@ export interface EventsData {
 
 const input = z.object({
   namespace: namespaceName().describe('Namespace to read events from'),
-  name: objectName().optional().describe('Only events about this object, e.g. a pod, a Deployment, a Service or a PVC name'),
-  kind: z.string().min(1).optional().describe('Only events about objects of this kind, e.g. "Pod", "Deployment", "PersistentVolumeClaim"'),
+  name: objectName()
+    .optional()
+    .describe('Only events about this object, e.g. a pod, a Deployment, a Service or a PVC name'),
+  kind: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Only events about objects of this kind, e.g. "Pod", "Deployment", "PersistentVolumeClaim"'),
   includeRelated: z
     .boolean()
     .default(true)
-    .describe('With name: also objects whose name starts with "<name>-" (a Deployment\'s ReplicaSets and pods, a StatefulSet\'s pods)'),
+    .describe(
+      'With name: also objects whose name starts with "<name>-" (a Deployment\'s ReplicaSets and pods, a StatefulSet\'s pods)',
+    ),
   type: z.enum(['Warning', 'Normal']).optional().describe('Only Warning or only Normal events'),
 });
 
@@ -61,24 +69,39 @@ export const listEventsTool: ReadTool<typeof input, EventsData, 'list_events'> =
     for (const event of folded) counts[event.type] = (counts[event.type] ?? 0) + event.count;
     const data: EventsData = {
       namespace: args.namespace,
-      filter: { ...(args.kind ? { kind: args.kind } : {}), ...(args.name ? { name: args.name } : {}), includeRelated: args.includeRelated, ...(args.type ? { type: args.type } : {}) },
+      filter: {
+        ...(args.kind ? { kind: args.kind } : {}),
+        ...(args.name ? { name: args.name } : {}),
+        includeRelated: args.includeRelated,
+        ...(args.type ? { type: args.type } : {}),
+      },
       counts,
       events: folded.slice(0, 200),
       incomplete: listed.value.incomplete,
     };
 
     const text = new BudgetedText(context.outputBudgetBytes);
-    const about = args.name ? ` about ${args.kind ? `${args.kind} ` : ''}${args.name}${args.includeRelated ? ' and objects named after it' : ''}` : args.kind ? ` about ${args.kind} objects` : '';
-    const countText = Object.entries(counts).map(([type, count]) => `${count} ${type}`).join(', ') || 'none';
+    const about = args.name
+      ? ` about ${args.kind ? `${args.kind} ` : ''}${args.name}${args.includeRelated ? ' and objects named after it' : ''}`
+      : args.kind
+        ? ` about ${args.kind} objects`
+        : '';
+    const countText =
+      Object.entries(counts)
+        .map(([type, count]) => `${count} ${type}`)
+        .join(', ') || 'none';
     text.add(`Events in ${args.namespace}${about}: ${folded.length} distinct (${countText} occurrences).`);
     const note = describeIncomplete({ ...listed.value, read: listed.value.items.length });
     if (note) text.add(note);
-    if (folded.length === 0) text.add('No events match. Events expire after about an hour; an old incident may have none left.');
+    if (folded.length === 0)
+      text.add('No events match. Events expire after about an hour; an old incident may have none left.');
     const withObject = !(args.name && !args.includeRelated);
     let written = 0;
     const routine = folded.filter(isRoutineEvent);
     for (const type of ['Warning', 'Normal']) {
-      const ofType = folded.filter((event) => !isRoutineEvent(event) && (type === 'Warning' ? event.type === 'Warning' : event.type !== 'Warning'));
+      const ofType = folded.filter(
+        (event) => !isRoutineEvent(event) && (type === 'Warning' ? event.type === 'Warning' : event.type !== 'Warning'),
+      );
       if (ofType.length === 0) continue;
       if (!text.add(`${type}, newest first:`)) break;
       for (const event of ofType) {
@@ -87,8 +110,16 @@ export const listEventsTool: ReadTool<typeof input, EventsData, 'list_events'> =
       }
     }
     const routineLine = formatRoutineEvents(routine, now);
-    if (routineLine && text.add(`${routineLine}${withObject && new Set(routine.map((event) => event.object.name)).size > 1 ? ` across ${new Set(routine.map((event) => event.object.name)).size} objects` : ''}`)) written += routine.length;
-    const content = text.finish(`${folded.length - written} event line(s) were left out; narrow with name, kind or type="Warning".`);
+    if (
+      routineLine &&
+      text.add(
+        `${routineLine}${withObject && new Set(routine.map((event) => event.object.name)).size > 1 ? ` across ${new Set(routine.map((event) => event.object.name)).size} objects` : ''}`,
+      )
+    )
+      written += routine.length;
+    const content = text.finish(
+      `${folded.length - written} event line(s) were left out; narrow with name, kind or type="Warning".`,
+    );
     return success(content, data, text.truncated);
   },
 };

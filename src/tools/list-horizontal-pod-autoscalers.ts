@@ -37,7 +37,9 @@ export interface AutoscalerData {
 
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: objectName().optional().describe('One HorizontalPodAutoscaler by name (usually the name of the workload it scales)'),
+  name: objectName()
+    .optional()
+    .describe('One HorizontalPodAutoscaler by name (usually the name of the workload it scales)'),
 });
 
 /** Targets whose workload is read and shown with the autoscaler, at most. */
@@ -68,20 +70,32 @@ function summarizeAutoscaler(autoscaler: V2HorizontalPodAutoscaler): AutoscalerD
 
 /** An autoscaler that cannot act, or whose workload has not caught up with it. */
 function isTroubled(autoscaler: AutoscalerData): boolean {
-  const failing = autoscaler.conditions.some((condition) => ['AbleToScale', 'ScalingActive'].includes(condition.type) && condition.status === 'False');
+  const failing = autoscaler.conditions.some(
+    (condition) => ['AbleToScale', 'ScalingActive'].includes(condition.type) && condition.status === 'False',
+  );
   return autoscaler.atMax || failing || autoscaler.currentReplicas !== autoscaler.desiredReplicas;
 }
 
-function formatAutoscaler(autoscaler: AutoscalerData, options: { withNamespace: boolean; withConditions: boolean }): string[] {
+function formatAutoscaler(
+  autoscaler: AutoscalerData,
+  options: { withNamespace: boolean; withConditions: boolean },
+): string[] {
   const where = options.withNamespace ? `${autoscaler.namespace}/` : '';
-  const flags = [autoscaler.atMax ? 'AT MAX' : '', autoscaler.currentReplicas !== autoscaler.desiredReplicas ? 'CURRENT != DESIRED' : ''].filter(Boolean).join(', ');
+  const flags = [
+    autoscaler.atMax ? 'AT MAX' : '',
+    autoscaler.currentReplicas !== autoscaler.desiredReplicas ? 'CURRENT != DESIRED' : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   const lines = [
     `${where}${autoscaler.name} -> ${autoscaler.target.kind}/${autoscaler.target.name}: replicas current ${autoscaler.currentReplicas}, desired ${autoscaler.desiredReplicas}, ` +
       `min ${autoscaler.minReplicas}, max ${autoscaler.maxReplicas}; metrics ${autoscaler.metrics.join(', ') || '(none)'}${flags ? `  <- ${flags}` : ''}`,
   ];
   if (options.withConditions) {
     for (const condition of autoscaler.conditions) {
-      lines.push(`  ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${condition.message ? `: ${oneLine(condition.message, 200)}` : ''}`);
+      lines.push(
+        `  ${condition.type}=${condition.status}${condition.reason ? ` ${condition.reason}` : ''}${condition.message ? `: ${oneLine(condition.message, 200)}` : ''}`,
+      );
     }
   }
   return lines;
@@ -94,7 +108,12 @@ interface ScaledWorkload {
 }
 
 /** The target workload's replicas and its unhealthy pods (a Pending pod carries the scheduler's message). */
-async function describeTarget(input: { cluster: ReadCluster; autoscaler: AutoscalerData; signal: AbortSignal; now: Date }): Promise<string[]> {
+async function describeTarget(input: {
+  cluster: ReadCluster;
+  autoscaler: AutoscalerData;
+  signal: AbortSignal;
+  now: Date;
+}): Promise<string[]> {
   const { kind, name } = input.autoscaler.target;
   const reference = { namespace: input.autoscaler.namespace, name };
   const options = { signal: input.signal };
@@ -105,24 +124,37 @@ async function describeTarget(input: { cluster: ReadCluster; autoscaler: Autosca
   else return [`  target ${kind}/${name}: not a built-in workload; read it with the tools for its kind.`];
   const label = `target ${kind} ${reference.namespace}/${name}`;
   if (!read.ok) {
-    return [read.error.kind === 'not-found' ? `  ${label} does not exist: the autoscaler scales nothing.` : `  ${label} could not be read (${read.error.kind}: ${read.error.message}).`];
+    return [
+      read.error.kind === 'not-found'
+        ? `  ${label} does not exist: the autoscaler scales nothing.`
+        : `  ${label} could not be read (${read.error.kind}: ${read.error.message}).`,
+    ];
   }
   const workload: ScaledWorkload = read.value;
   const status = workload.status ?? {};
   const lines = [
     `  ${label}: spec.replicas ${workload.spec?.replicas ?? '?'}, created ${status.replicas ?? 0}, ready ${status.readyReplicas ?? 0}, updated ${status.updatedReplicas ?? 0}, available ${status.availableReplicas ?? 0}`,
   ];
-  const pods = await readPodGroup({ cluster: input.cluster, namespace: reference.namespace, labelSelector: formatLabelSelector(workload.spec?.selector), signal: input.signal });
+  const pods = await readPodGroup({
+    cluster: input.cluster,
+    namespace: reference.namespace,
+    labelSelector: formatLabelSelector(workload.spec?.selector),
+    signal: input.signal,
+  });
   for (const line of formatPodGroup(pods, input.now)) lines.push(`  ${line}`);
   return lines;
 }
 
-export const listHorizontalPodAutoscalersTool: ReadTool<typeof input, AutoscalersData, 'list_horizontal_pod_autoscalers'> = {
+export const listHorizontalPodAutoscalersTool: ReadTool<
+  typeof input,
+  AutoscalersData,
+  'list_horizontal_pod_autoscalers'
+> = {
   name: 'list_horizontal_pod_autoscalers',
   description:
     'Lists HorizontalPodAutoscalers (autoscaling/v2): target workload, min/max/current/desired replicas, each metric against its target ' +
     '("cpu 92% of 70% target") and the conditions (AbleToScale, ScalingActive, ScalingLimited with reasons); those at max or whose workload lags ' +
-    'come first, followed by the target workload\'s replicas and its unhealthy pods (Pending pods with the scheduler\'s message). Use it for ' +
+    "come first, followed by the target workload's replicas and its unhealthy pods (Pending pods with the scheduler's message). Use it for " +
     'KubeHpaMaxedOut and KubeHpaReplicasMismatch, then look at the target workload: why its extra replicas do not come up, or why load grew.',
   input,
   risk: 'read',
@@ -138,26 +170,51 @@ export const listHorizontalPodAutoscalersTool: ReadTool<typeof input, Autoscaler
       });
       if (!listed.ok) return failureFrom(listed.error);
       found.push(...listed.value.items);
-      const note = describeIncomplete({ incomplete: listed.value.incomplete, read: listed.value.items.length, ...(listed.value.partialError ? { partialError: listed.value.partialError } : {}) });
+      const note = describeIncomplete({
+        incomplete: listed.value.incomplete,
+        read: listed.value.items.length,
+        ...(listed.value.partialError ? { partialError: listed.value.partialError } : {}),
+      });
       if (note) notes.push(note);
     }
     const where = args.namespace ? ` in namespace ${args.namespace}` : '';
     if (args.name && found.length === 0) {
-      return { ok: false, error: 'not-found', content: `not-found: no HorizontalPodAutoscaler named "${args.name}"${where}. Call list_horizontal_pod_autoscalers without name to see which exist; a workload without one is scaled by hand (describe_deployment).` };
+      return {
+        ok: false,
+        error: 'not-found',
+        content: `not-found: no HorizontalPodAutoscaler named "${args.name}"${where}. Call list_horizontal_pod_autoscalers without name to see which exist; a workload without one is scaled by hand (describe_deployment).`,
+      };
     }
     const autoscalers = found
       .map(summarizeAutoscaler)
-      .sort((left, right) => Number(isTroubled(right)) - Number(isTroubled(left)) || Number(right.atMax) - Number(left.atMax) || left.namespace.localeCompare(right.namespace) || left.name.localeCompare(right.name));
+      .sort(
+        (left, right) =>
+          Number(isTroubled(right)) - Number(isTroubled(left)) ||
+          Number(right.atMax) - Number(left.atMax) ||
+          left.namespace.localeCompare(right.namespace) ||
+          left.name.localeCompare(right.name),
+      );
     const data: AutoscalersData = { autoscalers: autoscalers.slice(0, 500) };
     const now = context.cluster.now();
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${autoscalers.length} HorizontalPodAutoscaler(s)${where}: ${autoscalers.filter((autoscaler) => autoscaler.atMax).length} at max replicas; ${autoscalers.filter(isTroubled).length} at max, behind their desired count or unable to scale.`);
+    text.add(
+      `${autoscalers.length} HorizontalPodAutoscaler(s)${where}: ${autoscalers.filter((autoscaler) => autoscaler.atMax).length} at max replicas; ${autoscalers.filter(isTroubled).length} at max, behind their desired count or unable to scale.`,
+    );
     for (const note of notes) text.add(note);
-    const shownTargets = autoscalers.filter((autoscaler) => args.name !== undefined || isTroubled(autoscaler)).slice(0, TARGETS_SHOWN);
-    const targetLines = await Promise.all(shownTargets.map((autoscaler) => describeTarget({ cluster: context.cluster, autoscaler, signal: context.signal, now })));
+    const shownTargets = autoscalers
+      .filter((autoscaler) => args.name !== undefined || isTroubled(autoscaler))
+      .slice(0, TARGETS_SHOWN);
+    const targetLines = await Promise.all(
+      shownTargets.map((autoscaler) =>
+        describeTarget({ cluster: context.cluster, autoscaler, signal: context.signal, now }),
+      ),
+    );
     for (const autoscaler of autoscalers) {
       const index = shownTargets.indexOf(autoscaler);
-      const lines = formatAutoscaler(autoscaler, { withNamespace: !args.namespace, withConditions: args.name !== undefined || isTroubled(autoscaler) });
+      const lines = formatAutoscaler(autoscaler, {
+        withNamespace: !args.namespace,
+        withConditions: args.name !== undefined || isTroubled(autoscaler),
+      });
       if (!text.add([...lines, ...(index >= 0 ? (targetLines[index] ?? []) : [])].join('\n'))) break;
     }
     return success(text.finish('narrow with namespace and name.'), data, text.truncated);

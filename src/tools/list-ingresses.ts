@@ -50,7 +50,7 @@ const input = z.object({
     .max(253)
     .regex(/^[A-Za-z0-9*.-]+$/, 'a host name such as shop.example.com')
     .optional()
-    .describe('Only the rules that serve this host (a site\'s name as the report writes it, without scheme or path)'),
+    .describe("Only the rules that serve this host (a site's name as the report writes it, without scheme or path)"),
 });
 
 /** Whether a rule's host (exact, `*.example.com`, or none) serves `host`. */
@@ -73,9 +73,15 @@ function backendOf(backend: V1IngressBackend | undefined): Pick<IngressRouteData
 
 export function readIngress(ingress: V1Ingress): IngressData {
   const routes: IngressRouteData[] = (ingress.spec?.rules ?? []).flatMap((rule) =>
-    (rule.http?.paths ?? []).map((path) => ({ host: rule.host ?? '*', path: path.path ?? '/', ...backendOf(path.backend) })),
+    (rule.http?.paths ?? []).map((path) => ({
+      host: rule.host ?? '*',
+      path: path.path ?? '/',
+      ...backendOf(path.backend),
+    })),
   );
-  const defaultBackend = ingress.spec?.defaultBackend ? { host: '*', path: '(default)', ...backendOf(ingress.spec.defaultBackend) } : undefined;
+  const defaultBackend = ingress.spec?.defaultBackend
+    ? { host: '*', path: '(default)', ...backendOf(ingress.spec.defaultBackend) }
+    : undefined;
   const className = ingress.spec?.ingressClassName ?? ingress.metadata?.annotations?.['kubernetes.io/ingress.class'];
   return {
     namespace: ingress.metadata?.namespace ?? '',
@@ -84,12 +90,16 @@ export function readIngress(ingress: V1Ingress): IngressData {
     routes,
     ...(defaultBackend ? { defaultBackend } : {}),
     tlsHosts: (ingress.spec?.tls ?? []).flatMap((tls) => tls.hosts ?? []),
-    addresses: (ingress.status?.loadBalancer?.ingress ?? []).flatMap((address) => [address.hostname ?? address.ip ?? []].flat()),
+    addresses: (ingress.status?.loadBalancer?.ingress ?? []).flatMap((address) =>
+      [address.hostname ?? address.ip ?? []].flat(),
+    ),
   };
 }
 
 function formatRoute(route: IngressRouteData): string {
-  const target = route.service ? `Service ${route.service}${route.port ? `:${route.port}` : ''}` : (route.resource ?? '(no backend)');
+  const target = route.service
+    ? `Service ${route.service}${route.port ? `:${route.port}` : ''}`
+    : (route.resource ?? '(no backend)');
   return `${route.host}${route.path === '(default)' ? ' (default backend)' : route.path} -> ${target}`;
 }
 
@@ -105,7 +115,11 @@ export const listIngressesTool: ReadTool<typeof input, IngressesData, 'list_ingr
     const ingresses: IngressData[] = [];
     const notes: string[] = [];
     for (const namespace of resolveNamespaces(args.namespace, context)) {
-      const listed = await context.cluster.list('Ingress', { ...(namespace !== undefined ? { namespace } : {}), maxItems: 1000, signal: context.signal });
+      const listed = await context.cluster.list('Ingress', {
+        ...(namespace !== undefined ? { namespace } : {}),
+        maxItems: 1000,
+        signal: context.signal,
+      });
       if (!listed.ok) return failureFrom(listed.error);
       ingresses.push(...listed.value.items.map(readIngress));
       const note = describeIncomplete({ ...listed.value, read: listed.value.items.length });
@@ -115,25 +129,42 @@ export const listIngressesTool: ReadTool<typeof input, IngressesData, 'list_ingr
     const serving = args.host
       ? ingresses.flatMap((ingress) => {
           const routes = ingress.routes.filter((route) => hostServes(route.host, args.host!));
-          const fallback = routes.length === 0 && ingress.defaultBackend && ingress.routes.length === 0 ? [ingress.defaultBackend] : [];
+          const fallback =
+            routes.length === 0 && ingress.defaultBackend && ingress.routes.length === 0
+              ? [ingress.defaultBackend]
+              : [];
           return routes.length || fallback.length ? [{ ...ingress, routes: [...routes, ...fallback] }] : [];
         })
       : ingresses;
-    const otherHosts = args.host && serving.length === 0 ? [...new Set(ingresses.flatMap((ingress) => ingress.routes.map((route) => route.host)))].sort() : undefined;
+    const otherHosts =
+      args.host && serving.length === 0
+        ? [...new Set(ingresses.flatMap((ingress) => ingress.routes.map((route) => route.host)))].sort()
+        : undefined;
     const text = new BudgetedText(context.outputBudgetBytes);
     if (args.host) {
-      text.add(serving.length ? `${serving.length} Ingress(es) ${where} serve host ${args.host}.` : `No Ingress ${where} serves host ${args.host}; hosts served: ${otherHosts?.length ? otherHosts.join(', ') : 'none'}.`);
+      text.add(
+        serving.length
+          ? `${serving.length} Ingress(es) ${where} serve host ${args.host}.`
+          : `No Ingress ${where} serves host ${args.host}; hosts served: ${otherHosts?.length ? otherHosts.join(', ') : 'none'}.`,
+      );
     } else {
       text.add(`${ingresses.length} Ingress(es) ${where}.`);
     }
     for (const ingress of serving) {
-      const lines = [`${ingress.namespace}/${ingress.name}: class ${ingress.className ?? '(default)'}${ingress.tlsHosts.length ? `, TLS for ${ingress.tlsHosts.join(', ')}` : ''}${ingress.addresses.length ? `, address ${ingress.addresses.join(', ')}` : ''}`];
+      const lines = [
+        `${ingress.namespace}/${ingress.name}: class ${ingress.className ?? '(default)'}${ingress.tlsHosts.length ? `, TLS for ${ingress.tlsHosts.join(', ')}` : ''}${ingress.addresses.length ? `, address ${ingress.addresses.join(', ')}` : ''}`,
+      ];
       for (const route of ingress.routes) lines.push(`  ${formatRoute(route)}`);
-      if (ingress.defaultBackend && !ingress.routes.includes(ingress.defaultBackend)) lines.push(`  ${formatRoute(ingress.defaultBackend)}`);
+      if (ingress.defaultBackend && !ingress.routes.includes(ingress.defaultBackend))
+        lines.push(`  ${formatRoute(ingress.defaultBackend)}`);
       if (!text.add(lines.join('\n'))) break;
     }
     for (const note of notes) text.add(note);
-    const data: IngressesData = { ...(args.host ? { host: args.host } : {}), ingresses: serving, ...(otherHosts ? { otherHosts } : {}) };
+    const data: IngressesData = {
+      ...(args.host ? { host: args.host } : {}),
+      ingresses: serving,
+      ...(otherHosts ? { otherHosts } : {}),
+    };
     return success(text.finish('many Ingresses; give namespace or host to narrow.'), data, text.truncated);
   },
 };

@@ -39,7 +39,9 @@ export interface JobsData {
 
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
-  name: objectName().optional().describe('One Job by name: adds its pod template, its pods and its events (needs namespace)'),
+  name: objectName()
+    .optional()
+    .describe('One Job by name: adds its pod template, its pods and its events (needs namespace)'),
   labelSelector: z.string().optional().describe('Label selector on the Jobs'),
 });
 
@@ -50,11 +52,20 @@ function summarizeJob(job: V1Job, now: Date): JobSummaryData {
     ...(condition.reason ? { reason: condition.reason } : {}),
     ...(condition.message ? { message: condition.message } : {}),
   }));
-  const holds = (type: string): boolean => conditions.some((condition) => condition.type === type && condition.status === 'True');
-  const state = holds('Failed') ? 'Failed' : holds('Complete') ? 'Complete' : job.spec?.suspend ? 'Suspended' : 'Running';
+  const holds = (type: string): boolean =>
+    conditions.some((condition) => condition.type === type && condition.status === 'True');
+  const state = holds('Failed')
+    ? 'Failed'
+    : holds('Complete')
+      ? 'Complete'
+      : job.spec?.suspend
+        ? 'Suspended'
+        : 'Running';
   const owner = job.metadata?.ownerReferences?.find((reference) => reference.controller);
   const start = job.status?.startTime ? new Date(job.status.startTime).getTime() : undefined;
-  const failedAt = job.status?.conditions?.find((condition) => condition.type === 'Failed' && condition.status === 'True')?.lastTransitionTime;
+  const failedAt = job.status?.conditions?.find(
+    (condition) => condition.type === 'Failed' && condition.status === 'True',
+  )?.lastTransitionTime;
   const finished = job.status?.completionTime ?? failedAt;
   const end = finished ? new Date(finished).getTime() : undefined;
   const age = ageSeconds(job.metadata?.creationTimestamp, now);
@@ -83,7 +94,9 @@ export function formatJobLine(job: JobSummaryData, now: Date, withNamespace: boo
   const duration = job.durationSeconds !== undefined ? `, ran ${formatDuration(job.durationSeconds * 1000)}` : '';
   const owner = job.owner ? `, from ${job.owner.kind} ${job.owner.name}` : '';
   const failing = job.conditions.filter((condition) => condition.status === 'True' && condition.type === 'Failed');
-  const why = failing.map((condition) => `\n  Failed ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('');
+  const why = failing
+    .map((condition) => `\n  Failed ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`)
+    .join('');
   return `${withNamespace ? `${job.namespace}/` : ''}${job.name}: ${job.state}, succeeded ${job.succeeded}/${job.completions}, failed ${job.failed} (backoffLimit ${job.backoffLimit}${job.activeDeadlineSeconds !== undefined ? `, activeDeadlineSeconds ${job.activeDeadlineSeconds}` : ''}), active ${job.active}, age ${age}${duration}${owner}, image ${job.images.join(' ')}${why}`;
 }
 
@@ -95,24 +108,53 @@ export const listJobsTool: ReadTool<typeof input, JobsData, 'list_jobs'> = {
   input,
   risk: 'read',
   async run(args, context) {
-    if (args.name !== undefined && args.namespace === undefined) return { ok: false, error: 'invalid-input', content: 'invalid-input: name needs namespace.' };
+    if (args.name !== undefined && args.namespace === undefined)
+      return { ok: false, error: 'invalid-input', content: 'invalid-input: name needs namespace.' };
     const jobs: V1Job[] = [];
     for (const namespace of resolveNamespaces(args.namespace, context)) {
-      const listed = await context.cluster.list('Job', { ...(namespace !== undefined ? { namespace } : {}), ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}), maxItems: 2000, signal: context.signal });
+      const listed = await context.cluster.list('Job', {
+        ...(namespace !== undefined ? { namespace } : {}),
+        ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}),
+        maxItems: 2000,
+        signal: context.signal,
+      });
       if (!listed.ok) return failureFrom(listed.error);
       jobs.push(...listed.value.items.filter((job) => args.name === undefined || job.metadata?.name === args.name));
     }
-    if (args.name !== undefined && jobs.length === 0) return { ok: false, error: 'not-found', content: `not-found: no Job named "${args.name}" in "${args.namespace}". Call list_jobs without name, or list_cron_jobs.` };
+    if (args.name !== undefined && jobs.length === 0)
+      return {
+        ok: false,
+        error: 'not-found',
+        content: `not-found: no Job named "${args.name}" in "${args.namespace}". Call list_jobs without name, or list_cron_jobs.`,
+      };
     const now = context.cluster.now();
-    const summaries = jobs.map((job) => summarizeJob(job, now)).sort((left, right) => (STATE_ORDER[left.state] ?? 9) - (STATE_ORDER[right.state] ?? 9) || (left.ageSeconds ?? 0) - (right.ageSeconds ?? 0));
-    const data: JobsData = { total: summaries.length, failed: summaries.filter((job) => job.state === 'Failed').length, jobs: summaries.slice(0, 200) };
+    const summaries = jobs
+      .map((job) => summarizeJob(job, now))
+      .sort(
+        (left, right) =>
+          (STATE_ORDER[left.state] ?? 9) - (STATE_ORDER[right.state] ?? 9) ||
+          (left.ageSeconds ?? 0) - (right.ageSeconds ?? 0),
+      );
+    const data: JobsData = {
+      total: summaries.length,
+      failed: summaries.filter((job) => job.state === 'Failed').length,
+      jobs: summaries.slice(0, 200),
+    };
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${summaries.length} Job(s) in ${args.namespace ?? 'the readable namespaces'}: ${data.failed} failed.`);
     for (const job of summaries) if (!text.add(formatJobLine(job, now, args.namespace === undefined))) break;
     const only = jobs[0];
     if (args.name !== undefined && args.namespace !== undefined && only) {
       const selector = formatLabelSelector(only.spec?.selector) || `job-name=${args.name}`;
-      const read = await readWorkloadDetails({ cluster: context.cluster, namespace: args.namespace, name: args.name, podSpec: only.spec?.template?.spec, selector, now, signal: context.signal });
+      const read = await readWorkloadDetails({
+        cluster: context.cluster,
+        namespace: args.namespace,
+        name: args.name,
+        podSpec: only.spec?.template?.spec,
+        selector,
+        now,
+        signal: context.signal,
+      });
       data.details = read.details;
       writeWorkloadDetails(text, read, now);
     }

@@ -57,12 +57,18 @@ export interface NodesData {
  * Frequent...Restart, Corrupt...). Others are informational (k3s's EtcdIsVoter).
  */
 function isProblemCondition(type: string): boolean {
-  return type !== 'Ready' && /Pressure$|Unavailable$|Problem$|Deadlock|Readonly|ReadOnly|^Frequent|^Corrupt|Unhealthy$|Unready$/.test(type);
+  return (
+    type !== 'Ready' &&
+    /Pressure$|Unavailable$|Problem$|Deadlock|Readonly|ReadOnly|^Frequent|^Corrupt|Unhealthy$|Unready$/.test(type)
+  );
 }
 
 const input = z.object({
   name: objectName().optional().describe('One node by name'),
-  labelSelector: z.string().optional().describe('Label selector on nodes, e.g. "node-role.kubernetes.io/worker" or "gpu=true"'),
+  labelSelector: z
+    .string()
+    .optional()
+    .describe('Label selector on nodes, e.g. "node-role.kubernetes.io/worker" or "gpu=true"'),
 });
 
 const TRACKED_RESOURCES = ['cpu', 'memory', 'pods', 'nvidia.com/gpu'];
@@ -94,8 +100,16 @@ const PER_NODE_LIST_LIMIT = 5;
  * otherwise one list of every pod, the same list `list_pods` makes, which the run's read
  * cache then answers once for both.
  */
-async function readScheduledPods(context: ReadToolContext, nodes: readonly V1Node[] | undefined): Promise<ClusterResult<V1Pod[]>> {
-  const read = (fieldSelector?: string) => context.cluster.list('Pod', { ...(fieldSelector ? { fieldSelector } : {}), maxItems: 20_000, signal: context.signal });
+async function readScheduledPods(
+  context: ReadToolContext,
+  nodes: readonly V1Node[] | undefined,
+): Promise<ClusterResult<V1Pod[]>> {
+  const read = (fieldSelector?: string) =>
+    context.cluster.list('Pod', {
+      ...(fieldSelector ? { fieldSelector } : {}),
+      maxItems: 20_000,
+      signal: context.signal,
+    });
   if (nodes === undefined || nodes.length > PER_NODE_LIST_LIMIT) {
     const all = await read();
     return all.ok ? { ok: true, value: all.value.items } : all;
@@ -108,18 +122,35 @@ async function readScheduledPods(context: ReadToolContext, nodes: readonly V1Nod
   return { ok: true, value: pods };
 }
 
-function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; count: number } | undefined, now: Date, podsRead: boolean): NodeSummaryData {
+function summarizeNode(
+  node: V1Node,
+  usage: { requests: Record<string, number>; count: number } | undefined,
+  now: Date,
+  podsRead: boolean,
+): NodeSummaryData {
   const conditions = node.status?.conditions ?? [];
   const ready = conditions.find((condition) => condition.type === 'Ready');
-  const pressures = conditions.filter((condition) => condition.status === 'True' && isProblemCondition(condition.type)).map((condition) => condition.type);
+  const pressures = conditions
+    .filter((condition) => condition.status === 'True' && isProblemCondition(condition.type))
+    .map((condition) => condition.type);
   const labels = node.metadata?.labels ?? {};
-  const roles = Object.keys(labels).filter((key) => key.startsWith('node-role.kubernetes.io/')).map((key) => key.slice('node-role.kubernetes.io/'.length));
-  const allocatable = Object.fromEntries(Object.entries(node.status?.allocatable ?? {}).filter(([resource]) => TRACKED_RESOURCES.includes(resource)).map(([resource, quantity]) => [resource, String(quantity)]));
+  const roles = Object.keys(labels)
+    .filter((key) => key.startsWith('node-role.kubernetes.io/'))
+    .map((key) => key.slice('node-role.kubernetes.io/'.length));
+  const allocatable = Object.fromEntries(
+    Object.entries(node.status?.allocatable ?? {})
+      .filter(([resource]) => TRACKED_RESOURCES.includes(resource))
+      .map(([resource, quantity]) => [resource, String(quantity)]),
+  );
   const isReady = ready?.status === 'True';
   const age = ageSeconds(node.metadata?.creationTimestamp, now);
   const transition = ageSeconds(ready?.lastTransitionTime, now);
   const requested = podsRead
-    ? Object.fromEntries(TRACKED_RESOURCES.filter((resource) => resource !== 'pods' && (usage?.requests[resource] ?? 0) > 0).map((resource) => [resource, formatQuantity(resource, usage?.requests[resource] ?? 0)]))
+    ? Object.fromEntries(
+        TRACKED_RESOURCES.filter((resource) => resource !== 'pods' && (usage?.requests[resource] ?? 0) > 0).map(
+          (resource) => [resource, formatQuantity(resource, usage?.requests[resource] ?? 0)],
+        ),
+      )
     : undefined;
   const tight = podsRead ? tightResources(node.status?.allocatable ?? {}, usage?.requests ?? {}) : undefined;
   const zone = labels['topology.kubernetes.io/zone'] ?? labels['failure-domain.beta.kubernetes.io/zone'];
@@ -131,11 +162,20 @@ function summarizeNode(node: V1Node, usage: { requests: Record<string, number>; 
     name: node.metadata?.name ?? '',
     ready: isReady,
     ...(!isReady && ready
-      ? { readyCondition: { status: ready.status, ...(ready.reason ? { reason: ready.reason } : {}), ...(ready.message ? { message: ready.message } : {}), ...(transition !== undefined ? { lastTransitionAgeSeconds: transition } : {}) } }
+      ? {
+          readyCondition: {
+            status: ready.status,
+            ...(ready.reason ? { reason: ready.reason } : {}),
+            ...(ready.message ? { message: ready.message } : {}),
+            ...(transition !== undefined ? { lastTransitionAgeSeconds: transition } : {}),
+          },
+        }
       : {}),
     pressures,
     unschedulable: node.spec?.unschedulable ?? false,
-    taints: (node.spec?.taints ?? []).map((taint) => `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`),
+    taints: (node.spec?.taints ?? []).map(
+      (taint) => `${taint.key}${taint.value ? `=${taint.value}` : ''}:${taint.effect}`,
+    ),
     roles,
     ...(zone ? { zone } : {}),
     ...(instanceType ? { instanceType } : {}),
@@ -166,28 +206,37 @@ function tightResources(allocatable: Record<string, string>, requests: Record<st
 }
 
 /** A value every node shares (arch, runtime) is said once in the header rather than on each line. */
-function sharedValue(nodes: readonly NodeSummaryData[], pick: (node: NodeSummaryData) => string | undefined): string | undefined {
+function sharedValue(
+  nodes: readonly NodeSummaryData[],
+  pick: (node: NodeSummaryData) => string | undefined,
+): string | undefined {
   const values = new Set(nodes.map(pick));
   const [only] = values;
   return values.size === 1 && only !== undefined && nodes.length > 1 ? only : undefined;
 }
 
 /** Labels that repeat what the line already says, or that no selector uses. */
-const NOISY_NODE_LABELS = /^(kubernetes\.io\/(hostname|os)|beta\.kubernetes\.io\/|failure-domain\.beta\.kubernetes\.io\/|node-role\.kubernetes\.io\/|kubernetes\.io\/arch$|topology\.kubernetes\.io\/zone$|node\.kubernetes\.io\/instance-type$)/;
+const NOISY_NODE_LABELS =
+  /^(kubernetes\.io\/(hostname|os)|beta\.kubernetes\.io\/|failure-domain\.beta\.kubernetes\.io\/|node-role\.kubernetes\.io\/|kubernetes\.io\/arch$|topology\.kubernetes\.io\/zone$|node\.kubernetes\.io\/instance-type$)/;
 
 interface SharedValues {
   arch?: string;
 }
 
 function formatNode(node: NodeSummaryData, now: Date, shared: SharedValues = {}): string {
-  const state = node.ready ? 'Ready' : `NotReady${node.readyCondition ? ` (${node.readyCondition.status}${node.readyCondition.reason ? ` ${node.readyCondition.reason}` : ''}${node.readyCondition.lastTransitionAgeSeconds !== undefined ? ` for ${formatAge(new Date(now.getTime() - node.readyCondition.lastTransitionAgeSeconds * 1000), now)}` : ''}${node.readyCondition.message ? `: ${oneLine(node.readyCondition.message, 200)}` : ''})` : ''}`;
+  const state = node.ready
+    ? 'Ready'
+    : `NotReady${node.readyCondition ? ` (${node.readyCondition.status}${node.readyCondition.reason ? ` ${node.readyCondition.reason}` : ''}${node.readyCondition.lastTransitionAgeSeconds !== undefined ? ` for ${formatAge(new Date(now.getTime() - node.readyCondition.lastTransitionAgeSeconds * 1000), now)}` : ''}${node.readyCondition.message ? `: ${oneLine(node.readyCondition.message, 200)}` : ''})` : ''}`;
   const parts = [`${node.name}: ${state}`];
   if (node.pressures.length) parts.push(`conditions ${node.pressures.join(',')}`);
   if (node.unschedulable) parts.push('cordoned (SchedulingDisabled)');
   if (node.taints.length) parts.push(`taints ${node.taints.join(', ')}`);
   const allocation = Object.entries(node.allocatable)
     .filter(([resource]) => resource !== 'pods')
-    .map(([resource, allocatable]) => `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}${node.tight?.[resource] ? ` (${node.tight[resource]} free)` : ''}`);
+    .map(
+      ([resource, allocatable]) =>
+        `${resource} ${node.requested?.[resource] ?? (node.requested ? '0' : '?')}/${formatQuantity(resource, parseQuantity(allocatable))}${node.tight?.[resource] ? ` (${node.tight[resource]} free)` : ''}`,
+    );
   if (node.requested) allocation.push(`pods ${node.podCount ?? 0}/${node.allocatable.pods ?? '?'}`);
   // The header says once that these are requested/allocatable.
   parts.push(allocation.join(', '));
@@ -199,8 +248,16 @@ function formatNode(node: NodeSummaryData, now: Date, shared: SharedValues = {})
   if (node.internalIP && (!node.healthy || node.labels)) parts.push(`internal IP ${node.internalIP}`);
   // The runtime matters on a node in trouble (a runtime that is down), or the one asked for.
   if (node.containerRuntime && (!node.healthy || node.labels)) parts.push(`runtime ${node.containerRuntime}`);
-  if (node.labels) parts.push(`labels ${Object.entries(node.labels).map(([key, value]) => `${key}=${value}`).join(',') || 'none beyond the well-known ones'}`);
-  if (node.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - node.ageSeconds * 1000), now)}`);
+  if (node.labels)
+    parts.push(
+      `labels ${
+        Object.entries(node.labels)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(',') || 'none beyond the well-known ones'
+      }`,
+    );
+  if (node.ageSeconds !== undefined)
+    parts.push(`age ${formatAge(new Date(now.getTime() - node.ageSeconds * 1000), now)}`);
   return parts.join(', ');
 }
 
@@ -211,23 +268,41 @@ function optional<K extends string>(key: K, value: string | undefined): Partial<
 export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
   name: 'list_nodes',
   description:
-    'Lists nodes: Ready or NotReady (with the kubelet\'s reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), ' +
+    "Lists nodes: Ready or NotReady (with the kubelet's reason and since when), pressure conditions (MemoryPressure, DiskPressure, PIDPressure), " +
     'cordons, taints, zone, arch (kubernetes.io/arch), container runtime, and cpu/memory/GPU requested by scheduled pods against allocatable ' +
-    '(like `kubectl describe node`\'s Allocated resources). Not-ready and pressured nodes first; with name, also the node\'s labels. ' +
+    "(like `kubectl describe node`'s Allocated resources). Not-ready and pressured nodes first; with name, also the node's labels. " +
     'Use it for Pending pods (does any node have room? do taints, nodeSelector or affinity exclude them?), exec format error (image arch against node arch) and for pods failing on one node.',
   input,
   risk: 'read',
   async run(args, context) {
-    const listed = await context.cluster.list('Node', { ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}), maxItems: 5000, signal: context.signal });
+    const listed = await context.cluster.list('Node', {
+      ...(args.labelSelector ? { labelSelector: args.labelSelector } : {}),
+      maxItems: 5000,
+      signal: context.signal,
+    });
     if (!listed.ok) return failureFrom(listed.error);
     const nodes = listed.value.items.filter((node) => args.name === undefined || node.metadata?.name === args.name);
     if (args.name !== undefined && nodes.length === 0) {
       const names = listed.value.items.flatMap((node) => (node.metadata?.name ? [node.metadata.name] : []));
-      const existing = names.length === 0 ? 'the cluster lists no node' : `the cluster has ${names.length} node(s): ${names.slice(0, 30).join(', ')}${names.length > 30 ? ', ...' : ''}`;
-      return { ok: false, error: 'not-found', content: `not-found: node "${args.name}" does not exist${args.labelSelector ? ` among nodes matching ${args.labelSelector}` : ''}; ${existing}. Call list_nodes without name.` };
+      const existing =
+        names.length === 0
+          ? 'the cluster lists no node'
+          : `the cluster has ${names.length} node(s): ${names.slice(0, 30).join(', ')}${names.length > 30 ? ', ...' : ''}`;
+      return {
+        ok: false,
+        error: 'not-found',
+        content: `not-found: node "${args.name}" does not exist${args.labelSelector ? ` among nodes matching ${args.labelSelector}` : ''}; ${existing}. Call list_nodes without name.`,
+      };
     }
     // Requests are summed over every namespace's pods, which a namespace allowlist forbids reading.
-    const pods = context.allowedNamespaces ? undefined : await readScheduledPods(context, nodes.length === listed.value.items.length && args.name === undefined && !args.labelSelector ? undefined : nodes);
+    const pods = context.allowedNamespaces
+      ? undefined
+      : await readScheduledPods(
+          context,
+          nodes.length === listed.value.items.length && args.name === undefined && !args.labelSelector
+            ? undefined
+            : nodes,
+        );
     const podsRead = pods?.ok === true;
     const usage = sumRequests(pods?.ok ? pods.value : []);
     const now = context.cluster.now();
@@ -235,15 +310,28 @@ export const listNodesTool: ReadTool<typeof input, NodesData, 'list_nodes'> = {
       .map((node) => {
         const summary = summarizeNode(node, usage.get(node.metadata?.name ?? ''), now, podsRead);
         if (args.name === undefined) return summary;
-        return { ...summary, labels: Object.fromEntries(Object.entries(node.metadata?.labels ?? {}).filter(([key]) => !NOISY_NODE_LABELS.test(key))) };
-      }).sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
-    const data: NodesData = { total: summaries.length, notReady: summaries.filter((node) => !node.ready).length, nodes: summaries.slice(0, 500) };
+        return {
+          ...summary,
+          labels: Object.fromEntries(
+            Object.entries(node.metadata?.labels ?? {}).filter(([key]) => !NOISY_NODE_LABELS.test(key)),
+          ),
+        };
+      })
+      .sort((left, right) => Number(left.healthy) - Number(right.healthy) || left.name.localeCompare(right.name));
+    const data: NodesData = {
+      total: summaries.length,
+      notReady: summaries.filter((node) => !node.ready).length,
+      nodes: summaries.slice(0, 500),
+    };
     const text = new BudgetedText(context.outputBudgetBytes);
-    const shared: SharedValues = optional('arch', sharedValue(summaries, (node) => node.arch));
+    const shared: SharedValues = optional(
+      'arch',
+      sharedValue(summaries, (node) => node.arch),
+    );
     text.add(
       `${summaries.length} node(s): ${data.notReady} not ready, ${summaries.filter((node) => node.pressures.length).length} under pressure, ${summaries.filter((node) => node.unschedulable).length} cordoned${shared.arch ? `, all arch ${shared.arch}` : ''}; ` +
         `resources as requested/allocatable.` +
-        `${podsRead ? '' : ' (pod requests not summed: pods across namespaces are outside this run\'s reach)'}`,
+        `${podsRead ? '' : " (pod requests not summed: pods across namespaces are outside this run's reach)"}`,
     );
     for (const node of summaries) if (!text.add(formatNode(node, now, shared))) break;
     return success(text.finish('narrow with name or labelSelector.'), data, text.truncated);

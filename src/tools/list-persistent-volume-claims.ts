@@ -52,8 +52,13 @@ export interface PersistentVolumeClaimsData {
 }
 
 /** A bound volume's node affinity, in the fields that carry it (absent when it has none). */
-function optionalAffinity(affinity: { text: string | undefined; requirements: NodeRequirementData[] | undefined } | undefined): Pick<PersistentVolumeClaimData, 'volumeNodeAffinity' | 'volumeNodeRequirements'> {
-  return { ...(affinity?.text ? { volumeNodeAffinity: affinity.text } : {}), ...(affinity?.requirements ? { volumeNodeRequirements: affinity.requirements } : {}) };
+function optionalAffinity(
+  affinity: { text: string | undefined; requirements: NodeRequirementData[] | undefined } | undefined,
+): Pick<PersistentVolumeClaimData, 'volumeNodeAffinity' | 'volumeNodeRequirements'> {
+  return {
+    ...(affinity?.text ? { volumeNodeAffinity: affinity.text } : {}),
+    ...(affinity?.requirements ? { volumeNodeRequirements: affinity.requirements } : {}),
+  };
 }
 
 const input = z.object({
@@ -61,7 +66,11 @@ const input = z.object({
   name: objectName().optional().describe('One claim by name'),
 });
 
-export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVolumeClaimsData, 'list_persistent_volume_claims'> = {
+export const listPersistentVolumeClaimsTool: ReadTool<
+  typeof input,
+  PersistentVolumeClaimsData,
+  'list_persistent_volume_claims'
+> = {
   name: 'list_persistent_volume_claims',
   description:
     'Lists PersistentVolumeClaims with phase (Pending, Bound, Lost), storage class and whether that class exists, requested size, access modes ' +
@@ -71,45 +80,95 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
   risk: 'read',
   async run(args, context) {
     const [claims, classes, eventList] = await Promise.all([
-      context.cluster.list('PersistentVolumeClaim', { namespace: args.namespace, maxItems: 2000, signal: context.signal }),
+      context.cluster.list('PersistentVolumeClaim', {
+        namespace: args.namespace,
+        maxItems: 2000,
+        signal: context.signal,
+      }),
       context.cluster.list('StorageClass', { maxItems: 500, signal: context.signal }),
-      context.cluster.list('Event', { namespace: args.namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim', maxItems: 2000, signal: context.signal }),
+      context.cluster.list('Event', {
+        namespace: args.namespace,
+        fieldSelector: 'involvedObject.kind=PersistentVolumeClaim',
+        maxItems: 2000,
+        signal: context.signal,
+      }),
     ]);
     if (!claims.ok) return failureFrom(claims.error);
     // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule.
-    const bound = claims.value.items.some((claim) => (claim.spec?.volumeName || (claim.status?.phase !== 'Bound' && (claim.spec?.selector || claim.spec?.storageClassName === ''))) && (args.name === undefined || claim.metadata?.name === args.name));
-    const volumes = bound ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal }) : undefined;
+    const bound = claims.value.items.some(
+      (claim) =>
+        (claim.spec?.volumeName ||
+          (claim.status?.phase !== 'Bound' && (claim.spec?.selector || claim.spec?.storageClassName === ''))) &&
+        (args.name === undefined || claim.metadata?.name === args.name),
+    );
+    const volumes = bound
+      ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal })
+      : undefined;
     // Each volume's node affinity, as text and (one term) as expressions.
     const volumeAffinity = new Map(
-      volumes?.ok ? volumes.value.items.map((volume) => [volume.metadata?.name ?? '', { text: formatNodeSelector(volume.spec?.nodeAffinity?.required), requirements: singleTermRequirements(volume.spec?.nodeAffinity?.required) }]) : [],
+      volumes?.ok
+        ? volumes.value.items.map((volume) => [
+            volume.metadata?.name ?? '',
+            {
+              text: formatNodeSelector(volume.spec?.nodeAffinity?.required),
+              requirements: singleTermRequirements(volume.spec?.nodeAffinity?.required),
+            },
+          ])
+        : [],
     );
     const now = context.cluster.now();
     const classNames = classes.ok ? new Set(classes.value.items.map((item) => item.metadata?.name ?? '')) : undefined;
-    const hasDefault = classes.ok ? classes.value.items.some((item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true') : undefined;
-    const events = eventList.ok ? eventList.value.items.filter((event) => event.involvedObject.kind === 'PersistentVolumeClaim') : [];
-    const selected = claims.value.items.filter((claim) => args.name === undefined || claim.metadata?.name === args.name);
-    if (args.name !== undefined && selected.length === 0) return { ok: false, error: 'not-found', content: `not-found: no PersistentVolumeClaim "${args.name}" in "${args.namespace}". Call list_persistent_volume_claims without name.` };
+    const hasDefault = classes.ok
+      ? classes.value.items.some(
+          (item) => item.metadata?.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true',
+        )
+      : undefined;
+    const events = eventList.ok
+      ? eventList.value.items.filter((event) => event.involvedObject.kind === 'PersistentVolumeClaim')
+      : [];
+    const selected = claims.value.items.filter(
+      (claim) => args.name === undefined || claim.metadata?.name === args.name,
+    );
+    if (args.name !== undefined && selected.length === 0)
+      return {
+        ok: false,
+        error: 'not-found',
+        content: `not-found: no PersistentVolumeClaim "${args.name}" in "${args.namespace}". Call list_persistent_volume_claims without name.`,
+      };
     const data: PersistentVolumeClaimsData = {
       namespace: args.namespace,
       claims: selected
         .map((claim): PersistentVolumeClaimData => {
           const name = claim.metadata?.name ?? '';
           const className = claim.spec?.storageClassName;
-          const warnings = foldEvents(events.filter((event) => event.involvedObject.name === name && event.type === 'Warning'), now).map((event) => formatEvent(event, now, { withObject: false, messageLimit: 300 }));
-          const age = claim.metadata?.creationTimestamp ? Math.round((now.getTime() - new Date(claim.metadata.creationTimestamp).getTime()) / 1000) : undefined;
+          const warnings = foldEvents(
+            events.filter((event) => event.involvedObject.name === name && event.type === 'Warning'),
+            now,
+          ).map((event) => formatEvent(event, now, { withObject: false, messageLimit: 300 }));
+          const age = claim.metadata?.creationTimestamp
+            ? Math.round((now.getTime() - new Date(claim.metadata.creationTimestamp).getTime()) / 1000)
+            : undefined;
           return {
             namespace: args.namespace,
             name,
             phase: claim.status?.phase ?? 'Unknown',
             ...(className ? { storageClassName: className } : {}),
             // A Bound claim's class no longer matters; snapshots often leave StorageClasses out.
-            ...(className && classNames && claim.status?.phase !== 'Bound' ? { storageClassExists: classNames.has(className) } : {}),
-            ...(className && classNames && claim.status?.phase !== 'Bound' && !classNames.has(className) ? { existingStorageClasses: nearestFirst(className, [...classNames]) } : {}),
+            ...(className && classNames && claim.status?.phase !== 'Bound'
+              ? { storageClassExists: classNames.has(className) }
+              : {}),
+            ...(className && classNames && claim.status?.phase !== 'Bound' && !classNames.has(className)
+              ? { existingStorageClasses: nearestFirst(className, [...classNames]) }
+              : {}),
             ...(className === undefined && hasDefault === false ? { noDefaultStorageClass: true } : {}),
             ...(className === '' ? { staticOnly: true } : {}),
             ...(claim.spec?.selector ? { selector: formatLabelSelector(claim.spec.selector) } : {}),
-            ...(claim.status?.phase !== 'Bound' && (claim.spec?.selector || className === '') && volumes?.ok ? { nearVolumes: nearVolumes(claim, volumes.value.items) } : {}),
-            ...(claim.spec?.resources?.requests?.storage ? { requested: String(claim.spec.resources.requests.storage) } : {}),
+            ...(claim.status?.phase !== 'Bound' && (claim.spec?.selector || className === '') && volumes?.ok
+              ? { nearVolumes: nearVolumes(claim, volumes.value.items) }
+              : {}),
+            ...(claim.spec?.resources?.requests?.storage
+              ? { requested: String(claim.spec.resources.requests.storage) }
+              : {}),
             ...(claim.status?.capacity?.storage ? { capacity: String(claim.status.capacity.storage) } : {}),
             accessModes: claim.spec?.accessModes ?? [],
             ...(claim.spec?.volumeName ? { volumeName: claim.spec.volumeName } : {}),
@@ -118,29 +177,58 @@ export const listPersistentVolumeClaimsTool: ReadTool<typeof input, PersistentVo
             warnings,
           };
         })
-        .sort((left, right) => Number(left.phase === 'Bound') - Number(right.phase === 'Bound') || left.name.localeCompare(right.name)),
+        .sort(
+          (left, right) =>
+            Number(left.phase === 'Bound') - Number(right.phase === 'Bound') || left.name.localeCompare(right.name),
+        ),
       pending: 0,
     };
     data.pending = data.claims.filter((claim) => claim.phase !== 'Bound').length;
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${data.claims.length} PersistentVolumeClaim(s) in ${args.namespace}: ${data.pending} not Bound.`);
     for (const claim of data.claims) {
-      const existing = claim.existingStorageClasses ? `; the cluster has ${claim.existingStorageClasses.join(', ') || 'none'}` : '';
-      const storageClass = claim.storageClassName ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found${existing})` : ''}` : claim.staticOnly ? 'class "" (binds only a pre-made volume without a class)' : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
-      const near = (claim.nearVolumes ?? []).map((volume) => `  volume ${volume.name} (${volume.labels || 'no labels'}) does not fit: ${volume.misfits.join('; ')}`);
+      const existing = claim.existingStorageClasses
+        ? `; the cluster has ${claim.existingStorageClasses.join(', ') || 'none'}`
+        : '';
+      const storageClass = claim.storageClassName
+        ? `class ${claim.storageClassName}${claim.storageClassExists === false ? ` (StorageClass "${claim.storageClassName}" not found${existing})` : ''}`
+        : claim.staticOnly
+          ? 'class "" (binds only a pre-made volume without a class)'
+          : `no class${claim.noDefaultStorageClass ? ' and no default StorageClass in the cluster' : ' (default)'}`;
+      const near = (claim.nearVolumes ?? []).map(
+        (volume) =>
+          `  volume ${volume.name} (${volume.labels || 'no labels'}) does not fit: ${volume.misfits.join('; ')}`,
+      );
       const selector = claim.selector ? `, selector ${claim.selector}` : '';
-      const age = claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
+      const age =
+        claim.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - claim.ageSeconds * 1000), now) : '?';
       const line = `${claim.name}: ${claim.phase}, ${storageClass}, requests ${claim.requested ?? '?'}${claim.capacity ? `, capacity ${claim.capacity}` : ''}, ${claim.accessModes.join(',')}${claim.volumeName ? `, volume ${claim.volumeName}${claim.volumeNodeAffinity ? ` (node affinity ${claim.volumeNodeAffinity})` : ''}` : ''}, age ${age}`;
-      if (!text.add([line.replace(`, ${storageClass}`, `, ${storageClass}${selector}`), ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`), ...near].join('\n'))) break;
+      if (
+        !text.add(
+          [
+            line.replace(`, ${storageClass}`, `, ${storageClass}${selector}`),
+            ...claim.warnings.slice(0, 3).map((warning) => `  ${warning}`),
+            ...near,
+          ].join('\n'),
+        )
+      )
+        break;
     }
     return success(text.finish('ask for one claim by name.'), data, text.truncated);
   },
 };
 
 /** The volumes nearest to binding the claim (fewest misfits, unclaimed first), each with what it lacks; one that fits is not listed. */
-function nearVolumes(claim: V1PersistentVolumeClaim, volumes: readonly V1PersistentVolume[]): NonNullable<PersistentVolumeClaimData['nearVolumes']> {
+function nearVolumes(
+  claim: V1PersistentVolumeClaim,
+  volumes: readonly V1PersistentVolume[],
+): NonNullable<PersistentVolumeClaimData['nearVolumes']> {
   return volumes
-    .map((volume) => ({ name: volume.metadata?.name ?? '', labels: formatLabelMap(volume.metadata?.labels), misfits: volumeMisfits(claim, volume) }))
+    .map((volume) => ({
+      name: volume.metadata?.name ?? '',
+      labels: formatLabelMap(volume.metadata?.labels),
+      misfits: volumeMisfits(claim, volume),
+    }))
     .filter((volume) => volume.misfits.length > 0 && !volume.misfits.some((misfit) => misfit.startsWith('claimed by ')))
     .sort((left, right) => left.misfits.length - right.misfits.length || left.name.localeCompare(right.name))
     .slice(0, 5);
@@ -153,5 +241,12 @@ function nearestFirst(wanted: string, names: readonly string[]): string[] {
     while (index < name.length && index < wanted.length && name[index] === wanted[index]) index++;
     return index;
   };
-  return [...names].sort((left, right) => shared(right) - shared(left) || Math.abs(left.length - wanted.length) - Math.abs(right.length - wanted.length) || left.localeCompare(right)).slice(0, 10);
+  return [...names]
+    .sort(
+      (left, right) =>
+        shared(right) - shared(left) ||
+        Math.abs(left.length - wanted.length) - Math.abs(right.length - wanted.length) ||
+        left.localeCompare(right),
+    )
+    .slice(0, 10);
 }

@@ -29,8 +29,14 @@ export interface ListPodsData {
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace to list; omitted: every namespace this run may read'),
   labelSelector: z.string().optional().describe('Label selector, e.g. "app=checkout-api" or "tier in (web,api)"'),
-  fieldSelector: z.string().optional().describe('Field selector, e.g. "status.phase!=Running" or "spec.nodeName=node-2"'),
-  onlyUnhealthy: z.boolean().default(false).describe('List only pods that are not running and ready (counts still cover all)'),
+  fieldSelector: z
+    .string()
+    .optional()
+    .describe('Field selector, e.g. "status.phase!=Running" or "spec.nodeName=node-2"'),
+  onlyUnhealthy: z
+    .boolean()
+    .default(false)
+    .describe('List only pods that are not running and ready (counts still cover all)'),
 });
 
 /** Orders trouble first: not healthy, then healthy with restarts, then the rest; within each, more restarts first, then the newest. */
@@ -52,10 +58,19 @@ function groupByNamespace(pods: readonly PodSummaryData[]): Map<string, PodSumma
 
 function formatPodLine(pod: PodSummaryData, now: Date, withNamespace: boolean): string {
   const name = withNamespace ? `${pod.namespace}/${pod.name}` : pod.name;
-  const parts = [name, pod.status, `ready ${pod.ready}`, `restarts ${pod.restarts}`, `age ${pod.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - pod.ageSeconds * 1000), now) : '?'}`];
+  const parts = [
+    name,
+    pod.status,
+    `ready ${pod.ready}`,
+    `restarts ${pod.restarts}`,
+    `age ${pod.ageSeconds !== undefined ? formatAge(new Date(now.getTime() - pod.ageSeconds * 1000), now) : '?'}`,
+  ];
   if (pod.node) parts.push(`node ${pod.node}`);
   if (pod.evicted) parts.push(`evicted: ${pod.evicted.slice(0, 160)}`);
-  else if (pod.problem) parts.push(`${pod.problem.last ? 'last ' : ''}${pod.problem.container} ${formatContainerState(pod.problem.state, now, { messageLimit: 120 })}`);
+  else if (pod.problem)
+    parts.push(
+      `${pod.problem.last ? 'last ' : ''}${pod.problem.container} ${formatContainerState(pod.problem.state, now, { messageLimit: 120 })}`,
+    );
   return parts.join('  ');
 }
 
@@ -92,19 +107,34 @@ export const listPodsTool: ReadTool<typeof input, ListPodsData, 'list_pods'> = {
       if (missing) return missing;
     }
     const now = context.cluster.now();
-    const summaries = pods.map((pod) => summarizePod(pod, now)).sort((left, right) => rank(left) - rank(right) || right.restarts - left.restarts || (left.ageSeconds ?? 0) - (right.ageSeconds ?? 0) || left.name.localeCompare(right.name));
+    const summaries = pods
+      .map((pod) => summarizePod(pod, now))
+      .sort(
+        (left, right) =>
+          rank(left) - rank(right) ||
+          right.restarts - left.restarts ||
+          (left.ageSeconds ?? 0) - (right.ageSeconds ?? 0) ||
+          left.name.localeCompare(right.name),
+      );
     const countsByStatus: Record<string, number> = {};
     for (const pod of summaries) countsByStatus[pod.status] = (countsByStatus[pod.status] ?? 0) + 1;
     const unhealthy = summaries.filter((pod) => !pod.healthy).length;
     const scope = args.namespace ?? (namespaces[0] === undefined ? 'all namespaces' : namespaces.join(', '));
-    const selectors = [args.labelSelector && `labels ${args.labelSelector}`, args.fieldSelector && `fields ${args.fieldSelector}`].filter(Boolean).join(', ');
+    const selectors = [
+      args.labelSelector && `labels ${args.labelSelector}`,
+      args.fieldSelector && `fields ${args.fieldSelector}`,
+    ]
+      .filter(Boolean)
+      .join(', ');
     const counts = Object.entries(countsByStatus)
       .sort(([, left], [, right]) => right - left)
       .map(([status, count]) => `${status} ${count}`)
       .join(', ');
 
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${summaries.length} pod(s) in ${scope}${selectors ? ` (${selectors})` : ''}: ${unhealthy} unhealthy. By status: ${counts || 'none'}.`);
+    text.add(
+      `${summaries.length} pod(s) in ${scope}${selectors ? ` (${selectors})` : ''}: ${unhealthy} unhealthy. By status: ${counts || 'none'}.`,
+    );
     for (const note of notes) text.add(note);
     const shown = args.onlyUnhealthy ? summaries.filter((pod) => !pod.healthy) : summaries;
     // A pod that runs ready and never restarted has nothing to tell but its name: those are listed by name only, per namespace.
@@ -116,7 +146,11 @@ export const listPodsTool: ReadTool<typeof input, ListPodsData, 'list_pods'> = {
       if (!text.add(formatPodLine(pod, now, args.namespace === undefined))) break;
       written += 1;
     }
-    if (written === telling.length && quiet.size > 0 && text.add(`running and ready, no restarts (${ordered.length - telling.length}):`)) {
+    if (
+      written === telling.length &&
+      quiet.size > 0 &&
+      text.add(`running and ready, no restarts (${ordered.length - telling.length}):`)
+    ) {
       for (const [namespace, pods] of quiet) {
         const names = pods.map((pod) => pod.name).join(', ');
         if (!text.add(args.namespace === undefined ? `  ${namespace}: ${names}` : `  ${names}`)) break;

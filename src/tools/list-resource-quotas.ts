@@ -21,19 +21,31 @@ export interface QuotaResourceData {
 export interface ResourceQuotasData {
   namespace: string;
   quotas: Array<{ name: string; resources: QuotaResourceData[] }>;
-  limitRanges: Array<{ name: string; limits: Array<{ type: string; min?: Record<string, string>; max?: Record<string, string>; default?: Record<string, string>; defaultRequest?: Record<string, string>; maxLimitRequestRatio?: Record<string, string> }> }>;
+  limitRanges: Array<{
+    name: string;
+    limits: Array<{
+      type: string;
+      min?: Record<string, string>;
+      max?: Record<string, string>;
+      default?: Record<string, string>;
+      defaultRequest?: Record<string, string>;
+      maxLimitRequestRatio?: Record<string, string>;
+    }>;
+  }>;
 }
 
 const input = z.object({ namespace: namespaceName().describe('Namespace') });
 
 function stringify(values: Record<string, unknown> | undefined): Record<string, string> | undefined {
-  return values && Object.keys(values).length ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)])) : undefined;
+  return values && Object.keys(values).length
+    ? Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]))
+    : undefined;
 }
 
 export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 'list_resource_quotas'> = {
   name: 'list_resource_quotas',
   description:
-    'Shows a namespace\'s ResourceQuotas (used against hard for cpu, memory, pods, PVCs..., exhausted ones flagged) and LimitRanges ' +
+    "Shows a namespace's ResourceQuotas (used against hard for cpu, memory, pods, PVCs..., exhausted ones flagged) and LimitRanges " +
     '(min, max and default requests and limits). Use it when pods are not created (FailedCreate: "exceeded quota") or are rejected by a LimitRange.',
   input,
   risk: 'read',
@@ -51,7 +63,13 @@ export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 
           .map(([resource, hard]): QuotaResourceData => {
             const used = String(quota.status?.used?.[resource] ?? '0');
             const ratio = parseQuantity(used) / parseQuantity(String(hard));
-            return { resource, used, hard: String(hard), ...(Number.isFinite(ratio) ? { ratio: Math.round(ratio * 1000) / 1000 } : {}), exhausted: Number.isFinite(ratio) && ratio >= 1 };
+            return {
+              resource,
+              used,
+              hard: String(hard),
+              ...(Number.isFinite(ratio) ? { ratio: Math.round(ratio * 1000) / 1000 } : {}),
+              exhausted: Number.isFinite(ratio) && ratio >= 1,
+            };
           })
           .sort((left, right) => (right.ratio ?? 0) - (left.ratio ?? 0)),
       })),
@@ -64,20 +82,42 @@ export const listResourceQuotasTool: ReadTool<typeof input, ResourceQuotasData, 
               const defaults = stringify(limit._default);
               const defaultRequest = stringify(limit.defaultRequest);
               const maxLimitRequestRatio = stringify(limit.maxLimitRequestRatio);
-              return { type: limit.type, ...(min ? { min } : {}), ...(max ? { max } : {}), ...(defaults ? { default: defaults } : {}), ...(defaultRequest ? { defaultRequest } : {}), ...(maxLimitRequestRatio ? { maxLimitRequestRatio } : {}) };
+              return {
+                type: limit.type,
+                ...(min ? { min } : {}),
+                ...(max ? { max } : {}),
+                ...(defaults ? { default: defaults } : {}),
+                ...(defaultRequest ? { defaultRequest } : {}),
+                ...(maxLimitRequestRatio ? { maxLimitRequestRatio } : {}),
+              };
             }),
           }))
         : [],
     };
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${data.quotas.length} ResourceQuota(s) and ${data.limitRanges.length} LimitRange(s) in ${args.namespace}.`);
+    text.add(
+      `${data.quotas.length} ResourceQuota(s) and ${data.limitRanges.length} LimitRange(s) in ${args.namespace}.`,
+    );
     for (const quota of data.quotas) {
-      text.add(`quota ${quota.name}: ${quota.resources.map((item) => `${item.resource} ${item.used}/${item.hard}${item.exhausted ? ' (EXHAUSTED)' : ''}`).join(', ')}`);
+      text.add(
+        `quota ${quota.name}: ${quota.resources.map((item) => `${item.resource} ${item.used}/${item.hard}${item.exhausted ? ' (EXHAUSTED)' : ''}`).join(', ')}`,
+      );
     }
-    const format = (values: Record<string, string> | undefined): string => (values ? Object.entries(values).map(([key, value]) => `${key}=${value}`).join(',') : '');
+    const format = (values: Record<string, string> | undefined): string =>
+      values
+        ? Object.entries(values)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(',')
+        : '';
     for (const range of data.limitRanges) {
       for (const limit of range.limits) {
-        const parts = [limit.min && `min ${format(limit.min)}`, limit.max && `max ${format(limit.max)}`, limit.defaultRequest && `defaultRequest ${format(limit.defaultRequest)}`, limit.default && `default limit ${format(limit.default)}`, limit.maxLimitRequestRatio && `maxLimitRequestRatio ${format(limit.maxLimitRequestRatio)}`].filter(Boolean);
+        const parts = [
+          limit.min && `min ${format(limit.min)}`,
+          limit.max && `max ${format(limit.max)}`,
+          limit.defaultRequest && `defaultRequest ${format(limit.defaultRequest)}`,
+          limit.default && `default limit ${format(limit.default)}`,
+          limit.maxLimitRequestRatio && `maxLimitRequestRatio ${format(limit.maxLimitRequestRatio)}`,
+        ].filter(Boolean);
         text.add(`limitrange ${range.name} (${limit.type}): ${parts.join('; ')}`);
       }
     }

@@ -28,11 +28,17 @@ export interface ServicesData {
 
 const input = z.object({
   namespace: namespaceName().optional().describe('Namespace; omitted: every namespace this run may read'),
-  noReadyEndpoints: z.boolean().optional().describe('true: only the Services whose selector yields no ready endpoint (the others are counted, not listed)'),
+  noReadyEndpoints: z
+    .boolean()
+    .optional()
+    .describe('true: only the Services whose selector yields no ready endpoint (the others are counted, not listed)'),
 });
 
 export function formatServicePorts(service: V1Service): string[] {
-  return (service.spec?.ports ?? []).map((port) => `${port.name ? `${port.name}:` : ''}${port.port}->${port.targetPort ?? port.port}/${port.protocol ?? 'TCP'}`);
+  return (service.spec?.ports ?? []).map(
+    (port) =>
+      `${port.name ? `${port.name}:` : ''}${port.port}->${port.targetPort ?? port.port}/${port.protocol ?? 'TCP'}`,
+  );
 }
 
 export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_services'> = {
@@ -53,7 +59,9 @@ export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_servic
       ]);
       if (!serviceList.ok) return failureFrom(serviceList.error);
       services.push(...serviceList.value.items);
-      if (endpointList.ok) for (const item of endpointList.value.items) endpoints.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
+      if (endpointList.ok)
+        for (const item of endpointList.value.items)
+          endpoints.set(`${item.metadata?.namespace}/${item.metadata?.name}`, item);
     }
     const summaries = services
       .map((service): ServiceSummaryData => {
@@ -71,11 +79,22 @@ export const listServicesTool: ReadTool<typeof input, ServicesData, 'list_servic
           noReadyEndpoints: selector !== '' && service.spec?.type !== 'ExternalName' && read.ready.length === 0,
         };
       })
-      .sort((left, right) => Number(right.noReadyEndpoints) - Number(left.noReadyEndpoints) || left.namespace.localeCompare(right.namespace) || left.name.localeCompare(right.name));
+      .sort(
+        (left, right) =>
+          Number(right.noReadyEndpoints) - Number(left.noReadyEndpoints) ||
+          left.namespace.localeCompare(right.namespace) ||
+          left.name.localeCompare(right.name),
+      );
     const listed = args.noReadyEndpoints ? summaries.filter((service) => service.noReadyEndpoints) : summaries;
-    const data: ServicesData = { total: summaries.length, withoutReadyEndpoints: summaries.filter((service) => service.noReadyEndpoints).length, services: listed.slice(0, 500) };
+    const data: ServicesData = {
+      total: summaries.length,
+      withoutReadyEndpoints: summaries.filter((service) => service.noReadyEndpoints).length,
+      services: listed.slice(0, 500),
+    };
     const text = new BudgetedText(context.outputBudgetBytes);
-    text.add(`${summaries.length} Service(s): ${data.withoutReadyEndpoints} with a selector but no ready endpoint${args.noReadyEndpoints ? '; only those are listed' : ''}.`);
+    text.add(
+      `${summaries.length} Service(s): ${data.withoutReadyEndpoints} with a selector but no ready endpoint${args.noReadyEndpoints ? '; only those are listed' : ''}.`,
+    );
     for (const service of listed) {
       // A Service that reaches ready pods through its selector is as kubectl get svc shows it: the selector only where something is wrong.
       const reaching = service.selector !== '' && service.readyEndpoints > 0;

@@ -44,8 +44,17 @@ export const listStorageClassesTool: ReadTool<typeof input, StorageClassesData, 
     const text = new BudgetedText(context.outputBudgetBytes);
     text.add(`${storageClasses.length} StorageClass(es); default: ${defaultClass ?? 'none'}.`);
     for (const item of storageClasses) {
-      if (!text.add(`${item.name}${item.isDefault ? ' (default)' : ''}: provisioner ${item.provisioner}, binding ${item.volumeBindingMode}, reclaim ${item.reclaimPolicy}${item.allowVolumeExpansion ? ', expandable' : ''}`)) break;
+      if (
+        !text.add(
+          `${item.name}${item.isDefault ? ' (default)' : ''}: provisioner ${item.provisioner}, binding ${item.volumeBindingMode}, reclaim ${item.reclaimPolicy}${item.allowVolumeExpansion ? ', expandable' : ''}`,
+        )
+      )
+        break;
     }
-    return success(text.finish('the list is cut; few clusters have this many classes.'), { storageClasses, ...(defaultClass ? { defaultClass } : {}) } satisfies StorageClassesData, text.truncated);
+    return success(
+      text.finish('the list is cut; few clusters have this many classes.'),
+      { storageClasses, ...(defaultClass ? { defaultClass } : {}) } satisfies StorageClassesData,
+      text.truncated,
+    );
   },
 };

@@ -18,11 +18,22 @@ export async function missingNamespace(namespace: string, context: ReadToolConte
   const fetched = await context.cluster.get('Namespace', { name: namespace }, { signal: context.signal });
   if (fetched.ok || fetched.error.kind !== 'not-found') return undefined;
   const listed = await context.cluster.list('Namespace', { maxItems: 500, signal: context.signal });
-  const names = listed.ok ? listed.value.items.flatMap((item) => (item.metadata?.name ? [item.metadata.name] : [])).sort() : [];
+  const names = listed.ok
+    ? listed.value.items.flatMap((item) => (item.metadata?.name ? [item.metadata.name] : [])).sort()
+    : [];
   if (names.length === 0 || names.includes(namespace)) return undefined;
-  const readable = context.allowedNamespaces ? names.filter((name) => context.allowedNamespaces!.includes(name)) : names;
+  const readable = context.allowedNamespaces
+    ? names.filter((name) => context.allowedNamespaces!.includes(name))
+    : names;
   const shown = readable.slice(0, NAMESPACES_LISTED).join(', ');
   const more = readable.length > NAMESPACES_LISTED ? ` and ${readable.length - NAMESPACES_LISTED} more` : '';
-  const existing = readable.length > 0 ? ` The cluster has namespaces ${shown}${more}.` : ' None of the namespaces it has may be read by this run.';
-  return { ok: false, error: 'not-found', content: `not-found: namespace "${namespace}" does not exist.${existing} Check the namespace name: nothing can be found in one that does not exist.` };
+  const existing =
+    readable.length > 0
+      ? ` The cluster has namespaces ${shown}${more}.`
+      : ' None of the namespaces it has may be read by this run.';
+  return {
+    ok: false,
+    error: 'not-found',
+    content: `not-found: namespace "${namespace}" does not exist.${existing} Check the namespace name: nothing can be found in one that does not exist.`,
+  };
 }

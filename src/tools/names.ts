@@ -22,7 +22,10 @@ function label(what: string): z.ZodString {
     .string()
     .min(1, { error: `a ${what} cannot be empty`, abort: true })
     .max(MAX_LABEL_LENGTH, { error: `a ${what} has at most ${MAX_LABEL_LENGTH} characters`, abort: true })
-    .regex(LABEL_PATTERN, { error: (issue) => `${JSON.stringify(issue.input)} is not a valid ${what}: use ${LABEL_RULE} (e.g. "shop", "checkout-api")` });
+    .regex(LABEL_PATTERN, {
+      error: (issue) =>
+        `${JSON.stringify(issue.input)} is not a valid ${what}: use ${LABEL_RULE} (e.g. "shop", "checkout-api")`,
+    });
 }
 
 /** A namespace: an RFC 1123 label. Call `.describe()` on it as on any field. */
@@ -42,6 +45,7 @@ export function objectName(): z.ZodString {
     .min(1, { error: 'an object name cannot be empty', abort: true })
     .max(MAX_SUBDOMAIN_LENGTH, { error: `an object name has at most ${MAX_SUBDOMAIN_LENGTH} characters`, abort: true })
     .regex(SUBDOMAIN_PATTERN, {
-      error: (issue) => `${JSON.stringify(issue.input)} is not a valid object name: use ${LABEL_RULE}, in parts joined by "." (e.g. "checkout-api-7d9f8c6b5-x2k4q")`,
+      error: (issue) =>
+        `${JSON.stringify(issue.input)} is not a valid object name: use ${LABEL_RULE}, in parts joined by "." (e.g. "checkout-api-7d9f8c6b5-x2k4q")`,
     });
 }

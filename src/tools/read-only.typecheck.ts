@@ -20,7 +20,14 @@ export function readToolsCannotWrite(context: ReadToolContext): void {
   // @ts-expect-error a read tool's cluster has no scale
   void context.cluster.scale({ kind: 'Deployment', namespace: 'shop', name: 'web', replicas: 0, dryRun: false });
   // @ts-expect-error a read tool's cluster has no patch
-  void context.cluster.patch({ kind: 'Deployment', namespace: 'shop', name: 'web', patchType: 'merge', patch: {}, dryRun: false });
+  void context.cluster.patch({
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'web',
+    patchType: 'merge',
+    patch: {},
+    dryRun: false,
+  });
   // @ts-expect-error a read tool's cluster has no deletePod
   void context.cluster.deletePod({ namespace: 'shop', name: 'web-0', dryRun: false });
 }
@@ -32,13 +39,26 @@ export const aReadToolThatScales: ReadTool<typeof input> = {
   risk: 'read',
   async run(args, context) {
     // @ts-expect-error inside a read tool's run, the cluster cannot scale
-    await context.cluster.scale({ kind: 'Deployment', namespace: args.namespace, name: args.name, replicas: 0, dryRun: false });
+    await context.cluster.scale({
+      kind: 'Deployment',
+      namespace: args.namespace,
+      name: args.name,
+      replicas: 0,
+      dryRun: false,
+    });
     return { ok: true, content: 'scaled', truncated: false };
   },
 };
 
-// @ts-expect-error a tool that changes the cluster cannot be declared a read tool
-export const aWriteDressedAsRead: ReadTool<typeof input> = { name: 'disguised', description: 'Deletes.', input, risk: 'write', run: async () => ({ ok: true, content: '', truncated: false }) };
+// A tool that changes the cluster cannot be declared a read tool.
+export const aWriteDressedAsRead: ReadTool<typeof input> = {
+  name: 'disguised',
+  description: 'Deletes.',
+  input,
+  // @ts-expect-error a read tool's risk is 'read'
+  risk: 'write',
+  run: async () => ({ ok: true, content: '', truncated: false }),
+};
 
 export async function writesNeedAnApproval(context: ToolContext, registry: ToolRegistry): Promise<void> {
   // @ts-expect-error a write tool's run takes an ApprovedAction, not the validated input
@@ -54,10 +74,24 @@ export async function anApprovalIsRunThroughTheRegistry(approved: ApprovedAction
 
 export function approvalsCannotBeForged(hold: HoldDecision): ApprovedAction {
   // @ts-expect-error an ApprovedAction cannot be built with an object literal
-  const forged: ApprovedAction = { toolName: 'scale', risk: 'write', input: { namespace: 'shop', name: 'web', replicas: 0 }, runId: 'run', actionId: 'act', approval: { by: 'me', at: new Date() } };
+  const forged: ApprovedAction = {
+    toolName: 'scale',
+    risk: 'write',
+    input: { namespace: 'shop', name: 'web', replicas: 0 },
+    runId: 'run',
+    actionId: 'act',
+    approval: { by: 'me', at: new Date() },
+  };
   void forged;
   // @ts-expect-error a hold decision cannot be built with an object literal either
-  const forgedHold: HoldDecision = { decision: 'hold', rung: 'ACT', toolName: 'scale', risk: 'write', input: {}, reason: 'forged' };
+  const forgedHold: HoldDecision = {
+    decision: 'hold',
+    rung: 'ACT',
+    toolName: 'scale',
+    risk: 'write',
+    input: {},
+    reason: 'forged',
+  };
   void forgedHold;
   // @ts-expect-error approving needs the approval: who, when, which run and action
   approve(hold, { by: 'me' });

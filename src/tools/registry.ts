@@ -40,7 +40,17 @@ import { rolloutUndoTool } from './rollout-undo.ts';
 import { scaleTool } from './scale.ts';
 import { readOnlyView } from '../cluster/cluster.ts';
 import { isApprovedAction, type ApprovedAction } from '../gate/gate.ts';
-import { isWriteTool, type AnyZodObject, type ReadTool, type ReadToolContext, type Tool, type ToolContext, type ToolResult, type ToolSpec, type WriteTool } from './tool.ts';
+import {
+  isWriteTool,
+  type AnyZodObject,
+  type ReadTool,
+  type ReadToolContext,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+  type ToolSpec,
+  type WriteTool,
+} from './tool.ts';
 
 export interface ToolRegistry {
   list(): Tool[];
@@ -51,36 +61,36 @@ export interface ToolRegistry {
 
 /** Every tool kubewhy ships, reads first, then writes; each keeps its literal name and data type. */
 const SHIPPED_TOOLS = [
-    listPodsTool,
-    describePodTool,
-    podLogsTool,
-    listEventsTool,
-    listDeploymentsTool,
-    describeDeploymentTool,
-    rolloutHistoryTool,
-    listReplicaSetsTool,
-    listStatefulSetsTool,
-    listDaemonSetsTool,
-    listJobsTool,
-    listCronJobsTool,
-    listNodesTool,
-    listServicesTool,
-    describeServiceTool,
-    resolveHostTool,
-    listConfigMapsTool,
-    listSecretsTool,
-    listPersistentVolumeClaimsTool,
-    listStorageClassesTool,
-    listResourceQuotasTool,
-    listNetworkPoliciesTool,
-    listIngressesTool,
-    listHorizontalPodAutoscalersTool,
-    listRoleBindingsTool,
-    rolloutRestartTool,
-    rolloutUndoTool,
-    scaleTool,
-    deletePodTool,
-  ] as const;
+  listPodsTool,
+  describePodTool,
+  podLogsTool,
+  listEventsTool,
+  listDeploymentsTool,
+  describeDeploymentTool,
+  rolloutHistoryTool,
+  listReplicaSetsTool,
+  listStatefulSetsTool,
+  listDaemonSetsTool,
+  listJobsTool,
+  listCronJobsTool,
+  listNodesTool,
+  listServicesTool,
+  describeServiceTool,
+  resolveHostTool,
+  listConfigMapsTool,
+  listSecretsTool,
+  listPersistentVolumeClaimsTool,
+  listStorageClassesTool,
+  listResourceQuotasTool,
+  listNetworkPoliciesTool,
+  listIngressesTool,
+  listHorizontalPodAutoscalersTool,
+  listRoleBindingsTool,
+  rolloutRestartTool,
+  rolloutUndoTool,
+  scaleTool,
+  deletePodTool,
+] as const;
 
 /** Every tool kubewhy ships: reads first, then writes. */
 export function defaultTools(): Tool[] {
@@ -96,7 +106,9 @@ export type ToolName = ShippedTool['name'];
 export type WriteToolName = Extract<ShippedTool, { risk: 'write' | 'destructive' }>['name'];
 
 /** What a successful call of each tool returns as `data`, by name: derived from the tools themselves. */
-export type ToolDataMap = { [T in ShippedTool as T['name']]: T extends Tool<AnyZodObject, infer Data, string> ? Data : never };
+export type ToolDataMap = {
+  [T in ShippedTool as T['name']]: T extends Tool<AnyZodObject, infer Data, string> ? Data : never;
+};
 
 /** The arguments each tool takes, by name, as its schema accepts them. */
 export type ToolInputMap = { [T in ShippedTool as T['name']]: z.input<T['input']> };
@@ -157,19 +169,37 @@ export interface DryRunWriteRequest {
 type Lookup<T extends Tool> = { ok: true; tool: T } | { ok: false; result: ToolResult };
 
 function unknownTool(registry: ToolRegistry, name: string): ToolResult {
-  const names = registry.list().map((known) => known.name).join(', ');
-  return { ok: false, error: 'unknown-tool', content: `unknown-tool: there is no tool named "${name}". Tools that exist: ${names}.` };
+  const names = registry
+    .list()
+    .map((known) => known.name)
+    .join(', ');
+  return {
+    ok: false,
+    error: 'unknown-tool',
+    content: `unknown-tool: there is no tool named "${name}". Tools that exist: ${names}.`,
+  };
 }
 
 function stopped(): ToolResult {
-  return { ok: false, error: 'timeout', content: 'timeout: the run was stopped before this call (deadline or cancellation).' };
+  return {
+    ok: false,
+    error: 'timeout',
+    content: 'timeout: the run was stopped before this call (deadline or cancellation).',
+  };
 }
 
 function findReadTool(registry: ToolRegistry, name: string): Lookup<ReadTool> {
   const tool = registry.get(name);
   if (!tool) return { ok: false, result: unknownTool(registry, name) };
   if (tool.risk !== 'read') {
-    return { ok: false, result: { ok: false, error: 'invalid-input', content: `invalid-input: ${name} changes the cluster (${tool.risk}); it runs only as an action a person approved, never as a read.` } };
+    return {
+      ok: false,
+      result: {
+        ok: false,
+        error: 'invalid-input',
+        content: `invalid-input: ${name} changes the cluster (${tool.risk}); it runs only as an action a person approved, never as a read.`,
+      },
+    };
   }
   return { ok: true, tool };
 }
@@ -177,15 +207,28 @@ function findReadTool(registry: ToolRegistry, name: string): Lookup<ReadTool> {
 function findWriteTool(registry: ToolRegistry, name: string): Lookup<WriteTool> {
   const tool = registry.get(name);
   if (!tool) return { ok: false, result: unknownTool(registry, name) };
-  if (!isWriteTool(tool)) return { ok: false, result: { ok: false, error: 'invalid-input', content: `invalid-input: ${name} is a read tool; only write tools have a dry run or an approval.` } };
+  if (!isWriteTool(tool))
+    return {
+      ok: false,
+      result: {
+        ok: false,
+        error: 'invalid-input',
+        content: `invalid-input: ${name} is a read tool; only write tools have a dry run or an approval.`,
+      },
+    };
   return { ok: true, tool };
 }
 
 /** Redaction first, so the budget measures what the model will read. */
 function finish(result: ToolResult, context: ReadToolContext): ToolResult {
   const content = redactText(result.content);
-  if (!result.ok) return { ok: false, error: result.error, content: enforceBudget(content, context.outputBudgetBytes, '').content };
-  const fitted = enforceBudget(content, context.outputBudgetBytes, 'Narrow the request: a selector, a name, a container, a grep or a smaller tail.');
+  if (!result.ok)
+    return { ok: false, error: result.error, content: enforceBudget(content, context.outputBudgetBytes, '').content };
+  const fitted = enforceBudget(
+    content,
+    context.outputBudgetBytes,
+    'Narrow the request: a selector, a name, a container, a grep or a smaller tail.',
+  );
   return {
     ok: true,
     content: fitted.content,
@@ -196,7 +239,12 @@ function finish(result: ToolResult, context: ReadToolContext): ToolResult {
 }
 
 /** Runs the call unless the run was stopped, turns anything thrown into `internal`, and finishes the result. */
-async function execute<T extends Tool>(input: { lookup: Lookup<T>; name: string; context: ReadToolContext; invoke: (tool: T) => Promise<ToolResult> }): Promise<ToolResult> {
+async function execute<T extends Tool>(input: {
+  lookup: Lookup<T>;
+  name: string;
+  context: ReadToolContext;
+  invoke: (tool: T) => Promise<ToolResult>;
+}): Promise<ToolResult> {
   const { lookup, context } = input;
   if (!lookup.ok) return finish(lookup.result, context);
   if (context.signal.aborted) return finish(stopped(), context);
@@ -204,7 +252,14 @@ async function execute<T extends Tool>(input: { lookup: Lookup<T>; name: string;
     return finish(await input.invoke(lookup.tool), context);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    return finish({ ok: false, error: 'internal', content: `internal: ${input.name} failed unexpectedly (${message}). Try another tool or other arguments.` }, context);
+    return finish(
+      {
+        ok: false,
+        error: 'internal',
+        content: `internal: ${input.name} failed unexpectedly (${message}). Try another tool or other arguments.`,
+      },
+      context,
+    );
   }
 }
 
@@ -214,7 +269,12 @@ async function execute<T extends Tool>(input: { lookup: Lookup<T>; name: string;
  */
 export function runReadTool(request: RunReadToolRequest): Promise<ToolResult> {
   const context: ReadToolContext = { ...request.context, cluster: readOnlyView(request.context.cluster) };
-  return execute({ lookup: findReadTool(request.registry, request.name), name: request.name, context, invoke: (tool) => tool.run(request.input, context) });
+  return execute({
+    lookup: findReadTool(request.registry, request.name),
+    name: request.name,
+    context,
+    invoke: (tool) => tool.run(request.input, context),
+  });
 }
 
 /**
@@ -225,9 +285,23 @@ export function runReadTool(request: RunReadToolRequest): Promise<ToolResult> {
 export function runApprovedWrite(request: RunApprovedWriteRequest): Promise<ToolResult> {
   const { approved, context } = request;
   if (!isApprovedAction(approved)) {
-    return Promise.resolve(finish({ ok: false, error: 'internal', content: 'internal: this write carries no approval made by the gate; it was not executed.' }, context));
+    return Promise.resolve(
+      finish(
+        {
+          ok: false,
+          error: 'internal',
+          content: 'internal: this write carries no approval made by the gate; it was not executed.',
+        },
+        context,
+      ),
+    );
   }
-  return execute({ lookup: findWriteTool(request.registry, approved.toolName), name: approved.toolName, context, invoke: (tool) => tool.run(approved, context) });
+  return execute({
+    lookup: findWriteTool(request.registry, approved.toolName),
+    name: approved.toolName,
+    context,
+    invoke: (tool) => tool.run(approved, context),
+  });
 }
 
 /**
@@ -236,7 +310,12 @@ export function runApprovedWrite(request: RunApprovedWriteRequest): Promise<Tool
  * A read tool has nothing to rehearse: it answers `invalid-input`. Never throws.
  */
 export function dryRunWrite(request: DryRunWriteRequest): Promise<ToolResult> {
-  return execute({ lookup: findWriteTool(request.registry, request.name), name: request.name, context: request.context, invoke: (tool) => tool.dryRun(request.input, request.context) });
+  return execute({
+    lookup: findWriteTool(request.registry, request.name),
+    name: request.name,
+    context: request.context,
+    invoke: (tool) => tool.dryRun(request.input, request.context),
+  });
 }
 
 /**

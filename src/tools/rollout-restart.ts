@@ -24,7 +24,11 @@ type Input = z.infer<typeof input>;
 
 async function restart(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<RolloutRestartData>> {
   const restartedAt = context.cluster.now().toISOString();
-  const before = await context.cluster.get(args.kind, { namespace: args.namespace, name: args.name }, { signal: context.signal });
+  const before = await context.cluster.get(
+    args.kind,
+    { namespace: args.namespace, name: args.name },
+    { signal: context.signal },
+  );
   if (!before.ok) return failureFrom(before.error);
   const result = await context.cluster.patch({
     kind: args.kind,
@@ -40,8 +44,18 @@ async function restart(args: Input, context: ToolContext, dryRun: boolean): Prom
   const annotation = 'kubectl.kubernetes.io/restartedAt';
   const previous = before.value.spec?.template?.metadata?.annotations?.[annotation];
   const stamped = result.value.spec?.template?.metadata?.annotations?.[annotation] ?? restartedAt;
-  const diff = [`${target}: pod template annotation ${annotation}: ${previous ?? '(none)'} → ${stamped}; every pod is replaced, one by one`];
-  const data: RolloutRestartData = { action: 'rollout_restart', kind: args.kind, namespace: args.namespace, name: args.name, dryRun, diff, restartedAt };
+  const diff = [
+    `${target}: pod template annotation ${annotation}: ${previous ?? '(none)'} → ${stamped}; every pod is replaced, one by one`,
+  ];
+  const data: RolloutRestartData = {
+    action: 'rollout_restart',
+    kind: args.kind,
+    namespace: args.namespace,
+    name: args.name,
+    dryRun,
+    diff,
+    restartedAt,
+  };
   const content = dryRun
     ? `Dry run passed: restarting ${target} would stamp its pod template with restartedAt=${restartedAt}; nothing was changed.`
     : `Restarted ${target}: pod template stamped with restartedAt=${restartedAt}; the controller now replaces its pods one by one (a rolling restart).`;

@@ -15,9 +15,16 @@ export const ROLLOUT_KINDS = ['Deployment', 'StatefulSet', 'DaemonSet'] as const
 export type RolloutKind = (typeof ROLLOUT_KINDS)[number];
 
 /** The `kind` input both rollout tools take; omitted means Deployment. */
-export const rolloutKindInput = z.enum(ROLLOUT_KINDS).optional().describe('Workload kind: Deployment (the default), StatefulSet or DaemonSet');
+export const rolloutKindInput = z
+  .enum(ROLLOUT_KINDS)
+  .optional()
+  .describe('Workload kind: Deployment (the default), StatefulSet or DaemonSet');
 
-const LIST_TOOLS: Record<RolloutKind, string> = { Deployment: 'list_deployments', StatefulSet: 'list_stateful_sets', DaemonSet: 'list_daemon_sets' };
+const LIST_TOOLS: Record<RolloutKind, string> = {
+  Deployment: 'list_deployments',
+  StatefulSet: 'list_stateful_sets',
+  DaemonSet: 'list_daemon_sets',
+};
 
 export interface RolloutTargetRequest {
   namespace: string;
@@ -30,10 +37,17 @@ export interface RolloutTargetRequest {
 export type RolloutTargetResult = { ok: true; history: RolloutHistory } | { ok: false; failure: ToolFailure };
 
 /** Which other rollout kind, if any, has an object of this name. */
-async function findOtherKind(request: RolloutTargetRequest, context: ReadToolContext): Promise<RolloutKind | undefined> {
+async function findOtherKind(
+  request: RolloutTargetRequest,
+  context: ReadToolContext,
+): Promise<RolloutKind | undefined> {
   for (const kind of ROLLOUT_KINDS) {
     if (kind === request.kind) continue;
-    const found = await context.cluster.get(kind, { namespace: request.namespace, name: request.name }, { signal: context.signal });
+    const found = await context.cluster.get(
+      kind,
+      { namespace: request.namespace, name: request.name },
+      { signal: context.signal },
+    );
     if (found.ok) return kind;
   }
   return undefined;
@@ -41,11 +55,16 @@ async function findOtherKind(request: RolloutTargetRequest, context: ReadToolCon
 
 async function notFoundHint(request: RolloutTargetRequest, context: ReadToolContext): Promise<string> {
   const other = await findOtherKind(request, context);
-  if (other) return `${request.namespace}/${request.name} is a ${other}, not a ${request.kind}: call ${request.tool} again with kind "${other}".`;
+  if (other)
+    return `${request.namespace}/${request.name} is a ${other}, not a ${request.kind}: call ${request.tool} again with kind "${other}".`;
   return `Use ${LIST_TOOLS[request.kind]} in "${request.namespace}" to see which exist; for a StatefulSet or DaemonSet, set kind.`;
 }
 
-async function readRevisionedWorkload(kind: RevisionedWorkload['kind'], reference: { namespace: string; name: string }, context: ReadToolContext): Promise<ClusterResult<RevisionedWorkload>> {
+async function readRevisionedWorkload(
+  kind: RevisionedWorkload['kind'],
+  reference: { namespace: string; name: string },
+  context: ReadToolContext,
+): Promise<ClusterResult<RevisionedWorkload>> {
   const options = { signal: context.signal };
   if (kind === 'StatefulSet') {
     const read = await context.cluster.get('StatefulSet', reference, options);
@@ -56,18 +75,43 @@ async function readRevisionedWorkload(kind: RevisionedWorkload['kind'], referenc
 }
 
 /** Reads the workload and its rollout history. */
-export async function readRolloutTarget(request: RolloutTargetRequest, context: ReadToolContext): Promise<RolloutTargetResult> {
+export async function readRolloutTarget(
+  request: RolloutTargetRequest,
+  context: ReadToolContext,
+): Promise<RolloutTargetResult> {
   const reference = { namespace: request.namespace, name: request.name };
   const options = { signal: context.signal };
   let history;
   if (request.kind === 'Deployment') {
     const deployment = await context.cluster.get('Deployment', reference, options);
-    if (!deployment.ok) return { ok: false, failure: failureFrom(deployment.error, deployment.error.kind === 'not-found' ? await notFoundHint(request, context) : undefined) };
-    history = await readRolloutHistory({ cluster: context.cluster, deployment: deployment.value, signal: context.signal });
+    if (!deployment.ok)
+      return {
+        ok: false,
+        failure: failureFrom(
+          deployment.error,
+          deployment.error.kind === 'not-found' ? await notFoundHint(request, context) : undefined,
+        ),
+      };
+    history = await readRolloutHistory({
+      cluster: context.cluster,
+      deployment: deployment.value,
+      signal: context.signal,
+    });
   } else {
     const workload = await readRevisionedWorkload(request.kind, reference, context);
-    if (!workload.ok) return { ok: false, failure: failureFrom(workload.error, workload.error.kind === 'not-found' ? await notFoundHint(request, context) : undefined) };
-    history = await readControllerRevisionHistory({ cluster: context.cluster, workload: workload.value, signal: context.signal });
+    if (!workload.ok)
+      return {
+        ok: false,
+        failure: failureFrom(
+          workload.error,
+          workload.error.kind === 'not-found' ? await notFoundHint(request, context) : undefined,
+        ),
+      };
+    history = await readControllerRevisionHistory({
+      cluster: context.cluster,
+      workload: workload.value,
+      signal: context.signal,
+    });
   }
   if (!history.ok) return { ok: false, failure: failureFrom(history.error) };
   return { ok: true, history: history.value };

@@ -25,12 +25,28 @@ const input = z.object({
 type Input = z.infer<typeof input>;
 
 async function scale(args: Input, context: ToolContext, dryRun: boolean): Promise<ToolResult<ScaleData>> {
-  const result = await context.cluster.scale({ kind: args.kind, namespace: args.namespace, name: args.name, replicas: args.replicas, dryRun, signal: context.signal });
+  const result = await context.cluster.scale({
+    kind: args.kind,
+    namespace: args.namespace,
+    name: args.name,
+    replicas: args.replicas,
+    dryRun,
+    signal: context.signal,
+  });
   if (!result.ok) return failureFrom(result.error);
   const target = `${args.kind} ${args.namespace}/${args.name}`;
   const { previousReplicas, replicas } = result.value;
   const diff = [`${target}: replicas ${previousReplicas} → ${replicas}${replicas === 0 ? ' (every pod stops)' : ''}`];
-  const data: ScaleData = { action: 'scale', kind: args.kind, namespace: args.namespace, name: args.name, dryRun, diff, previousReplicas, replicas };
+  const data: ScaleData = {
+    action: 'scale',
+    kind: args.kind,
+    namespace: args.namespace,
+    name: args.name,
+    dryRun,
+    diff,
+    previousReplicas,
+    replicas,
+  };
   const content = dryRun
     ? `Dry run passed: ${target} would go from ${data.previousReplicas} to ${args.replicas} replica(s); nothing was changed.`
     : `Scaled ${target} from ${data.previousReplicas} to ${data.replicas} replica(s).`;

@@ -16,7 +16,11 @@ const NEXT_STEPS: Record<ClusterError['kind'], string> = {
 
 /** A failure the model can read: what failed, the server's words, what to try. */
 export function failureFrom(error: ClusterError, hint?: string): ToolFailure {
-  return { ok: false, error: error.kind, content: `${error.kind}: ${error.message}. ${hint ?? NEXT_STEPS[error.kind]}` };
+  return {
+    ok: false,
+    error: error.kind,
+    content: `${error.kind}: ${error.message}. ${hint ?? NEXT_STEPS[error.kind]}`,
+  };
 }
 
 export function success<Data>(content: string, data: Data, truncated = false): ToolSuccess & { data: Data } {
@@ -33,8 +37,14 @@ export function resolveNamespaces(namespace: string | undefined, context: ReadTo
 }
 
 /** A note for results assembled from a list the server cut short. */
-export function describeIncomplete(input: { incomplete: boolean; partialError?: ClusterError; remainingItemCount?: number; read: number }): string | undefined {
-  if (input.partialError) return `note: only ${input.read} item(s) could be read before an error (${input.partialError.kind}: ${input.partialError.message}); counts cover those.`;
+export function describeIncomplete(input: {
+  incomplete: boolean;
+  partialError?: ClusterError;
+  remainingItemCount?: number;
+  read: number;
+}): string | undefined {
+  if (input.partialError)
+    return `note: only ${input.read} item(s) could be read before an error (${input.partialError.kind}: ${input.partialError.message}); counts cover those.`;
   if (input.incomplete) {
     const more = input.remainingItemCount !== undefined ? ` (${input.remainingItemCount} more on the server)` : '';
     return `note: read the first ${input.read} item(s)${more}; counts cover those. Narrow with a selector or a namespace.`;

@@ -89,7 +89,11 @@ interface ToolDefinition<Input extends AnyZodObject, Name extends string> {
 }
 
 /** A tool that only observes: it is handed a read-only cluster and runs whenever the gate lets the call through. */
-export interface ReadTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends ToolDefinition<Input, Name> {
+export interface ReadTool<
+  Input extends AnyZodObject = AnyZodObject,
+  Data = unknown,
+  Name extends string = string,
+> extends ToolDefinition<Input, Name> {
   risk: 'read';
   /** `input` is what the gate validated. */
   run(input: z.infer<Input>, context: ReadToolContext): Promise<ToolResult<Data>>;
@@ -102,7 +106,11 @@ export interface ReadTool<Input extends AnyZodObject = AnyZodObject, Data = unkn
  * request with `dryRun=All` (validated and admitted, never persisted), to show a person
  * what an approval would do: it takes the validated input alone.
  */
-export interface WriteTool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> extends ToolDefinition<Input, Name> {
+export interface WriteTool<
+  Input extends AnyZodObject = AnyZodObject,
+  Data = unknown,
+  Name extends string = string,
+> extends ToolDefinition<Input, Name> {
   risk: Exclude<RiskClass, 'read'>;
   run(approved: ApprovedAction<z.infer<Input>>, context: ToolContext): Promise<ToolResult<Data>>;
   dryRun(input: z.infer<Input>, context: ToolContext): Promise<ToolResult<Data>>;
@@ -112,7 +120,8 @@ export interface WriteTool<Input extends AnyZodObject = AnyZodObject, Data = unk
  * `Data` is what a successful call's `data` holds and `Name` the literal name, so the
  * registry can derive a name-to-data map (tool-data.ts) that the offline engine reads with.
  */
-export type Tool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> = ReadTool<Input, Data, Name> | WriteTool<Input, Data, Name>;
+export type Tool<Input extends AnyZodObject = AnyZodObject, Data = unknown, Name extends string = string> =
+  ReadTool<Input, Data, Name> | WriteTool<Input, Data, Name>;
 
 export function isWriteTool(tool: Tool): tool is WriteTool {
   return tool.risk !== 'read';

@@ -26,7 +26,9 @@ export interface WriteActionData {
  * Runs a write in two steps: the server-side dry run, then, when it passed, the real call.
  * `perform(dryRun)` is the tool's one request builder, so both steps send the same thing.
  */
-export async function runWithDryRunFirst<Data>(perform: (dryRun: boolean) => Promise<ToolResult<Data>>): Promise<ToolResult<Data>> {
+export async function runWithDryRunFirst<Data>(
+  perform: (dryRun: boolean) => Promise<ToolResult<Data>>,
+): Promise<ToolResult<Data>> {
   const rehearsal = await perform(true);
   if (!rehearsal.ok) {
     return { ...rehearsal, content: `Not executed: the server-side dry run failed. ${rehearsal.content}` };

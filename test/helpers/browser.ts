@@ -11,8 +11,17 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { isExecutable } from '../../src/cli/invocation.ts';
 
 export function findChromium(): string | undefined {
-  const candidates = [process.env.KUBEWHY_CHROMIUM, '/usr/bin/chromium', ...(process.env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, 'chromium-browser'))];
-  return candidates.find((candidate): candidate is string => candidate !== undefined && candidate !== '' && isExecutable(candidate));
+  const candidates = [
+    process.env.KUBEWHY_CHROMIUM,
+    '/usr/bin/chromium',
+    ...(process.env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((directory) => join(directory, 'chromium-browser')),
+  ];
+  return candidates.find(
+    (candidate): candidate is string => candidate !== undefined && candidate !== '' && isExecutable(candidate),
+  );
 }
 
 /** `skip` for node:test: false when Chromium is there, else the reason; never skipped in CI (`CI` set), where a missing browser must fail the run. */

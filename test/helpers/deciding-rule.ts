@@ -17,7 +17,9 @@ export const SCENARIOS_DIR = join(import.meta.dirname, '..', '..', 'mock-cluster
  * incident text. `rule` decided the diagnosis; `rules` also holds the rules that decided
  * the hops before it when the engine followed a chain (client, then backend).
  */
-export async function decidingRule(example: string): Promise<{ rule: string | undefined; rules: string[]; category: string | undefined }> {
+export async function decidingRule(
+  example: string,
+): Promise<{ rule: string | undefined; rules: string[]; category: string | undefined }> {
   const [name = example, which] = example.split('#');
   const scenario = await loadScenario(join(SCENARIOS_DIR, name));
   const triggers = scenarioTriggers(scenario);

@@ -24,7 +24,8 @@ function safeString(seed: string, length: number): string {
 }
 
 const EXPRESSIONS: Record<string, string> = {
-  KubePodCrashLooping: 'max_over_time(kube_pod_container_status_waiting_reason{job="kube-state-metrics",namespace=~".*",reason="CrashLoopBackOff"}[5m]) >= 1',
+  KubePodCrashLooping:
+    'max_over_time(kube_pod_container_status_waiting_reason{job="kube-state-metrics",namespace=~".*",reason="CrashLoopBackOff"}[5m]) >= 1',
   KubePodNotReady:
     'sum by (namespace, pod, cluster) (max by (namespace, pod, cluster) (kube_pod_status_phase{job="kube-state-metrics",namespace=~".*",phase=~"Pending|Unknown|Failed"}) * on (namespace, pod, cluster) group_left (owner_kind) topk by (namespace, pod, cluster) (1, max by (namespace, pod, owner_kind, cluster) (kube_pod_owner{owner_kind!="Job"}))) > 0',
 };
@@ -33,7 +34,12 @@ const EXPRESSIONS: Record<string, string> = {
  * `count` alerts over `workloads` Deployments (pods spread evenly), alternating the two
  * alert names, in namespaces `team-0`, `team-1`... of ten workloads each.
  */
-export function kubePrometheusAlerts(input: { count: number; workloads: number; startsAt: string; cluster?: string }): PostableAlert[] {
+export function kubePrometheusAlerts(input: {
+  count: number;
+  workloads: number;
+  startsAt: string;
+  cluster?: string;
+}): PostableAlert[] {
   return Array.from({ length: input.count }, (_, index) => {
     const workload = index % input.workloads;
     const namespace = `team-${Math.floor(workload / 10)}`;
@@ -86,7 +92,10 @@ function uuidOf(seed: string): string {
  * its template data renders it: every alert with status, times and fingerprint, and the
  * group's common labels and annotations.
  */
-export function webhookNotification(alerts: readonly PostableAlert[], fingerprint: (labels: Record<string, string>) => string): Record<string, unknown> {
+export function webhookNotification(
+  alerts: readonly PostableAlert[],
+  fingerprint: (labels: Record<string, string>) => string,
+): Record<string, unknown> {
   return {
     receiver: 'kubewhy',
     status: 'firing',
@@ -100,7 +109,11 @@ export function webhookNotification(alerts: readonly PostableAlert[], fingerprin
       fingerprint: fingerprint(alert.labels),
     })),
     groupLabels: {},
-    commonLabels: { job: 'kube-state-metrics', prometheus: 'monitoring/kube-prometheus-stack-prometheus', severity: 'warning' },
+    commonLabels: {
+      job: 'kube-state-metrics',
+      prometheus: 'monitoring/kube-prometheus-stack-prometheus',
+      severity: 'warning',
+    },
     commonAnnotations: {},
     externalURL: 'http://kube-prometheus-stack-alertmanager.monitoring:9093',
     version: '4',

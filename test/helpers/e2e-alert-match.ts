@@ -10,17 +10,59 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 
 /** The labels that say what an alert is about: those the diagnosis engine reads, and the condition of condition alerts. */
-export const IDENTIFYING_LABELS = ['namespace', 'pod', 'container', 'deployment', 'statefulset', 'daemonset', 'job_name', 'cronjob', 'horizontalpodautoscaler', 'node', 'persistentvolumeclaim', 'service', 'resourcequota', 'condition'] as const;
+export const IDENTIFYING_LABELS = [
+  'namespace',
+  'pod',
+  'container',
+  'deployment',
+  'statefulset',
+  'daemonset',
+  'job_name',
+  'cronjob',
+  'horizontalpodautoscaler',
+  'node',
+  'persistentvolumeclaim',
+  'service',
+  'resourcequota',
+  'condition',
+] as const;
 
 /** The kubernetes-mixin's alert names: a scenario alert among these must have a rule in deploy/prometheus. */
 export const MIXIN_ALERT_NAMES = new Set([
-  'KubePodCrashLooping', 'KubePodNotReady', 'KubeDeploymentGenerationMismatch', 'KubeDeploymentReplicasMismatch', 'KubeDeploymentRolloutStuck',
-  'KubeStatefulSetReplicasMismatch', 'KubeStatefulSetGenerationMismatch', 'KubeStatefulSetUpdateNotRolledOut', 'KubeDaemonSetRolloutStuck',
-  'KubeContainerWaiting', 'KubeDaemonSetNotScheduled', 'KubeDaemonSetMisScheduled', 'KubeJobNotCompleted', 'KubeJobFailed',
-  'KubeHpaReplicasMismatch', 'KubeHpaMaxedOut', 'KubePdbNotEnoughHealthyPods', 'KubeNodeNotReady', 'KubeNodePressure', 'KubeNodeUnreachable',
-  'KubeletTooManyPods', 'KubeNodeReadinessFlapping', 'KubeNodeEviction', 'KubePersistentVolumeFillingUp', 'KubePersistentVolumeInodesFillingUp',
-  'KubePersistentVolumeErrors', 'KubeCPUOvercommit', 'KubeMemoryOvercommit', 'KubeCPUQuotaOvercommit', 'KubeMemoryQuotaOvercommit',
-  'KubeQuotaAlmostFull', 'KubeQuotaFullyUsed', 'KubeQuotaExceeded', 'CPUThrottlingHigh',
+  'KubePodCrashLooping',
+  'KubePodNotReady',
+  'KubeDeploymentGenerationMismatch',
+  'KubeDeploymentReplicasMismatch',
+  'KubeDeploymentRolloutStuck',
+  'KubeStatefulSetReplicasMismatch',
+  'KubeStatefulSetGenerationMismatch',
+  'KubeStatefulSetUpdateNotRolledOut',
+  'KubeDaemonSetRolloutStuck',
+  'KubeContainerWaiting',
+  'KubeDaemonSetNotScheduled',
+  'KubeDaemonSetMisScheduled',
+  'KubeJobNotCompleted',
+  'KubeJobFailed',
+  'KubeHpaReplicasMismatch',
+  'KubeHpaMaxedOut',
+  'KubePdbNotEnoughHealthyPods',
+  'KubeNodeNotReady',
+  'KubeNodePressure',
+  'KubeNodeUnreachable',
+  'KubeletTooManyPods',
+  'KubeNodeReadinessFlapping',
+  'KubeNodeEviction',
+  'KubePersistentVolumeFillingUp',
+  'KubePersistentVolumeInodesFillingUp',
+  'KubePersistentVolumeErrors',
+  'KubeCPUOvercommit',
+  'KubeMemoryOvercommit',
+  'KubeCPUQuotaOvercommit',
+  'KubeMemoryQuotaOvercommit',
+  'KubeQuotaAlmostFull',
+  'KubeQuotaFullyUsed',
+  'KubeQuotaExceeded',
+  'CPUThrottlingHigh',
 ]);
 
 export function matchesTrigger(alert: Record<string, string>, trigger: Record<string, string>): boolean {
@@ -36,12 +78,16 @@ export function labelKey(labels: Record<string, string>): string {
 
 /** `Name{label="value", ...}` with the object labels only, for messages. */
 export function describeAlert(labels: Record<string, string>): string {
-  const shown = IDENTIFYING_LABELS.filter((label) => labels[label] !== undefined).map((label) => `${label}="${labels[label]}"`);
+  const shown = IDENTIFYING_LABELS.filter((label) => labels[label] !== undefined).map(
+    (label) => `${label}="${labels[label]}"`,
+  );
   return `${labels['alertname'] ?? '?'}{${shown.join(', ')}}`;
 }
 
 /** The alert names a Prometheus rule file defines. */
 export async function readAlertNames(file: string): Promise<string[]> {
   const document = parse(await readFile(file, 'utf8')) as { groups?: { rules?: { alert?: string }[] }[] };
-  return (document.groups ?? []).flatMap((group) => (group.rules ?? []).flatMap((rule) => (rule.alert ? [rule.alert] : [])));
+  return (document.groups ?? []).flatMap((group) =>
+    (group.rules ?? []).flatMap((rule) => (rule.alert ? [rule.alert] : [])),
+  );
 }

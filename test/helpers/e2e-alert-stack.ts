@@ -134,7 +134,10 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
     const alertmanager = await startRoutingAlertmanager({
       directory: join(input.directory, 'alertmanager'),
       credentialsFile: join(tokens, 'ingest'),
-      routes: lanes.map((lane) => ({ clusterPattern: `e2e-${lane.index}-.*`, webhookUrl: `${lane.service.url}/v1/alerts/alertmanager` })),
+      routes: lanes.map((lane) => ({
+        clusterPattern: `e2e-${lane.index}-.*`,
+        webhookUrl: `${lane.service.url}/v1/alerts/alertmanager`,
+      })),
     });
     stoppers.push(() => alertmanager.stop());
     const prometheus = await startPrometheus({
@@ -144,12 +147,22 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
       scrapeIntervalMs: input.scrapeIntervalMs,
       evaluationIntervalMs: input.evaluationIntervalMs,
       alertmanagerUrl: alertmanager.url,
-      targets: lanes.flatMap((lane) => lane.ports.map((port, slot) => ({ address: `127.0.0.1:${port.port}`, labels: { cluster: clusterLabel(lane.index, slot) } }))),
+      targets: lanes.flatMap((lane) =>
+        lane.ports.map((port, slot) => ({
+          address: `127.0.0.1:${port.port}`,
+          labels: { cluster: clusterLabel(lane.index, slot) },
+        })),
+      ),
     });
     stoppers.push(() => prometheus.stop());
 
     const freeLanes = createPool(lanes);
-    const fireOnLane = async (lane: Lane, scenario: LoadedScenario, timeoutMs: number, waitFor: AlertWait | undefined): Promise<FiredAlert[]> => {
+    const fireOnLane = async (
+      lane: Lane,
+      scenario: LoadedScenario,
+      timeoutMs: number,
+      waitFor: AlertWait | undefined,
+    ): Promise<FiredAlert[]> => {
       const slot = lane.nextSlot++;
       const port = lane.ports[slot];
       if (!port) throw new Error(`lane ${lane.index} has served all of its ${lane.ports.length} scrape targets`);
@@ -157,19 +170,38 @@ export async function startAlertStack(input: AlertStackOptions): Promise<AlertSt
       const deadline = Date.now() + timeoutMs;
       const remaining = (): number => Math.max(deadline - Date.now(), 0);
       await port.release();
-      const mock = await startMockCluster({ scenario, port: port.port, kubeconfigPath: join(input.directory, cluster, 'kubeconfig') });
+      const mock = await startMockCluster({
+        scenario,
+        port: port.port,
+        kubeconfigPath: join(input.directory, cluster, 'kubeconfig'),
+      });
       try {
         lane.proxy.pointAt(port.port);
-        const alerts = await waitForSettledAlerts({ prometheus, cluster, pollMs: Math.min(50, input.evaluationIntervalMs / 4), evaluationIntervalMs: input.evaluationIntervalMs, timeoutMs: remaining(), ...(waitFor ? { waitFor } : {}) });
+        const alerts = await waitForSettledAlerts({
+          prometheus,
+          cluster,
+          pollMs: Math.min(50, input.evaluationIntervalMs / 4),
+          evaluationIntervalMs: input.evaluationIntervalMs,
+          timeoutMs: remaining(),
+          ...(waitFor ? { waitFor } : {}),
+        });
         const runs = await pollUntil(
           async () => {
             const byLabels = await newestRunByLabels(lane.service, await listRuns(lane.service));
             const found = alerts.map((alert) => byLabels.get(labelKey(alert.labels)));
             return found.every((run) => run !== undefined && ENDED.has(run.status)) ? (found as AlertRun[]) : undefined;
           },
-          { timeoutMs: remaining(), what: `kubewhy to end a run for each of ${alerts.length} alerts of ${scenario.name}`, intervalMs: 50 },
+          {
+            timeoutMs: remaining(),
+            what: `kubewhy to end a run for each of ${alerts.length} alerts of ${scenario.name}`,
+            intervalMs: 50,
+          },
         );
-        return alerts.map((alert, index) => ({ labels: alert.labels, run: runs[index]!, clockShiftMs: mock.clockShiftMs }));
+        return alerts.map((alert, index) => ({
+          labels: alert.labels,
+          run: runs[index]!,
+          clockShiftMs: mock.clockShiftMs,
+        }));
       } finally {
         lane.proxy.pointAt(undefined);
         await mock.close();
@@ -239,7 +271,10 @@ async function newestRunByLabels(service: ServiceProcess, newestFirst: AlertRun[
     // A run merged into its node's incident lists its alerts on the run it joined too: that run is theirs.
     if (listed.trigger.kind !== 'alert' || isMerged(listed)) continue;
     const run = (listed.alertCount ?? 0) > (listed.alerts?.length ?? 0) ? await readRun(service, listed.id) : listed;
-    const labelSets = [run.trigger.kind === 'alert' ? run.trigger.alert.labels : {}, ...(run.alerts ?? []).map((alert) => alert.labels)];
+    const labelSets = [
+      run.trigger.kind === 'alert' ? run.trigger.alert.labels : {},
+      ...(run.alerts ?? []).map((alert) => alert.labels),
+    ];
     for (const labels of labelSets) {
       const key = labelKey(labels);
       if (!byLabels.has(key)) byLabels.set(key, listed);
@@ -267,7 +302,14 @@ async function readRun(service: ServiceProcess, id: string): Promise<AlertRun> {
  * still pending. The metrics of a scenario do not change, so neither do its alerts after
  * that.
  */
-async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: string; pollMs: number; evaluationIntervalMs: number; timeoutMs: number; waitFor?: AlertWait }): Promise<PrometheusAlert[]> {
+async function waitForSettledAlerts(input: {
+  prometheus: Prometheus;
+  cluster: string;
+  pollMs: number;
+  evaluationIntervalMs: number;
+  timeoutMs: number;
+  waitFor?: AlertWait;
+}): Promise<PrometheusAlert[]> {
   const { prometheus, pollMs } = input;
   const deadline = Date.now() + input.timeoutMs;
   const [up] = await pollUntil(
@@ -279,22 +321,32 @@ async function waitForSettledAlerts(input: { prometheus: Prometheus; cluster: st
   );
   const storedBy = Date.now();
   const scrapedAt = Number(up?.value[1]) * 1000;
-  const startedSinceStored = (groups: RuleGroup[]): boolean => groups.every((group) => Date.parse(group.lastEvaluation) >= storedBy);
+  const startedSinceStored = (groups: RuleGroup[]): boolean =>
+    groups.every((group) => Date.parse(group.lastEvaluation) >= storedBy);
   return pollUntil(
     async () => {
       if (!startedSinceStored(await prometheus.ruleGroups())) return undefined;
       // Read before the groups below, so each group's state is from an evaluation no older than these times.
       const evaluatedAt = await prometheus.ruleGroupEvaluationTimes();
-      if (evaluatedAt.size === 0) throw new Error('prometheus exports no prometheus_rule_group_last_evaluation_timestamp_seconds: the alerts cannot be known to be settled');
+      if (evaluatedAt.size === 0)
+        throw new Error(
+          'prometheus exports no prometheus_rule_group_last_evaluation_timestamp_seconds: the alerts cannot be known to be settled',
+        );
       const groups = await prometheus.ruleGroups();
       // An evaluation a whole interval after the sample was stored: one that started as the scrape was still being
       // appended (a loaded machine) may not have seen it.
       const settledFrom = Math.max(scrapedAt, storedBy) + input.evaluationIntervalMs;
       if (!groups.every((group) => (evaluatedAt.get(group.name) ?? 0) >= settledFrom)) return undefined;
-      const alerts = groups.flatMap((group) => group.rules.flatMap((rule) => rule.alerts ?? [])).filter((alert) => alert.labels['cluster'] === input.cluster);
+      const alerts = groups
+        .flatMap((group) => group.rules.flatMap((rule) => rule.alerts ?? []))
+        .filter((alert) => alert.labels['cluster'] === input.cluster);
       if (!alerts.every((alert) => alert.state === 'firing')) return undefined;
       return !input.waitFor || alerts.some((alert) => input.waitFor!.matches(alert.labels)) ? alerts : undefined;
     },
-    { timeoutMs: Math.max(deadline - Date.now(), 0), what: `the alerts of ${input.cluster} to settle${input.waitFor ? ` with ${input.waitFor.description} firing` : ''}`, intervalMs: pollMs },
+    {
+      timeoutMs: Math.max(deadline - Date.now(), 0),
+      what: `the alerts of ${input.cluster} to settle${input.waitFor ? ` with ${input.waitFor.description} firing` : ''}`,
+      intervalMs: pollMs,
+    },
   );
 }

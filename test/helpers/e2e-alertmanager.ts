@@ -19,13 +19,23 @@ export interface AlertRoute {
 }
 
 /** Starts Alertmanager with one receiver per route; an alert that matches no route goes to the first. */
-export async function startRoutingAlertmanager(input: { directory: string; routes: AlertRoute[]; credentialsFile: string }): Promise<Alertmanager> {
+export async function startRoutingAlertmanager(input: {
+  directory: string;
+  routes: AlertRoute[];
+  credentialsFile: string;
+}): Promise<Alertmanager> {
   const first = input.routes[0];
   if (!first) throw new Error('an Alertmanager needs at least one route');
   await mkdir(input.directory, { recursive: true });
   const receiver = (route: AlertRoute, index: number): unknown => ({
     name: `kubewhy-${index}`,
-    webhook_configs: [{ url: route.webhookUrl, send_resolved: true, http_config: { authorization: { type: 'Bearer', credentials_file: input.credentialsFile } } }],
+    webhook_configs: [
+      {
+        url: route.webhookUrl,
+        send_resolved: true,
+        http_config: { authorization: { type: 'Bearer', credentials_file: input.credentialsFile } },
+      },
+    ],
   });
   const configPath = join(input.directory, 'alertmanager.yml');
   await writeFile(
@@ -37,7 +47,10 @@ export async function startRoutingAlertmanager(input: { directory: string; route
         group_wait: '1s',
         group_interval: '1s',
         repeat_interval: '2s',
-        routes: input.routes.map((route, index) => ({ receiver: `kubewhy-${index}`, matchers: [`cluster=~"${route.clusterPattern}"`] })),
+        routes: input.routes.map((route, index) => ({
+          receiver: `kubewhy-${index}`,
+          matchers: [`cluster=~"${route.clusterPattern}"`],
+        })),
       },
       receivers: input.routes.map(receiver),
     }),

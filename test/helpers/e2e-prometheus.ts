@@ -96,31 +96,50 @@ export async function startPrometheus(input: {
   await writeFile(
     configPath,
     stringify({
-      global: { scrape_interval: scrapeInterval, scrape_timeout: scrapeInterval, evaluation_interval: `${input.evaluationIntervalMs ?? 1000}ms` },
+      global: {
+        scrape_interval: scrapeInterval,
+        scrape_timeout: scrapeInterval,
+        evaluation_interval: `${input.evaluationIntervalMs ?? 1000}ms`,
+      },
       rule_files: copies,
       alerting: { alertmanagers: [{ static_configs: [{ targets: [new URL(input.alertmanagerUrl).host] }] }] },
       // honor_labels: the exporter's namespace/pod/container labels win over target labels, as kube-prometheus scrapes kube-state-metrics.
-      scrape_configs: [{ job_name: 'kube-state-metrics', honor_labels: true, static_configs: input.targets.map((target) => ({ targets: [target.address], labels: target.labels })) }],
+      scrape_configs: [
+        {
+          job_name: 'kube-state-metrics',
+          honor_labels: true,
+          static_configs: input.targets.map((target) => ({ targets: [target.address], labels: target.labels })),
+        },
+      ],
     }),
   );
   const port = await findFreePort();
-  const { child, output, stop } = spawnDaemon(PROMETHEUS_BINARY, [`--config.file=${configPath}`, `--storage.tsdb.path=${join(input.directory, 'prometheus-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn']);
+  const { child, output, stop } = spawnDaemon(PROMETHEUS_BINARY, [
+    `--config.file=${configPath}`,
+    `--storage.tsdb.path=${join(input.directory, 'prometheus-data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--log.level=warn',
+  ]);
   const url = `http://127.0.0.1:${port}`;
 
   const api = async <T>(path: string): Promise<T> => {
     const response = await fetch(`${url}${path}`);
     const body = (await response.json()) as { status: string; data: T; error?: string };
-    if (!response.ok || body.status !== 'success') throw new Error(`prometheus ${path}: ${response.status} ${body.error ?? ''}`);
+    if (!response.ok || body.status !== 'success')
+      throw new Error(`prometheus ${path}: ${response.status} ${body.error ?? ''}`);
     return body.data;
   };
   const prometheus: Prometheus = {
     url,
     ruleGroups: async () => (await api<{ groups: RuleGroup[] }>('/api/v1/rules')).groups,
-    query: async (promql) => (await api<{ result: QuerySample[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result,
+    query: async (promql) =>
+      (await api<{ result: QuerySample[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`)).result,
     async ruleGroupEvaluationTimes() {
       const text = await (await fetch(`${url}/metrics`)).text();
       const times = new Map<string, number>();
-      for (const match of text.matchAll(/^prometheus_rule_group_last_evaluation_timestamp_seconds\{rule_group="[^"]*;([^"]*)"\} (\S+)$/gm)) {
+      for (const match of text.matchAll(
+        /^prometheus_rule_group_last_evaluation_timestamp_seconds\{rule_group="[^"]*;([^"]*)"\} (\S+)$/gm,
+      )) {
         times.set(match[1] ?? '', Number(match[2]) * 1000);
       }
       return times;

@@ -22,7 +22,11 @@ export interface PlatformRequest {
   rawPath: string;
   headers: IncomingHttpHeaders;
   rawBody: string;
-  body: Record<string, unknown> & { messages: { role: string; content: unknown }[]; tools?: Record<string, unknown>[]; system?: unknown };
+  body: Record<string, unknown> & {
+    messages: { role: string; content: unknown }[];
+    tools?: Record<string, unknown>[];
+    system?: unknown;
+  };
   /** The path's parameters, decoded: Bedrock `modelId`; Vertex `project`, `region`, `model`. */
   params: Record<string, string>;
 }
@@ -50,18 +54,31 @@ const bedrock: Platform = {
   },
   modelOf: (params) => params.modelId!,
   error: (_status, errorType, message) => ({
-    headers: { 'x-amzn-errortype': `${errorType}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'fake-request-id' },
+    headers: {
+      'x-amzn-errortype': `${errorType}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+      'x-amzn-requestid': 'fake-request-id',
+    },
     body: { message },
   }),
 };
 
 const vertex: Platform = {
   route: (rawPath) => {
-    const match = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/]+):rawPredict$/.exec(rawPath);
-    return match ? { project: decodeURIComponent(match[1]!), region: decodeURIComponent(match[2]!), model: decodeURIComponent(match[3]!) } : undefined;
+    const match =
+      /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/]+):rawPredict$/.exec(rawPath);
+    return match
+      ? {
+          project: decodeURIComponent(match[1]!),
+          region: decodeURIComponent(match[2]!),
+          model: decodeURIComponent(match[3]!),
+        }
+      : undefined;
   },
   modelOf: (params) => params.model!,
-  error: (status, errorType, message) => ({ headers: {}, body: { error: { code: status, message, status: errorType } } }),
+  error: (status, errorType, message) => ({
+    headers: {},
+    body: { error: { code: status, message, status: errorType } },
+  }),
 };
 
 /** Bedrock's InvokeModel for Claude. `errorType` of a scripted error: `AccessDeniedException`, `ThrottlingException`... */
@@ -89,7 +106,8 @@ async function startPlatform(platform: Platform, script: Script, invalidType: st
     };
     const rawPath = request.url ?? '';
     const params = platform.route(rawPath);
-    if (request.method !== 'POST' || !params) return fail(404, 'NOT_FOUND', `no such endpoint: ${request.method} ${rawPath}`);
+    if (request.method !== 'POST' || !params)
+      return fail(404, 'NOT_FOUND', `no such endpoint: ${request.method} ${rawPath}`);
     const rawBody = Buffer.concat(chunks).toString('utf8');
     const body = JSON.parse(rawBody) as PlatformRequest['body'];
     requests.push({ method: request.method, rawPath, headers: request.headers, rawBody, body, params });
@@ -99,16 +117,27 @@ async function startPlatform(platform: Platform, script: Script, invalidType: st
     const answer = typeof script === 'function' ? script(requests.at(-1)!, index) : script[index];
     if (!answer) return fail(500, 'INTERNAL', 'script exhausted');
     if ('status' in answer) return fail(answer.status, answer.errorType, answer.message, answer.headers);
-    send(200, {}, {
-      id: `msg_${index}`,
-      type: 'message',
-      role: 'assistant',
-      model: platform.modelOf(params),
-      content: answer.content,
-      stop_reason: answer.stopReason ?? (answer.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
-      stop_sequence: null,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, ...answer.usage },
-    });
+    send(
+      200,
+      {},
+      {
+        id: `msg_${index}`,
+        type: 'message',
+        role: 'assistant',
+        model: platform.modelOf(params),
+        content: answer.content,
+        stop_reason:
+          answer.stopReason ?? (answer.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+        stop_sequence: null,
+        usage: {
+          input_tokens: 100,
+          output_tokens: 20,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: 0,
+          ...answer.usage,
+        },
+      },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -139,11 +168,17 @@ export async function startFakeMetadataServer(token: string): Promise<FakeMetada
     const headers = { 'metadata-flavor': 'Google', 'content-type': 'application/json' };
     if (request.headers['metadata-flavor'] !== 'Google') return void response.writeHead(403, headers).end('{}');
     if (request.url?.startsWith('/computeMetadata/v1/instance/service-accounts/default/token')) {
-      return void response.writeHead(200, headers).end(JSON.stringify({ access_token: token, expires_in: 3599, token_type: 'Bearer' }));
+      return void response
+        .writeHead(200, headers)
+        .end(JSON.stringify({ access_token: token, expires_in: 3599, token_type: 'Bearer' }));
     }
     response.writeHead(200, headers).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { host: `127.0.0.1:${port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    host: `127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -42,7 +42,12 @@ export interface RecordedChatRequest {
 
 export interface ChatRequestBody {
   model: string;
-  messages: { role: string; content?: unknown; tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content?: unknown;
+    tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   tools?: { type: string; function: { name: string; description?: string; parameters?: Record<string, unknown> } }[];
   tool_choice?: unknown;
   parallel_tool_calls?: boolean;
@@ -68,7 +73,11 @@ export async function startFakeChatCompletions(script: ScriptedCompletion[]): Pr
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method !== 'POST' || !CHAT_PATHS.some((path) => path.test(pathname))) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${request.method} ${request.url}`, type: 'invalid_request_error' } }));
+      response.writeHead(404, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: { message: `no route ${request.method} ${request.url}`, type: 'invalid_request_error' },
+        }),
+      );
       return;
     }
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequestBody;
@@ -76,7 +85,9 @@ export async function startFakeChatCompletions(script: ScriptedCompletion[]): Pr
     const index = given++;
     const answer = script[index];
     if (!answer) {
-      response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'script exhausted', type: 'server_error' } }));
+      response
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'script exhausted', type: 'server_error' } }));
       return;
     }
     if ('malformedBody' in answer) {
@@ -87,13 +98,20 @@ export async function startFakeChatCompletions(script: ScriptedCompletion[]): Pr
       // retry-after-ms keeps the SDK's backoff short in tests.
       const wait = answer.headers ?? { 'retry-after-ms': '5' };
       response.writeHead(answer.status, { 'content-type': 'application/json', ...wait });
-      response.end(JSON.stringify({ error: { message: answer.message, type: answer.errorType ?? 'api_error', param: null, code: null } }));
+      response.end(
+        JSON.stringify({
+          error: { message: answer.message, type: answer.errorType ?? 'api_error', param: null, code: null },
+        }),
+      );
       return;
     }
     const toolCalls = (answer.toolCalls ?? []).map((call, position) => ({
       id: call.id ?? '',
       type: 'function',
-      function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+      function: {
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+      },
       index: position,
     }));
     const usage = { prompt_tokens: 100, completion_tokens: 20, ...answer.usage };
@@ -107,7 +125,12 @@ export async function startFakeChatCompletions(script: ScriptedCompletion[]): Pr
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: answer.content ?? null, refusal: answer.refusal ?? null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+            message: {
+              role: 'assistant',
+              content: answer.content ?? null,
+              refusal: answer.refusal ?? null,
+              ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+            },
             finish_reason: answer.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
             logprobs: null,
           },
@@ -116,7 +139,9 @@ export async function startFakeChatCompletions(script: ScriptedCompletion[]): Pr
           prompt_tokens: usage.prompt_tokens,
           completion_tokens: usage.completion_tokens,
           total_tokens: usage.prompt_tokens + usage.completion_tokens,
-          ...(usage.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } } : {}),
+          ...(usage.cached_tokens !== undefined
+            ? { prompt_tokens_details: { cached_tokens: usage.cached_tokens } }
+            : {}),
         },
       }),
     );

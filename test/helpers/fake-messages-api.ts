@@ -21,7 +21,12 @@ export type ScriptedContent =
  * `retry-after-ms: 5` (say, `retry-after: 7`).
  */
 export type ScriptedAnswer =
-  | { content: ScriptedContent[]; stopReason?: string; stopDetails?: { type: 'refusal'; category: string | null; explanation: string | null }; usage?: Partial<Usage> }
+  | {
+      content: ScriptedContent[];
+      stopReason?: string;
+      stopDetails?: { type: 'refusal'; category: string | null; explanation: string | null };
+      usage?: Partial<Usage>;
+    }
   | { status: number; errorType: string; message: string; headers?: Record<string, string> };
 
 interface Usage {
@@ -34,7 +39,12 @@ interface Usage {
 
 export interface RecordedRequest {
   headers: IncomingMessage['headers'];
-  body: Record<string, unknown> & { messages: { role: string; content: unknown }[]; tools?: Record<string, unknown>[]; tool_choice?: unknown; system?: unknown };
+  body: Record<string, unknown> & {
+    messages: { role: string; content: unknown }[];
+    tools?: Record<string, unknown>[];
+    tool_choice?: unknown;
+    system?: unknown;
+  };
 }
 
 export interface FakeMessagesApi {
@@ -46,32 +56,52 @@ export interface FakeMessagesApi {
 }
 
 /** `next` decides each answer from the request when the script is a function. */
-export async function startFakeMessagesApi(script: ScriptedAnswer[] | ((request: RecordedRequest, index: number) => ScriptedAnswer)): Promise<FakeMessagesApi> {
+export async function startFakeMessagesApi(
+  script: ScriptedAnswer[] | ((request: RecordedRequest, index: number) => ScriptedAnswer),
+): Promise<FakeMessagesApi> {
   const requests: RecordedRequest[] = [];
   let given = 0;
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (request.method !== 'POST' || !request.url?.startsWith('/v1/messages')) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: request.url } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: request.url } }));
       return;
     }
-    const recorded: RecordedRequest = { headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+    const recorded: RecordedRequest = {
+      headers: request.headers,
+      body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+    };
     requests.push(recorded);
     const index = given++;
     const answer = typeof script === 'function' ? script(recorded, index) : script[index];
     if (!answer) {
-      response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'script exhausted' } }));
+      response
+        .writeHead(500, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'script exhausted' } }));
       return;
     }
     if ('status' in answer) {
       // retry-after-ms keeps the SDK's backoff short in tests.
       const wait = answer.headers ?? { 'retry-after-ms': '5' };
-      response.writeHead(answer.status, { 'content-type': 'application/json', ...wait, 'x-should-retry': answer.status >= 500 || answer.status === 429 ? 'true' : 'false' });
+      response.writeHead(answer.status, {
+        'content-type': 'application/json',
+        ...wait,
+        'x-should-retry': answer.status >= 500 || answer.status === 429 ? 'true' : 'false',
+      });
       response.end(JSON.stringify({ type: 'error', error: { type: answer.errorType, message: answer.message } }));
       return;
     }
-    const usage: Usage = { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, cache_creation: null, ...answer.usage };
+    const usage: Usage = {
+      input_tokens: 100,
+      output_tokens: 20,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_creation: null,
+      ...answer.usage,
+    };
     response.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${index}` });
     response.end(
       JSON.stringify({
@@ -80,7 +110,8 @@ export async function startFakeMessagesApi(script: ScriptedAnswer[] | ((request:
         role: 'assistant',
         model: String(recorded.body.model),
         content: answer.content,
-        stop_reason: answer.stopReason ?? (answer.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+        stop_reason:
+          answer.stopReason ?? (answer.content.some((block) => block.type === 'tool_use') ? 'tool_use' : 'end_turn'),
         stop_sequence: null,
         stop_details: answer.stopDetails ?? null,
         usage,

@@ -45,14 +45,38 @@ export function createRecordingTools(): RecordingTools {
       ok: true,
       truncated: false,
       content: `dry run of ${name} ${input.namespace}/${input.name} passed`,
-      data: { action: name, kind: 'Deployment', namespace: input.namespace, name: input.name, dryRun: true, diff: [`${name} ${input.namespace}/${input.name}: app: image shop/checkout:1.5.0 → shop/checkout:1.4.2`] },
+      data: {
+        action: name,
+        kind: 'Deployment',
+        namespace: input.namespace,
+        name: input.name,
+        dryRun: true,
+        diff: [`${name} ${input.namespace}/${input.name}: app: image shop/checkout:1.5.0 → shop/checkout:1.4.2`],
+      },
     }),
   });
   const tools = [
-    makeRead('describe_pod', (input) => ({ ok: true, truncated: false, content: `pod ${input.name}: CrashLoopBackOff`, data: { name: input.name } })),
-    makeRead('get_pod_logs', () => ({ ok: true, truncated: false, content: 'FATAL: password authentication failed for user "checkout"' })),
-    makeWrite('rollout_undo', 'write', (input) => ({ ok: true, truncated: false, content: `rolled back deployment ${input.namespace}/${input.name}` })),
-    makeWrite('delete_pod', 'destructive', (input) => ({ ok: true, truncated: false, content: `deleted pod ${input.namespace}/${input.name}` })),
+    makeRead('describe_pod', (input) => ({
+      ok: true,
+      truncated: false,
+      content: `pod ${input.name}: CrashLoopBackOff`,
+      data: { name: input.name },
+    })),
+    makeRead('get_pod_logs', () => ({
+      ok: true,
+      truncated: false,
+      content: 'FATAL: password authentication failed for user "checkout"',
+    })),
+    makeWrite('rollout_undo', 'write', (input) => ({
+      ok: true,
+      truncated: false,
+      content: `rolled back deployment ${input.namespace}/${input.name}`,
+    })),
+    makeWrite('delete_pod', 'destructive', (input) => ({
+      ok: true,
+      truncated: false,
+      content: `deleted pod ${input.namespace}/${input.name}`,
+    })),
   ] as Tool[];
   return { tools, executed };
 }

@@ -22,14 +22,22 @@ function decide(call: GatedCall): GateDecision {
     toolName: call.name,
     rawInput: call.input,
     runRung: 'ACT',
-    policy: { actNamespaces: ['*'], ...(call.context.allowedNamespaces ? { allowedNamespaces: call.context.allowedNamespaces } : {}) },
+    policy: {
+      actNamespaces: ['*'],
+      ...(call.context.allowedNamespaces ? { allowedNamespaces: call.context.allowedNamespaces } : {}),
+    },
     knownTools: call.registry.list().map((tool) => tool.name),
   });
 }
 
 function refused(decision: GateDecision): ToolResult {
-  if (decision.decision === 'refuse') return { ok: false, error: decision.error, content: `${decision.error}: ${decision.reason}` };
-  return { ok: false, error: 'internal', content: `the gate decided "${decision.decision}", which this helper does not run` };
+  if (decision.decision === 'refuse')
+    return { ok: false, error: decision.error, content: `${decision.error}: ${decision.reason}` };
+  return {
+    ok: false,
+    error: 'internal',
+    content: `the gate decided "${decision.decision}", which this helper does not run`,
+  };
 }
 
 let approvals = 0;
@@ -37,7 +45,13 @@ let approvals = 0;
 /** Decides the call and runs it: a read at once, a write once approved by "test". */
 export async function callThroughGate(call: GatedCall): Promise<ToolResult> {
   const decision = decide(call);
-  if (decision.decision === 'execute') return runReadTool({ registry: call.registry, name: decision.toolName, input: decision.input, context: call.context });
+  if (decision.decision === 'execute')
+    return runReadTool({
+      registry: call.registry,
+      name: decision.toolName,
+      input: decision.input,
+      context: call.context,
+    });
   if (decision.decision !== 'hold') return refused(decision);
   approvals += 1;
   const approved = approve(decision, { by: 'test', at: new Date(), runId: 'test-run', actionId: `act-${approvals}` });
@@ -48,5 +62,10 @@ export async function callThroughGate(call: GatedCall): Promise<ToolResult> {
 export async function dryRunThroughGate(call: GatedCall): Promise<ToolResult> {
   const decision = decide(call);
   if (decision.decision !== 'hold') return refused(decision);
-  return dryRunWrite({ registry: call.registry, name: decision.toolName, input: decision.input, context: call.context });
+  return dryRunWrite({
+    registry: call.registry,
+    name: decision.toolName,
+    input: decision.input,
+    context: call.context,
+  });
 }

@@ -20,13 +20,18 @@ export async function startCanaryCluster(): Promise<MockCluster> {
   const scenario = await loadScenario(SCENARIO_DIR);
   const secret = scenario.objects.find((object) => object.kind === 'Secret' && object.metadata?.name === 'checkout-db');
   if (!secret) throw new Error('the scenario has no Secret checkout-db');
-  (secret as { data?: Record<string, string> }).data = { ...(secret as { data?: Record<string, string> }).data, 'db-password': CANARY_BASE64 };
+  (secret as { data?: Record<string, string> }).data = {
+    ...(secret as { data?: Record<string, string> }).data,
+    'db-password': CANARY_BASE64,
+  };
   return startMockCluster({ scenario });
 }
 
 /** The Deployment's revision annotation and image: what a rollout undo changes. */
 export function deploymentState(mock: MockCluster, namespace: string, name: string): string {
-  const deployment = mock.get('Deployment', namespace, name) as { metadata?: { annotations?: Record<string, string>; generation?: number }; spec?: { template?: unknown } } | undefined;
+  const deployment = mock.get('Deployment', namespace, name) as
+    | { metadata?: { annotations?: Record<string, string>; generation?: number }; spec?: { template?: unknown } }
+    | undefined;
   return JSON.stringify({ annotations: deployment?.metadata?.annotations, template: deployment?.spec?.template });
 }
 

@@ -10,7 +10,12 @@ import { runAgent, type RunOutcome } from '../../src/agent/loop.ts';
 import type { Model } from '../../src/agent/model.ts';
 import { createMemoryRunAudit } from '../../src/agent/run-audit.ts';
 import { createToolRegistry } from '../../src/tools/registry.ts';
-import { startFakeMessagesApi, type FakeMessagesApi, type RecordedRequest, type ScriptedAnswer } from './fake-messages-api.ts';
+import {
+  startFakeMessagesApi,
+  type FakeMessagesApi,
+  type RecordedRequest,
+  type ScriptedAnswer,
+} from './fake-messages-api.ts';
 import { createRecordingTools, unusedCluster, type RecordingTools } from './fake-tools.ts';
 
 const servers: FakeMessagesApi[] = [];
@@ -30,7 +35,10 @@ export interface ClaudeRun extends LoopRun {
   api: FakeMessagesApi;
 }
 
-export async function runClaude(script: ScriptedAnswer[] | ((request: RecordedRequest, index: number) => ScriptedAnswer), options: ClaudeRunOptions = {}): Promise<ClaudeRun> {
+export async function runClaude(
+  script: ScriptedAnswer[] | ((request: RecordedRequest, index: number) => ScriptedAnswer),
+  options: ClaudeRunOptions = {},
+): Promise<ClaudeRun> {
   const api = await startFakeMessagesApi(script);
   servers.push(api);
   const model = createAnthropicModel({
@@ -53,19 +61,31 @@ export interface LoopRun {
 }
 
 /** One run of the real agent loop with any model: the recording tools, the OBSERVE rung, an in-memory audit, the crash-looping checkout-api alert. */
-export async function runAgentWith(model: Model, options: { runId?: string; maxSteps?: number; tokenBudget?: number; attempt?: number; actNamespaces?: string[] } = {}): Promise<LoopRun> {
+export async function runAgentWith(
+  model: Model,
+  options: { runId?: string; maxSteps?: number; tokenBudget?: number; attempt?: number; actNamespaces?: string[] } = {},
+): Promise<LoopRun> {
   const recording = createRecordingTools();
   const audit = createMemoryRunAudit();
   const outcome = await runAgent({
     runId: options.runId ?? 'run-model',
-    trigger: { kind: 'alert', alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} } },
+    trigger: {
+      kind: 'alert',
+      alert: { labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: pod.name }, annotations: {} },
+    },
     rung: 'OBSERVE',
     model,
     registry: createToolRegistry(recording.tools),
     cluster: unusedCluster,
     policy: { actNamespaces: options.actNamespaces ?? [] },
     audit,
-    limits: { maxSteps: options.maxSteps ?? 6, tokenBudget: options.tokenBudget ?? 1_000_000, timeoutMs: 20_000, approvalTtlMs: 1000, toolOutputBytes: 8192 },
+    limits: {
+      maxSteps: options.maxSteps ?? 6,
+      tokenBudget: options.tokenBudget ?? 1_000_000,
+      timeoutMs: 20_000,
+      approvalTtlMs: 1000,
+      toolOutputBytes: 8192,
+    },
     ...(options.attempt ? { attempt: options.attempt } : {}),
   });
   return { outcome, recording, audit };

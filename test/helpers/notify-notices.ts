@@ -17,7 +17,8 @@ const heldRollback: RunView['actions'][number] = {
   args: { namespace: 'staging', name: 'checkout-api', kind: 'Deployment' },
   risk: 'write',
   status: 'awaiting_approval',
-  reason: 'Revision 4 points DB_PASSWORD at password-old, which the database no longer accepts; revision 3 used the current key.',
+  reason:
+    'Revision 4 points DB_PASSWORD at password-old, which the database no longer accepts; revision 3 used the current key.',
   expiresAt: '2026-12-02T09:30:00.000Z',
   diff: [
     'Deployment staging/checkout-api: pod template of revision 4 → that of revision 3 (rolled out as a new revision)',
@@ -42,7 +43,12 @@ export function buildDiagnosedRun(): RunView {
     trigger: {
       kind: 'alert',
       alert: {
-        labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: 'checkout-api-6d5f7c9b8-x2kqj', severity: 'critical' },
+        labels: {
+          alertname: 'KubePodCrashLooping',
+          namespace: 'staging',
+          pod: 'checkout-api-6d5f7c9b8-x2kqj',
+          severity: 'critical',
+        },
         annotations: { summary: 'Pod staging/checkout-api-6d5f7c9b8-x2kqj is crash looping' },
         startsAt: '2026-12-02T08:41:00.000Z',
         fingerprint: '3c1d9e0a7b2f4c58',
@@ -99,7 +105,12 @@ export function buildDiagnosedRun(): RunView {
 /** The same alert run, failed before it could diagnose. */
 export function buildFailedRun(): RunView {
   const { diagnosis: _diagnosis, ...run } = buildDiagnosedRun();
-  return runViewSchema.parse({ ...run, status: 'failed', actions: [], reason: 'the model API answered 529 (overloaded) five times; gave up after 3m' });
+  return runViewSchema.parse({
+    ...run,
+    status: 'failed',
+    actions: [],
+    reason: 'the model API answered 529 (overloaded) five times; gave up after 3m',
+  });
 }
 
 /** The diagnosed run after its alerts resolved. */

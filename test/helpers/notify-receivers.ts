@@ -8,7 +8,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, verifyWebhookSignature } from '../../src/notify/channels/signed-webhook.ts';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  verifyWebhookSignature,
+} from '../../src/notify/channels/signed-webhook.ts';
 import { SLACK_LIMITS } from '../../src/notify/channels/slack-blocks.ts';
 
 export interface ReceiverFaults {
@@ -51,7 +56,11 @@ export interface FakeSlack extends Receiver<SlackReceived> {
  * blocks that break Block Kit's limits; the webhook answers `ok`, 400 `invalid_payload` /
  * `invalid_blocks`, or 404 `no_service` for a wrong secret.
  */
-export async function startFakeSlack(options: { token: string; channels?: string[]; webhookSecret?: string }): Promise<FakeSlack> {
+export async function startFakeSlack(options: {
+  token: string;
+  channels?: string[];
+  webhookSecret?: string;
+}): Promise<FakeSlack> {
   const channels = new Set(options.channels ?? ['C0KUBEWHY']);
   const webhookSecret = options.webhookSecret ?? 'hook-secret-1f9a8c7e';
   const received: SlackReceived[] = [];
@@ -61,31 +70,62 @@ export async function startFakeSlack(options: { token: string; channels?: string
     const contentType = request.headers['content-type'] ?? '';
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path === '/api/chat.postMessage') {
-      const answer = (body: Record<string, unknown>) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const answer = (body: Record<string, unknown>) =>
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       const args = readSlackArguments(raw.toString('utf8'), contentType);
       const authorization = request.headers.authorization;
       if (!authorization) return answer({ ok: false, error: 'not_authed' });
       if (authorization !== `Bearer ${options.token}`) return answer({ ok: false, error: 'invalid_auth' });
-      if (typeof args.channel !== 'string' || !channels.has(args.channel)) return answer({ ok: false, error: 'channel_not_found' });
+      if (typeof args.channel !== 'string' || !channels.has(args.channel))
+        return answer({ ok: false, error: 'channel_not_found' });
       if (!args.text && args.blocks === undefined) return answer({ ok: false, error: 'no_text' });
-      if (args.blocks !== undefined && findBlockKitProblem(args.blocks)) return answer({ ok: false, error: 'invalid_blocks' });
+      if (args.blocks !== undefined && findBlockKitProblem(args.blocks))
+        return answer({ ok: false, error: 'invalid_blocks' });
       sequence += 1;
       const ts = `1733100000.${String(sequence * 100).padStart(6, '0')}`;
       const threadTs = typeof args.thread_ts === 'string' ? args.thread_ts : undefined;
-      received.push({ via: 'api', channel: args.channel, text: String(args.text ?? ''), blocks: args.blocks as unknown[], ts, contentType, ...(threadTs ? { thread_ts: threadTs } : {}) });
-      return answer({ ok: true, channel: args.channel, ts, message: { type: 'message', text: args.text, ts, ...(threadTs ? { thread_ts: threadTs } : {}) } });
+      received.push({
+        via: 'api',
+        channel: args.channel,
+        text: String(args.text ?? ''),
+        blocks: args.blocks as unknown[],
+        ts,
+        contentType,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+      });
+      return answer({
+        ok: true,
+        channel: args.channel,
+        ts,
+        message: { type: 'message', text: args.text, ts, ...(threadTs ? { thread_ts: threadTs } : {}) },
+      });
     }
-    if (path.startsWith('/api/')) return response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: 'unknown_method' }));
+    if (path.startsWith('/api/'))
+      return response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: false, error: 'unknown_method' }));
     const hook = /^\/services\/T000\/B000\/([^/]+)$/.exec(path);
-    const answerText = (status: number, text: string) => response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
+    const answerText = (status: number, text: string) =>
+      response.writeHead(status, { 'content-type': 'text/plain' }).end(text);
     if (!hook || hook[1] !== webhookSecret) return answerText(404, 'no_service');
     const payload = parseJson(raw.toString('utf8')) as { text?: unknown; blocks?: unknown } | undefined;
-    if (!payload || (typeof payload.text !== 'string' && payload.blocks === undefined)) return answerText(400, 'invalid_payload');
+    if (!payload || (typeof payload.text !== 'string' && payload.blocks === undefined))
+      return answerText(400, 'invalid_payload');
     if (payload.blocks !== undefined && findBlockKitProblem(payload.blocks)) return answerText(400, 'invalid_blocks');
-    received.push({ via: 'webhook', text: String(payload.text ?? ''), blocks: payload.blocks as unknown[], contentType });
+    received.push({
+      via: 'webhook',
+      text: String(payload.text ?? ''),
+      blocks: payload.blocks as unknown[],
+      contentType,
+    });
     return answerText(200, 'ok');
   });
-  return { ...server, received, apiUrl: `${server.url}api/`, webhookUrl: `${server.url}services/T000/B000/${webhookSecret}` };
+  return {
+    ...server,
+    received,
+    apiUrl: `${server.url}api/`,
+    webhookUrl: `${server.url}services/T000/B000/${webhookSecret}`,
+  };
 }
 
 /** A Block Kit problem Slack would refuse the message for, or undefined. */
@@ -102,7 +142,8 @@ export function findBlockKitProblem(blocks: unknown): string | undefined {
 function findBlockProblem(block: Record<string, unknown>): string | undefined {
   const textProblem = (text: unknown, limit: number, types = ['mrkdwn', 'plain_text']) => {
     const object = text as { type?: unknown; text?: unknown } | undefined;
-    if (!object || !types.includes(String(object.type)) || typeof object.text !== 'string' || object.text === '') return 'a text object needs a type and some text';
+    if (!object || !types.includes(String(object.type)) || typeof object.text !== 'string' || object.text === '')
+      return 'a text object needs a type and some text';
     return object.text.length > limit ? `text of ${object.text.length} characters, more than ${limit}` : undefined;
   };
   switch (block.type) {
@@ -111,11 +152,17 @@ function findBlockProblem(block: Record<string, unknown>): string | undefined {
     case 'section': {
       if (block.text === undefined && block.fields === undefined) return 'a section needs text or fields';
       if (block.text !== undefined) return textProblem(block.text, SLACK_LIMITS.sectionText);
-      if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > SLACK_LIMITS.fields) return 'fields must be 1 to 10';
+      if (!Array.isArray(block.fields) || block.fields.length === 0 || block.fields.length > SLACK_LIMITS.fields)
+        return 'fields must be 1 to 10';
       return block.fields.map((field) => textProblem(field, SLACK_LIMITS.fieldText)).find(Boolean);
     }
     case 'context':
-      if (!Array.isArray(block.elements) || block.elements.length === 0 || block.elements.length > SLACK_LIMITS.contextElements) return 'elements must be 1 to 10';
+      if (
+        !Array.isArray(block.elements) ||
+        block.elements.length === 0 ||
+        block.elements.length > SLACK_LIMITS.contextElements
+      )
+        return 'elements must be 1 to 10';
       return block.elements.map((element) => textProblem(element, SLACK_LIMITS.sectionText)).find(Boolean);
     case 'divider':
       return undefined;
@@ -138,21 +185,38 @@ export async function startFakeTeams(options: { signature?: string } = {}): Prom
   const received: TeamsReceived[] = [];
   const server = await startReceiver(async (request, response) => {
     const raw = await readBody(request);
-    const answerError = (status: number, code: string, message: string) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code, message } }));
-    if (new URL(request.url ?? '/', 'http://localhost').searchParams.get('sig') !== signature) return answerError(401, 'DirectApiAuthorizationRequired', 'The request is not signed.');
-    const message = parseJson(raw.toString('utf8')) as { type?: unknown; attachments?: { contentType?: unknown; content?: TeamsReceived['card'] }[] } | undefined;
+    const answerError = (status: number, code: string, message: string) =>
+      response
+        .writeHead(status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code, message } }));
+    if (new URL(request.url ?? '/', 'http://localhost').searchParams.get('sig') !== signature)
+      return answerError(401, 'DirectApiAuthorizationRequired', 'The request is not signed.');
+    const message = parseJson(raw.toString('utf8')) as
+      { type?: unknown; attachments?: { contentType?: unknown; content?: TeamsReceived['card'] }[] } | undefined;
     const [attachment] = Array.isArray(message?.attachments) ? message.attachments : [];
     const card = attachment?.content;
-    if (message?.type !== 'message' || message.attachments?.length !== 1 || attachment?.contentType !== 'application/vnd.microsoft.card.adaptive') {
+    if (
+      message?.type !== 'message' ||
+      message.attachments?.length !== 1 ||
+      attachment?.contentType !== 'application/vnd.microsoft.card.adaptive'
+    ) {
       return answerError(400, 'InvalidRequestContent', 'Expected a message with one Adaptive Card attachment.');
     }
-    if (card?.type !== 'AdaptiveCard' || !Array.isArray(card.body) || !card.body.every((element) => typeof (element as { type?: unknown }).type === 'string')) {
+    if (
+      card?.type !== 'AdaptiveCard' ||
+      !Array.isArray(card.body) ||
+      !card.body.every((element) => typeof (element as { type?: unknown }).type === 'string')
+    ) {
       return answerError(400, 'InvalidRequestContent', 'The attachment is not an Adaptive Card with a body.');
     }
     received.push({ card });
     response.writeHead(202).end();
   });
-  return { ...server, url: `${server.url}workflows/7d2c/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${signature}`, received };
+  return {
+    ...server,
+    url: `${server.url}workflows/7d2c/triggers/manual/paths/invoke?api-version=2016-06-01&sig=${signature}`,
+    received,
+  };
 }
 
 export interface SignedReceived {
@@ -177,7 +241,10 @@ export interface SignedReceiver extends Receiver<SignedReceived> {
  * timestamp outside tolerance and a signature header seen before (a replay), and answers
  * 200 without processing again a delivery id it already processed.
  */
-export async function startSignedReceiver(options: { secret: string; toleranceSeconds?: number }): Promise<SignedReceiver> {
+export async function startSignedReceiver(options: {
+  secret: string;
+  toleranceSeconds?: number;
+}): Promise<SignedReceiver> {
   const received: SignedReceived[] = [];
   const rejected: { reason: string }[] = [];
   const seenSignatures = new Set<string>();
@@ -189,15 +256,32 @@ export async function startSignedReceiver(options: { secret: string; toleranceSe
       rejected.push({ reason });
       response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ reason }));
     };
-    const check = verifyWebhookSignature({ secret: options.secret, header: typeof header === 'string' ? header : undefined, body: raw, ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}) });
+    const check = verifyWebhookSignature({
+      secret: options.secret,
+      header: typeof header === 'string' ? header : undefined,
+      body: raw,
+      ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {}),
+    });
     if (!check.ok) return refuse(check.reason);
     if (seenSignatures.has(header as string)) return refuse('replayed signature');
     seenSignatures.add(header as string);
     const deliveryId = String(request.headers[DELIVERY_HEADER] ?? '');
     const duplicate = processed.has(deliveryId);
     processed.add(deliveryId);
-    const headers = Object.fromEntries(['content-type', EVENT_HEADER, DELIVERY_HEADER, SIGNATURE_HEADER].map((name) => [name, String(request.headers[name] ?? '')]));
-    received.push({ deliveryId, event: String(request.headers[EVENT_HEADER] ?? ''), body: JSON.parse(raw.toString('utf8')), duplicate, raw: raw.toString('utf8'), headers });
+    const headers = Object.fromEntries(
+      ['content-type', EVENT_HEADER, DELIVERY_HEADER, SIGNATURE_HEADER].map((name) => [
+        name,
+        String(request.headers[name] ?? ''),
+      ]),
+    );
+    received.push({
+      deliveryId,
+      event: String(request.headers[EVENT_HEADER] ?? ''),
+      body: JSON.parse(raw.toString('utf8')),
+      duplicate,
+      raw: raw.toString('utf8'),
+      headers,
+    });
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: true, duplicate }));
   });
   return { ...server, received, rejected };
@@ -212,15 +296,21 @@ async function startReceiver(handler: Handler): Promise<Omit<Receiver<never>, 'r
   const failures: { status: number; retryAfter?: string }[] = [];
   const server = createServer((request, response) => {
     if (down === 'reset') return request.socket.destroy();
-    if (down === 'unavailable') return void response.writeHead(503, { 'content-type': 'text/plain' }).end('service unavailable');
+    if (down === 'unavailable')
+      return void response.writeHead(503, { 'content-type': 'text/plain' }).end('service unavailable');
     if (hanging > 0) {
       hanging -= 1;
       return;
     }
     const failure = failures.shift();
     if (failure) {
-      const headers = { 'content-type': 'application/json', ...(failure.retryAfter !== undefined ? { 'retry-after': failure.retryAfter } : {}) };
-      return void response.writeHead(failure.status, headers).end(JSON.stringify({ ok: false, error: failure.status === 429 ? 'ratelimited' : 'fatal_error' }));
+      const headers = {
+        'content-type': 'application/json',
+        ...(failure.retryAfter !== undefined ? { 'retry-after': failure.retryAfter } : {}),
+      };
+      return void response
+        .writeHead(failure.status, headers)
+        .end(JSON.stringify({ ok: false, error: failure.status === 429 ? 'ratelimited' : 'fatal_error' }));
     }
     handler(request, response).catch((error: unknown) => response.writeHead(500).end(String(error)));
   });
@@ -229,7 +319,8 @@ async function startReceiver(handler: Handler): Promise<Omit<Receiver<never>, 'r
   return {
     url: `http://127.0.0.1:${port}/`,
     failNext({ count, status, retryAfter }) {
-      for (let index = 0; index < count; index++) failures.push({ status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
+      for (let index = 0; index < count; index++)
+        failures.push({ status, ...(retryAfter !== undefined ? { retryAfter } : {}) });
     },
     hangNext(count) {
       hanging += count;

@@ -26,7 +26,13 @@ export const SHARED_POSTGRES_URL_VARIABLE = 'KUBEWHY_TEST_POSTGRES_URL';
 const SUPERUSER = 'kubewhy';
 const SYSTEM_USER = 'postgres';
 /** Settings for a throwaway server: no durability, room for many test connections. */
-const SERVER_SETTINGS = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'max_connections=200', 'shared_buffers=64MB'];
+const SERVER_SETTINGS = [
+  'fsync=off',
+  'synchronous_commit=off',
+  'full_page_writes=off',
+  'max_connections=200',
+  'shared_buffers=64MB',
+];
 const START_ATTEMPTS = 3;
 
 export interface PostgresServer {
@@ -41,9 +47,13 @@ export interface PostgresServer {
 
 /** Where initdb, pg_ctl and postgres live: `pg_config --bindir`, else the newest /usr/lib/postgresql/N/bin. */
 export function findPostgresBinDir(): string | undefined {
-  const hasServer = (directory: string): boolean => ['initdb', 'pg_ctl', 'postgres'].every((name) => existsSync(join(directory, name)));
+  const hasServer = (directory: string): boolean =>
+    ['initdb', 'pg_ctl', 'postgres'].every((name) => existsSync(join(directory, name)));
   try {
-    const fromConfig = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const fromConfig = execFileSync('pg_config', ['--bindir'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     if (fromConfig && hasServer(fromConfig)) return fromConfig;
   } catch {
     // pg_config comes with libpq-dev, not with the server: fall through to the package layout.
@@ -67,7 +77,8 @@ const NOT_INSTALLED_MESSAGE =
 /** How to run a server binary: as the `postgres` system user when we are root (initdb refuses root), directly otherwise. */
 function commandAsServerUser(file: string, args: string[]): { file: string; args: string[] } {
   if (process.getuid?.() !== 0) return { file, args };
-  if (existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser')) return { file: 'runuser', args: ['-u', SYSTEM_USER, '--', file, ...args] };
+  if (existsSync('/usr/sbin/runuser') || existsSync('/sbin/runuser'))
+    return { file: 'runuser', args: ['-u', SYSTEM_USER, '--', file, ...args] };
   const quoted = [file, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ');
   return { file: 'su', args: [SYSTEM_USER, '-s', '/bin/sh', '-c', quoted] };
 }
@@ -95,10 +106,14 @@ function makeServerDirectory(): string {
 
 function lookUpSystemUser(): { uid: number; gid: number } {
   try {
-    const id = (flag: string): number => Number(execFileSync('id', [flag, SYSTEM_USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    const id = (flag: string): number =>
+      Number(execFileSync('id', [flag, SYSTEM_USER], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
     return { uid: id('-u'), gid: id('-g') };
   } catch (error) {
-    throw new Error(`running as root, but there is no '${SYSTEM_USER}' system user to run PostgreSQL as (the Debian package \`postgresql\` creates it)`, { cause: error });
+    throw new Error(
+      `running as root, but there is no '${SYSTEM_USER}' system user to run PostgreSQL as (the Debian package \`postgresql\` creates it)`,
+      { cause: error },
+    );
   }
 }
 
@@ -172,7 +187,16 @@ export async function startPostgres(): Promise<PostgresServer> {
   runningServers.set(directory, stopNow);
 
   try {
-    await runServerCommand(join(binDir, 'initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--no-locale', '--no-sync']);
+    await runServerCommand(join(binDir, 'initdb'), [
+      '-D',
+      dataDir,
+      '-U',
+      SUPERUSER,
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-sync',
+    ]);
     const port = await startOnFreePort({ pgCtl, dataDir, logFile, socketDir: directory });
     let stopped: Promise<void> | undefined;
     return serverHandle(urlFor(port, 'postgres'), () => {
@@ -192,12 +216,33 @@ export async function startPostgres(): Promise<PostgresServer> {
 }
 
 /** pg_ctl start on a port found free a moment ago; another process may take it first, so a failed start tries another. */
-async function startOnFreePort(input: { pgCtl: string; dataDir: string; logFile: string; socketDir: string }): Promise<number> {
+async function startOnFreePort(input: {
+  pgCtl: string;
+  dataDir: string;
+  logFile: string;
+  socketDir: string;
+}): Promise<number> {
   for (let attempt = 1; ; attempt++) {
     const port = await findFreePort();
-    const options = ['-c listen_addresses=127.0.0.1', `-c port=${port}`, `-c unix_socket_directories=${input.socketDir}`, ...SERVER_SETTINGS.map((setting) => `-c ${setting}`)];
+    const options = [
+      '-c listen_addresses=127.0.0.1',
+      `-c port=${port}`,
+      `-c unix_socket_directories=${input.socketDir}`,
+      ...SERVER_SETTINGS.map((setting) => `-c ${setting}`),
+    ];
     try {
-      await runServerCommand(input.pgCtl, ['start', '-D', input.dataDir, '-l', input.logFile, '-w', '-t', '30', '-o', options.join(' ')]);
+      await runServerCommand(input.pgCtl, [
+        'start',
+        '-D',
+        input.dataDir,
+        '-l',
+        input.logFile,
+        '-w',
+        '-t',
+        '30',
+        '-o',
+        options.join(' '),
+      ]);
       return port;
     } catch (error) {
       if (attempt >= START_ATTEMPTS) throw error;

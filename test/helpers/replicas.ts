@@ -27,9 +27,18 @@ export interface ReplicaSet {
   close(): Promise<void>;
 }
 
-export async function startReplicas(input: { count: number; scenario: string; faults?: string[]; environment?: Record<string, string>; databaseUrl?: string }): Promise<ReplicaSet> {
+export async function startReplicas(input: {
+  count: number;
+  scenario: string;
+  faults?: string[];
+  environment?: Record<string, string>;
+  databaseUrl?: string;
+}): Promise<ReplicaSet> {
   const databaseUrl = input.databaseUrl ?? (await (await sharedPostgres()).createDatabase());
-  const cluster = await startMockCluster({ scenario: input.scenario, ...(input.faults ? { faults: input.faults.map(parseFaultSpec) } : {}) });
+  const cluster = await startMockCluster({
+    scenario: input.scenario,
+    ...(input.faults ? { faults: input.faults.map(parseFaultSpec) } : {}),
+  });
   const directory = mkdtempSync(join(tmpdir(), 'kubewhy-replicas-'));
   const replicas: ServiceProcess[] = [];
   const add = async (name: string): Promise<ServiceProcess> => {

@@ -15,12 +15,24 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function runKubewhy(args: string[], options: { env: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult> {
+export async function runKubewhy(
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; timeoutMs?: number },
+): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/kubewhy.js', ...args], { cwd: ROOT, env: options.env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, ['bin/kubewhy.js', ...args], {
+      cwd: ROOT,
+      env: options.env,
+      timeout: options.timeoutMs ?? 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failure.code === 'number' ? failure.code : 1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+    return {
+      code: typeof failure.code === 'number' ? failure.code : 1,
+      stdout: failure.stdout ?? '',
+      stderr: failure.stderr ?? '',
+    };
   }
 }

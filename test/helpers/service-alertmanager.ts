@@ -37,9 +37,19 @@ export interface GroupingOptions {
   repeatInterval: string;
 }
 
-const ONE_ALERT_A_GROUP: GroupingOptions = { groupBy: ['...'], groupWait: '0s', groupInterval: '1s', repeatInterval: '2s' };
+const ONE_ALERT_A_GROUP: GroupingOptions = {
+  groupBy: ['...'],
+  groupWait: '0s',
+  groupInterval: '1s',
+  repeatInterval: '2s',
+};
 
-export async function startAlertmanager(input: { directory: string; webhookUrl: string; credentialsFile: string; grouping?: GroupingOptions }): Promise<Alertmanager> {
+export async function startAlertmanager(input: {
+  directory: string;
+  webhookUrl: string;
+  credentialsFile: string;
+  grouping?: GroupingOptions;
+}): Promise<Alertmanager> {
   const configPath = join(input.directory, 'alertmanager.yml');
   const grouping = input.grouping ?? ONE_ALERT_A_GROUP;
   await writeFile(
@@ -72,7 +82,13 @@ export async function startAlertmanager(input: { directory: string; webhookUrl: 
  */
 export async function runAlertmanager(input: { directory: string; configPath: string }): Promise<Alertmanager> {
   const port = await findFreePort();
-  const daemon = spawnDaemon(ALERTMANAGER_BINARY, [`--config.file=${input.configPath}`, `--storage.path=${join(input.directory, 'alertmanager-data')}`, `--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', '--log.level=warn']);
+  const daemon = spawnDaemon(ALERTMANAGER_BINARY, [
+    `--config.file=${input.configPath}`,
+    `--storage.path=${join(input.directory, 'alertmanager-data')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+    '--cluster.listen-address=',
+    '--log.level=warn',
+  ]);
   const { child, output, stop } = daemon;
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -91,7 +107,11 @@ export async function runAlertmanager(input: { directory: string; configPath: st
   return {
     url,
     async postAlerts(alerts) {
-      const response = await fetch(`${url}/api/v2/alerts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(alerts) });
+      const response = await fetch(`${url}/api/v2/alerts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(alerts),
+      });
       if (!response.ok) throw new Error(`alertmanager refused the alerts: ${response.status} ${await response.text()}`);
     },
     async listAlerts() {

@@ -27,7 +27,14 @@ export const TOKENS = {
   ingestAct: 'ingest-act-token-0123456789abcdef',
 } as const;
 
-export const TEST_LIMITS: Config['limits'] = { maxSteps: 6, tokenBudget: 100_000, runTimeoutMs: 10_000, toolOutputBytes: 8192, approvalTtlMs: 30_000, maxHeldActions: 3 };
+export const TEST_LIMITS: Config['limits'] = {
+  maxSteps: 6,
+  tokenBudget: 100_000,
+  runTimeoutMs: 10_000,
+  toolOutputBytes: 8192,
+  approvalTtlMs: 30_000,
+  maxHeldActions: 3,
+};
 
 export interface TestAppOptions {
   model?: Model;
@@ -48,7 +55,13 @@ export interface TestApp {
   database: DatabaseSync;
   recording: RecordingTools;
   /** `app.inject` with the token of `scope` (none with `scope: null`). */
-  call(input: { method: 'GET' | 'POST'; url: string; scope?: keyof typeof TOKENS | null; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse>;
+  call(input: {
+    method: 'GET' | 'POST';
+    url: string;
+    scope?: keyof typeof TOKENS | null;
+    body?: unknown;
+    headers?: Record<string, string>;
+  }): Promise<LightMyRequestResponse>;
   /** Polls GET /v1/runs/:id until `done` holds (no fixed sleeps: each poll yields to the event loop). */
   waitForRun(id: string, done?: (run: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
@@ -65,10 +78,27 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
       policy: { actNamespaces: options.actNamespaces ?? [] },
       limits: { ...TEST_LIMITS, ...options.limits },
       ...(options.runAgent ? { runAgent: options.runAgent } : {}),
-      ...(options.fallback ? { fallbackModel: options.fallback.model, fallbackAfterAttempts: options.fallback.afterAttempts } : {}),
+      ...(options.fallback
+        ? { fallbackModel: options.fallback.model, fallbackAfterAttempts: options.fallback.afterAttempts }
+        : {}),
     },
-    runs: { concurrency: 2, queueSize: 100, dedupWindowMs: 4 * 3600 * 1000, maxAttempts: 3, shutdownGraceMs: 5000, ...options.runs },
-    auth: options.auth ?? { mode: 'tokens', tokens: { ingest: [TOKENS.ingest, TOKENS.ingestAct], read: [TOKENS.read], approve: [TOKENS.approve], act: [TOKENS.ingestAct] } },
+    runs: {
+      concurrency: 2,
+      queueSize: 100,
+      dedupWindowMs: 4 * 3600 * 1000,
+      maxAttempts: 3,
+      shutdownGraceMs: 5000,
+      ...options.runs,
+    },
+    auth: options.auth ?? {
+      mode: 'tokens',
+      tokens: {
+        ingest: [TOKENS.ingest, TOKENS.ingestAct],
+        read: [TOKENS.read],
+        approve: [TOKENS.approve],
+        act: [TOKENS.ingestAct],
+      },
+    },
     bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
     ...(options.webhookBodyLimitBytes ? { webhookBodyLimitBytes: options.webhookBodyLimitBytes } : {}),
     logger: createLogger({ level: 'silent' }),
@@ -85,11 +115,18 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
     app.inject({
       method,
       url,
-      headers: { ...(scope ? { authorization: `Bearer ${TOKENS[scope]}` } : {}), ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        ...(scope ? { authorization: `Bearer ${TOKENS[scope]}` } : {}),
+        ...(body !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { payload: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
     });
 
-  const waitForRun: TestApp['waitForRun'] = async (id, done = (run) => run.status === 'completed' || run.status === 'failed') => {
+  const waitForRun: TestApp['waitForRun'] = async (
+    id,
+    done = (run) => run.status === 'completed' || run.status === 'failed',
+  ) => {
     for (let attempt = 0; attempt < 20_000; attempt++) {
       const response = await call({ method: 'GET', url: `/v1/runs/${id}` });
       const run = response.json() as Record<string, unknown>;
@@ -106,7 +143,9 @@ export async function startTestApp(t: TestContext, options: TestAppOptions = {})
  * diagnosis. With `gate`, every turn waits for it first, so a test controls when runs
  * advance.
  */
-export function createInvestigatingModel(options: { gate?: () => Promise<void>; firstCalls?: ToolCall[] } = {}): Model & { turns: number } {
+export function createInvestigatingModel(
+  options: { gate?: () => Promise<void>; firstCalls?: ToolCall[] } = {},
+): Model & { turns: number } {
   const model = {
     name: 'fake-investigator',
     turns: 0,
@@ -116,10 +155,21 @@ export function createInvestigatingModel(options: { gate?: () => Promise<void>; 
       const usage = { input: 100, output: 20, cacheRead: 0, cacheWrite: 0 };
       const investigated = request.transcript.some((entry) => entry.role === 'tool-results');
       if (!investigated) {
-        const calls = options.firstCalls ?? [{ id: 'call-describe', name: 'describe_pod', input: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' } }];
+        const calls = options.firstCalls ?? [
+          {
+            id: 'call-describe',
+            name: 'describe_pod',
+            input: { namespace: 'staging', name: 'checkout-api-7d9f8c6b5-x2k4q' },
+          },
+        ];
         return { text: '', calls, stopReason: 'tool_use', usage };
       }
-      return { text: '', calls: [{ id: 'call-submit', name: 'submit_diagnosis', input: demoDiagnosis }], stopReason: 'tool_use', usage };
+      return {
+        text: '',
+        calls: [{ id: 'call-submit', name: 'submit_diagnosis', input: demoDiagnosis }],
+        stopReason: 'tool_use',
+        usage,
+      };
     },
   };
   return model;
@@ -145,21 +195,32 @@ function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason as Error);
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      reject,
-    );
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, reject);
   });
 }
 
 /** A firing alert as Alertmanager sends it, with the demo scenario's labels. */
-export function firingAlert(overrides: { fingerprint?: string; startsAt?: string; status?: 'firing' | 'resolved'; endsAt?: string; pod?: string } = {}): Record<string, unknown> {
+export function firingAlert(
+  overrides: {
+    fingerprint?: string;
+    startsAt?: string;
+    status?: 'firing' | 'resolved';
+    endsAt?: string;
+    pod?: string;
+  } = {},
+): Record<string, unknown> {
   return {
     status: overrides.status ?? 'firing',
-    labels: { alertname: 'KubePodCrashLooping', namespace: 'staging', pod: overrides.pod ?? 'checkout-api-7d9f8c6b5-x2k4q', container: 'app', severity: 'warning' },
+    labels: {
+      alertname: 'KubePodCrashLooping',
+      namespace: 'staging',
+      pod: overrides.pod ?? 'checkout-api-7d9f8c6b5-x2k4q',
+      container: 'app',
+      severity: 'warning',
+    },
     annotations: { summary: 'Pod is crash looping.' },
     startsAt: overrides.startsAt ?? '2026-11-29T09:50:00.123456789Z',
     endsAt: overrides.endsAt ?? '0001-01-01T00:00:00Z',

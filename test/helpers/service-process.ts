@@ -19,7 +19,12 @@ export interface ServiceProcess {
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
   /** An HTTP call with a bearer token, answered as JSON. */
-  request(input: { method?: 'GET' | 'POST'; path: string; token?: string; body?: unknown }): Promise<{ status: number; body: unknown; text: string }>;
+  request(input: {
+    method?: 'GET' | 'POST';
+    path: string;
+    token?: string;
+    body?: unknown;
+  }): Promise<{ status: number; body: unknown; text: string }>;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number | null>;
   /** SIGKILL: no chance to clean up. */
@@ -27,7 +32,10 @@ export interface ServiceProcess {
 }
 
 /** Writes a tokens directory as `KUBEWHY_TOKENS_DIR` reads it (one file per scope, a token per line); returns its path. */
-export async function writeTokensDir(directory: string, tokens: Partial<Record<'ingest' | 'read' | 'approve' | 'act', string>>): Promise<string> {
+export async function writeTokensDir(
+  directory: string,
+  tokens: Partial<Record<'ingest' | 'read' | 'approve' | 'act', string>>,
+): Promise<string> {
   const path = join(directory, 'tokens');
   await mkdir(path, { recursive: true });
   for (const [scope, token] of Object.entries(tokens)) await writeFile(join(path, scope), `${token}\n`);
@@ -35,10 +43,20 @@ export async function writeTokensDir(directory: string, tokens: Partial<Record<'
 }
 
 /** `kubewhy serve` started with `environment` (port 0, warn logs, the mock cluster unless it says otherwise), everything it prints collected. */
-export function spawnServe(environment: Record<string, string>): { child: ChildProcessByStdio<null, Readable, Readable>; output: () => string } {
+export function spawnServe(environment: Record<string, string>): {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  output: () => string;
+} {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', KUBEWHY_PORT: '0', KUBEWHY_LOG_LEVEL: 'warn', KUBEWHY_CLUSTER: 'mock', ...environment },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      KUBEWHY_PORT: '0',
+      KUBEWHY_LOG_LEVEL: 'warn',
+      KUBEWHY_CLUSTER: 'mock',
+      ...environment,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -60,13 +78,18 @@ export async function startServiceProcess(environment: Record<string, string>): 
       }
     };
     child.stdout.on('data', check);
-    void exited.then(([code]) => reject(new Error(`kubewhy serve exited with ${String(code)} before listening:\n${collected()}`)));
+    void exited.then(([code]) =>
+      reject(new Error(`kubewhy serve exited with ${String(code)} before listening:\n${collected()}`)),
+    );
   });
 
   const request: ServiceProcess['request'] = async ({ method = 'GET', path, token, body }) => {
     const response = await fetch(`${url}${path}`, {
       method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
     const text = await response.text();
@@ -99,7 +122,10 @@ export async function startServiceProcess(environment: Record<string, string>): 
 }
 
 /** Calls `probe` until it returns a value, yielding between calls; fails after `timeoutMs`. */
-export async function pollUntil<T>(probe: () => Promise<T | undefined>, options: { timeoutMs: number; what: string; intervalMs?: number }): Promise<T> {
+export async function pollUntil<T>(
+  probe: () => Promise<T | undefined>,
+  options: { timeoutMs: number; what: string; intervalMs?: number },
+): Promise<T> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     const value = await probe();

@@ -49,7 +49,8 @@ export function sdkLogLevelFor(level: string): SdkLogLevel {
  */
 export function withConsoleWarningsTo<T>(warn: (message: string) => void, work: () => T): T {
   const original = console.warn;
-  console.warn = (...parts: unknown[]): void => warn(parts.map((part) => (typeof part === 'string' ? part : describeDetail(part))).join(' '));
+  console.warn = (...parts: unknown[]): void =>
+    warn(parts.map((part) => (typeof part === 'string' ? part : describeDetail(part))).join(' '));
   try {
     return work();
   } finally {

@@ -8,10 +8,24 @@
  * The SDK logs through the service's logger when one is given.
  */
 import Anthropic, { type ClientOptions } from '@anthropic-ai/sdk';
-import type { CacheControlEphemeral, MessageCreateParamsNonStreaming, MessageParam, ContentBlockParam, ToolResultBlockParam, Tool as AnthropicTool } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  CacheControlEphemeral,
+  MessageCreateParamsNonStreaming,
+  MessageParam,
+  ContentBlockParam,
+  ToolResultBlockParam,
+  Tool as AnthropicTool,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { Logger } from 'pino';
 import { sdkLoggerFor, sdkLogLevelFor, withConsoleWarningsTo } from './anthropic-logging.ts';
-import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from '../model.ts';
+import {
+  ModelError,
+  type Model,
+  type ModelRequest,
+  type ModelTurn,
+  type ToolCall,
+  type TranscriptEntry,
+} from '../model.ts';
 
 /** `5m` and `1h`: prompt-cache lifetime of the system prompt and tools; `off`: no caching. */
 export type PromptCache = '5m' | '1h' | 'off';
@@ -36,10 +50,15 @@ export interface AnthropicModelOptions extends ClaudeProviderOptions {
  * `@anthropic-ai/sdk` (their base client's).
  */
 export interface MessagesClient {
-  messages: { create(body: MessageCreateParamsNonStreaming, options?: { signal?: AbortSignal }): PromiseLike<Anthropic.Message> };
+  messages: {
+    create(body: MessageCreateParamsNonStreaming, options?: { signal?: AbortSignal }): PromiseLike<Anthropic.Message>;
+  };
 }
 
-export interface ClaudeModelOptions extends Pick<ClaudeProviderOptions, 'model' | 'maxTokens' | 'promptCache' | 'logger'> {
+export interface ClaudeModelOptions extends Pick<
+  ClaudeProviderOptions,
+  'model' | 'maxTokens' | 'promptCache' | 'logger'
+> {
   client: MessagesClient;
   /** The provider as error messages name it: `Anthropic API`, `Bedrock`, `Vertex AI`. */
   label: string;
@@ -74,11 +93,15 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
  * The client options the three adapters share: retries (default 3), timeout (default
  * 2 minutes), and the SDK's log sent to `logger` when given.
  */
-export function buildClientOptions(settings: ClientSettings): Pick<ClientOptions, 'maxRetries' | 'timeout' | 'logger' | 'logLevel'> {
+export function buildClientOptions(
+  settings: ClientSettings,
+): Pick<ClientOptions, 'maxRetries' | 'timeout' | 'logger' | 'logLevel'> {
   return {
     maxRetries: settings.maxRetries ?? DEFAULT_MAX_RETRIES,
     timeout: settings.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(settings.logger ? { logger: sdkLoggerFor(settings.logger), logLevel: sdkLogLevelFor(settings.logger.level) } : {}),
+    ...(settings.logger
+      ? { logger: sdkLoggerFor(settings.logger), logLevel: sdkLogLevelFor(settings.logger.level) }
+      : {}),
   };
 }
 
@@ -97,7 +120,11 @@ export function createClaudeModel(options: ClaudeModelOptions): Model {
     async createTurn(request: ModelRequest): Promise<ModelTurn> {
       let response: Anthropic.Message;
       try {
-        const pending = startRequest(() => client.messages.create(buildRequest({ request, model: options.model, maxTokens, cacheControl }), { signal: request.signal }));
+        const pending = startRequest(() =>
+          client.messages.create(buildRequest({ request, model: options.model, maxTokens, cacheControl }), {
+            signal: request.signal,
+          }),
+        );
         response = await pending;
       } catch (error) {
         throw toModelError(error, label);
@@ -107,14 +134,20 @@ export function createClaudeModel(options: ClaudeModelOptions): Model {
   };
 }
 
-function buildRequest(input: { request: ModelRequest; model: string; maxTokens: number; cacheControl: CacheControlEphemeral | undefined }): MessageCreateParamsNonStreaming {
+function buildRequest(input: {
+  request: ModelRequest;
+  model: string;
+  maxTokens: number;
+  cacheControl: CacheControlEphemeral | undefined;
+}): MessageCreateParamsNonStreaming {
   const { request, cacheControl } = input;
   return {
     model: input.model,
     max_tokens: request.longerAnswer ? input.maxTokens * LONGER_ANSWER_FACTOR : input.maxTokens,
     system: [{ type: 'text', text: request.system, ...(cacheControl ? { cache_control: cacheControl } : {}) }],
     tools: toAnthropicTools(request.tools, cacheControl),
-    tool_choice: request.toolChoice.type === 'tool' ? { type: 'tool', name: request.toolChoice.name } : { type: 'auto' },
+    tool_choice:
+      request.toolChoice.type === 'tool' ? { type: 'tool', name: request.toolChoice.name } : { type: 'auto' },
     messages: toMessages(request.transcript, { cache: cacheControl !== undefined }),
   };
 }
@@ -142,7 +175,9 @@ function cacheControlFor(promptCache: PromptCache): CacheControlEphemeral | unde
 function toTurn(response: Anthropic.Message): ModelTurn {
   const stopReason = response.stop_reason ?? 'unknown';
   const text = response.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
-  const calls: ToolCall[] = response.content.flatMap((block) => (block.type === 'tool_use' ? [{ id: block.id, name: block.name, input: block.input }] : []));
+  const calls: ToolCall[] = response.content.flatMap((block) =>
+    block.type === 'tool_use' ? [{ id: block.id, name: block.name, input: block.input }] : [],
+  );
   // A turn cut at a limit may end inside a tool call: the last block, if a call, is unfinished.
   const cutMidCall = CUT_STOP_REASONS.has(stopReason) && response.content.at(-1)?.type === 'tool_use';
   const incompleteCalls = cutMidCall ? calls.splice(-1, 1) : [];
@@ -167,13 +202,22 @@ function toTurn(response: Anthropic.Message): ModelTurn {
 
 function describeRefusal(response: Anthropic.Message): string {
   const details = response.stop_details;
-  const said = response.content.flatMap((block) => (block.type === 'text' && block.text.trim() ? [block.text.trim()] : [])).join(' ');
-  const parts = [details?.explanation, details?.category ? `(category ${details.category})` : undefined, details?.explanation ? undefined : said || undefined];
+  const said = response.content
+    .flatMap((block) => (block.type === 'text' && block.text.trim() ? [block.text.trim()] : []))
+    .join(' ');
+  const parts = [
+    details?.explanation,
+    details?.category ? `(category ${details.category})` : undefined,
+    details?.explanation ? undefined : said || undefined,
+  ];
   const description = parts.filter((part): part is string => typeof part === 'string' && part.length > 0).join(' ');
   return description || 'no explanation given';
 }
 
-function toAnthropicTools(tools: ModelRequest['tools'], cacheControl: CacheControlEphemeral | undefined): AnthropicTool[] {
+function toAnthropicTools(
+  tools: ModelRequest['tools'],
+  cacheControl: CacheControlEphemeral | undefined,
+): AnthropicTool[] {
   return tools.map((tool, index) => ({
     name: tool.name,
     description: tool.description,
@@ -199,14 +243,12 @@ export function toMessages(transcript: readonly TranscriptEntry[], options: { ca
     if (entry.role === 'user') push('user', [{ type: 'text', text: entry.text }]);
     else if (entry.role === 'assistant') push('assistant', assistantBlocks(entry));
     else {
-      const blocks: ContentBlockParam[] = entry.results.map(
-        ({ call, result }): ToolResultBlockParam => ({
-          type: 'tool_result',
-          tool_use_id: call.id,
-          content: result.content,
-          ...(result.ok ? {} : { is_error: true }),
-        }),
-      );
+      const blocks: ContentBlockParam[] = entry.results.map(({ call, result }): ToolResultBlockParam => ({
+        type: 'tool_result',
+        tool_use_id: call.id,
+        content: result.content,
+        ...(result.ok ? {} : { is_error: true }),
+      }));
       if (entry.note) blocks.push({ type: 'text', text: entry.note });
       push('user', blocks);
     }
@@ -223,10 +265,12 @@ export function toMessages(transcript: readonly TranscriptEntry[], options: { ca
 
 function assistantBlocks(entry: Extract<TranscriptEntry, { role: 'assistant' }>): ContentBlockParam[] {
   // A paused turn goes back exactly as the API gave it (copied: the breakpoint must not touch the transcript).
-  if (entry.blocks && entry.blocks.length > 0) return entry.blocks.map((block) => ({ ...(block as object) }) as ContentBlockParam);
+  if (entry.blocks && entry.blocks.length > 0)
+    return entry.blocks.map((block) => ({ ...(block as object) }) as ContentBlockParam);
   const blocks: ContentBlockParam[] = [];
   if (entry.text) blocks.push({ type: 'text', text: entry.text });
-  for (const call of entry.calls) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input ?? {} });
+  for (const call of entry.calls)
+    blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input ?? {} });
   if (blocks.length === 0) blocks.push({ type: 'text', text: '(no answer)' });
   return blocks;
 }
@@ -238,7 +282,8 @@ function isRetryableStatus(status: number): boolean {
 
 /** `label` names the provider: `Anthropic API 429: rate_limit_error: ...`, `Bedrock 403: AccessDeniedException: ...`. */
 function toModelError(error: unknown, label: string): ModelError {
-  if (error instanceof Anthropic.APIUserAbortError) return new ModelError(`the request was aborted: ${error.message}`, { cause: error });
+  if (error instanceof Anthropic.APIUserAbortError)
+    return new ModelError(`the request was aborted: ${error.message}`, { cause: error });
   if (error instanceof Anthropic.APIError) {
     // No status: the connection failed or timed out, which a later attempt may not meet.
     const status = typeof error.status === 'number' ? error.status : undefined;
@@ -260,9 +305,11 @@ function toModelError(error: unknown, label: string): ModelError {
 function describeApiError(error: InstanceType<typeof Anthropic.APIError>): string {
   const body: unknown = error.error;
   if (typeof body !== 'object' || body === null) return error.message;
-  const nested = 'error' in body ? (body as { error?: { type?: unknown; status?: unknown; message?: unknown } }).error : undefined;
+  const nested =
+    'error' in body ? (body as { error?: { type?: unknown; status?: unknown; message?: unknown } }).error : undefined;
   if (typeof nested?.message === 'string') {
-    const type = typeof nested.type === 'string' ? nested.type : typeof nested.status === 'string' ? nested.status : undefined;
+    const type =
+      typeof nested.type === 'string' ? nested.type : typeof nested.status === 'string' ? nested.status : undefined;
     return type ? `${type}: ${nested.message}` : nested.message;
   }
   const message = (body as { message?: unknown }).message;

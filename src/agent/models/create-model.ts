@@ -14,12 +14,22 @@ import { createOfflineModel } from '../offline/offline-model.ts';
 export async function createModel(settings: ModelSettings, options: { logger?: Logger } = {}): Promise<Model> {
   if (settings.provider === 'offline') return createOfflineModel();
   // What every adapter takes the same way.
-  const common = { model: settings.name, maxRetries: settings.maxRetries, timeoutMs: settings.timeoutMs, ...(options.logger ? { logger: options.logger } : {}) };
+  const common = {
+    model: settings.name,
+    maxRetries: settings.maxRetries,
+    timeoutMs: settings.timeoutMs,
+    ...(options.logger ? { logger: options.logger } : {}),
+  };
   const baseUrl = settings.baseUrl ? { baseUrl: settings.baseUrl } : {};
   switch (settings.provider) {
     case 'anthropic': {
       const { createAnthropicModel } = await import('./anthropic-model.ts');
-      return createAnthropicModel({ ...common, ...baseUrl, apiKey: settings.apiKey, promptCache: settings.promptCache });
+      return createAnthropicModel({
+        ...common,
+        ...baseUrl,
+        apiKey: settings.apiKey,
+        promptCache: settings.promptCache,
+      });
     }
     case 'bedrock': {
       const { createBedrockModel } = await import('./bedrock-model.ts');
@@ -27,7 +37,13 @@ export async function createModel(settings: ModelSettings, options: { logger?: L
     }
     case 'vertex': {
       const { createVertexModel } = await import('./vertex-model.ts');
-      return createVertexModel({ ...common, ...baseUrl, region: settings.region, projectId: settings.projectId, promptCache: settings.promptCache });
+      return createVertexModel({
+        ...common,
+        ...baseUrl,
+        region: settings.region,
+        projectId: settings.projectId,
+        promptCache: settings.promptCache,
+      });
     }
     case 'openai': {
       const { createOpenAiModel } = await import('./openai-model.ts');

@@ -32,7 +32,10 @@ export function chooseModel(input: ModelChoiceInput): ModelChoice {
   if (!fallbackModel || fallbackAfterAttempts === undefined || input.resuming) return { model: input.model };
   if (input.attempt < fallbackAfterAttempts || modelFailures === 0) return { model: input.model };
   const engine = fallbackModel.name === 'offline' ? 'the offline engine' : `model ${fallbackModel.name}`;
-  return { model: fallbackModel, fallbackNote: `model ${input.model.name} failed ${modelFailures} ${modelFailures === 1 ? 'time' : 'times'}; diagnosed by ${engine}` };
+  return {
+    model: fallbackModel,
+    fallbackNote: `model ${input.model.name} failed ${modelFailures} ${modelFailures === 1 ? 'time' : 'times'}; diagnosed by ${engine}`,
+  };
 }
 
 /** Retryable model failures in a run's audit events: the `error` events the loop marks `retryable`. */
@@ -46,7 +49,11 @@ function isRetryablePayload(payload: unknown): boolean {
 
 /** The outcome, saying who diagnosed it: in the summary of a diagnosis, else in the reason. */
 export function noteFallback(outcome: RunOutcome, note: string): RunOutcome {
-  if (outcome.diagnosis) return { ...outcome, diagnosis: { ...outcome.diagnosis, summary: `${outcome.diagnosis.summary} (${capitalize(note)}.)` } };
+  if (outcome.diagnosis)
+    return {
+      ...outcome,
+      diagnosis: { ...outcome.diagnosis, summary: `${outcome.diagnosis.summary} (${capitalize(note)}.)` },
+    };
   if (outcome.status === 'failed') return { ...outcome, reason: `${outcome.reason ?? 'the run failed'} (${note})` };
   return outcome;
 }

@@ -14,14 +14,34 @@
  * attempt may succeed.
  */
 import OpenAI, { AzureOpenAI } from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam, ChatCompletionTool, ChatCompletionToolChoiceOption } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { ToolResult } from '../../tools/tool.ts';
 import { retryAfterOf } from './anthropic-model.ts';
 import { sdkLogLevelFor } from './anthropic-logging.ts';
 import { capabilitiesOf, type ModelCapabilities } from './model-capabilities.ts';
-import { ModelError, type Model, type ModelRequest, type ModelTurn, type ToolCall, type TranscriptEntry } from '../model.ts';
-import { createStructuredOutputModel, DEFAULT_MAX_TOKENS, LONGER_ANSWER_FACTOR, tokenLimit, usageOf, type RequestCompletion } from './structured-output-model.ts';
+import {
+  ModelError,
+  type Model,
+  type ModelRequest,
+  type ModelTurn,
+  type ToolCall,
+  type TranscriptEntry,
+} from '../model.ts';
+import {
+  createStructuredOutputModel,
+  DEFAULT_MAX_TOKENS,
+  LONGER_ANSWER_FACTOR,
+  tokenLimit,
+  usageOf,
+  type RequestCompletion,
+} from './structured-output-model.ts';
 import { describeTrigger } from '../trigger.ts';
 
 export interface OpenAiModelOptions {
@@ -43,7 +63,8 @@ export interface OpenAiModelOptions {
 
 /** Arguments longer than this are cut in what the model is shown of them. */
 const QUOTED_ARGUMENTS_CHARS = 200;
-const NOT_AN_OBJECT_NOTE = 'Your arguments for this call were not a JSON object, so it did not run. Call it again with a JSON object that follows its schema.';
+const NOT_AN_OBJECT_NOTE =
+  'Your arguments for this call were not a JSON object, so it did not run. Call it again with a JSON object that follows its schema.';
 
 export function createOpenAiModel(options: OpenAiModelOptions): Model {
   const capabilities = capabilitiesOf(options.model, options.capabilities);
@@ -85,7 +106,13 @@ function createClient(options: OpenAiModelOptions): OpenAI {
     timeout: options.timeoutMs ?? 120_000,
     ...(options.logger ? { logger: sdkLoggerFor(options.logger), logLevel: sdkLogLevelFor(options.logger.level) } : {}),
   };
-  if (options.azure) return new AzureOpenAI({ ...common, endpoint: options.azure.endpoint, apiVersion: options.azure.apiVersion, deployment: options.azure.deployment });
+  if (options.azure)
+    return new AzureOpenAI({
+      ...common,
+      endpoint: options.azure.endpoint,
+      apiVersion: options.azure.apiVersion,
+      deployment: options.azure.deployment,
+    });
   return new OpenAI({ ...common, baseURL: options.baseUrl ?? 'https://api.openai.com/v1' });
 }
 
@@ -96,13 +123,17 @@ function sdkLoggerFor(logger: Logger): NonNullable<ConstructorParameters<typeof 
     (level: 'error' | 'warn' | 'info' | 'debug') =>
     (message: string, ...rest: unknown[]): void => {
       if (rest.length === 0) child[level](message);
-      else child[level]({ details: rest.map((detail) => (detail instanceof Error ? detail.message : detail)) }, message);
+      else
+        child[level]({ details: rest.map((detail) => (detail instanceof Error ? detail.message : detail)) }, message);
     };
   return { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') };
 }
 
 /** The request's `tool_choice`, or undefined when the forced choice needs the structured fallback. */
-export function toolChoiceFor(choice: ModelRequest['toolChoice'], capabilities: ModelCapabilities): ChatCompletionToolChoiceOption | undefined {
+export function toolChoiceFor(
+  choice: ModelRequest['toolChoice'],
+  capabilities: ModelCapabilities,
+): ChatCompletionToolChoiceOption | undefined {
   if (choice.type === 'auto') return 'auto';
   if (capabilities.namedToolChoice) return { type: 'function', function: { name: choice.name } };
   // Only the diagnosis tool is ever forced; `required` plus the prompt's instruction gets it.
@@ -111,18 +142,27 @@ export function toolChoiceFor(choice: ModelRequest['toolChoice'], capabilities: 
 }
 
 function toChatTools(tools: ModelRequest['tools']): ChatCompletionTool[] {
-  return tools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema as Record<string, unknown> } }));
+  return tools.map((tool) => ({
+    type: 'function',
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.input_schema as Record<string, unknown>,
+    },
+  }));
 }
 
 /** The system prompt, then the transcript (whose first user message is the trigger) as Chat Completions messages. */
 export function toChatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: request.system }];
-  if (request.transcript[0]?.role !== 'user') messages.push({ role: 'user', content: describeTrigger(request.trigger) });
+  if (request.transcript[0]?.role !== 'user')
+    messages.push({ role: 'user', content: describeTrigger(request.trigger) });
   for (const entry of request.transcript) {
     if (entry.role === 'user') messages.push({ role: 'user', content: entry.text });
     else if (entry.role === 'assistant') messages.push(assistantMessage(entry));
     else {
-      for (const { call, result } of entry.results) messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessageText(call, result) });
+      for (const { call, result } of entry.results)
+        messages.push({ role: 'tool', tool_call_id: call.id, content: toolMessageText(call, result) });
       if (entry.note) messages.push({ role: 'user', content: entry.note });
     }
   }
@@ -134,7 +174,11 @@ function assistantMessage(entry: Extract<TranscriptEntry, { role: 'assistant' }>
   return {
     role: 'assistant',
     content: entry.text || null,
-    tool_calls: entry.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: argumentsText(call.input) } })),
+    tool_calls: entry.calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: argumentsText(call.input) },
+    })),
   };
 }
 
@@ -156,16 +200,40 @@ export function toTurn(completion: ChatCompletion): ModelTurn {
   if (!choice) throw new ModelError('the API answered without a choice', { retryable: true });
   const message = choice.message;
   const parsed = (message.tool_calls ?? []).flatMap((call, index) =>
-    call.type === 'function' ? [{ call: { id: call.id || `call_${completion.id}_${index}`, name: call.function.name, input: parseArguments(call.function.arguments) }, complete: isObject(parseJson(call.function.arguments)) }] : [],
+    call.type === 'function'
+      ? [
+          {
+            call: {
+              id: call.id || `call_${completion.id}_${index}`,
+              name: call.function.name,
+              input: parseArguments(call.function.arguments),
+            },
+            complete: isObject(parseJson(call.function.arguments)),
+          },
+        ]
+      : [],
   );
   const calls = parsed.map(({ call }) => call);
   const text = message.content ?? '';
   if (choice.finish_reason === 'content_filter' || message.refusal) {
-    return { text, calls: [], stopReason: 'refusal', usage, refusal: message.refusal || text.trim() || 'the API content filter stopped the answer' };
+    return {
+      text,
+      calls: [],
+      stopReason: 'refusal',
+      usage,
+      refusal: message.refusal || text.trim() || 'the API content filter stopped the answer',
+    };
   }
   // A turn cut at the output limit may end inside its last call: unparsable arguments mean it was.
-  const incompleteCalls = choice.finish_reason === 'length' && parsed.at(-1)?.complete === false ? calls.splice(-1, 1) : [];
-  return { text, calls, stopReason: stopReasonOf(choice.finish_reason, calls.length > 0), usage, ...(incompleteCalls.length > 0 ? { incompleteCalls } : {}) };
+  const incompleteCalls =
+    choice.finish_reason === 'length' && parsed.at(-1)?.complete === false ? calls.splice(-1, 1) : [];
+  return {
+    text,
+    calls,
+    stopReason: stopReasonOf(choice.finish_reason, calls.length > 0),
+    usage,
+    ...(incompleteCalls.length > 0 ? { incompleteCalls } : {}),
+  };
 }
 
 function stopReasonOf(finishReason: string | null, hasCalls: boolean): string {
@@ -213,8 +281,10 @@ function isRetryableStatus(status: number): boolean {
 export function toModelError(error: unknown): ModelError {
   if (error instanceof ModelError) return error;
   // A 200 whose body is not JSON: a proxy or gateway in the way, which may answer properly later.
-  if (error instanceof SyntaxError) return new ModelError(`the API's answer is not JSON: ${error.message}`, { retryable: true, cause: error });
-  if (error instanceof OpenAI.APIUserAbortError) return new ModelError(`the request was aborted: ${error.message}`, { cause: error });
+  if (error instanceof SyntaxError)
+    return new ModelError(`the API's answer is not JSON: ${error.message}`, { retryable: true, cause: error });
+  if (error instanceof OpenAI.APIUserAbortError)
+    return new ModelError(`the request was aborted: ${error.message}`, { cause: error });
   if (error instanceof OpenAI.APIError) {
     // No status: the connection failed or timed out, which a later attempt may not meet.
     const status = typeof error.status === 'number' ? error.status : undefined;

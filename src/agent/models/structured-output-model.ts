@@ -12,7 +12,11 @@
  * format (the loop answers a turn without calls with a user message; the reminder joins it).
  */
 import { randomUUID } from 'node:crypto';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import type { ToolResult, ToolSpec } from '../../tools/tool.ts';
 import type { ModelCapabilities } from './model-capabilities.ts';
 import type { Model, ModelRequest, ModelTurn, TokenUsage, ToolCall, TranscriptEntry } from '../model.ts';
@@ -20,7 +24,10 @@ import { SUBMIT_DIAGNOSIS_TOOL } from '../prompt.ts';
 import { describeTrigger } from '../trigger.ts';
 
 /** Sends one Chat Completions request; failures come back as ModelError (the OpenAI adapter maps them). */
-export type RequestCompletion = (body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal) => Promise<ChatCompletion>;
+export type RequestCompletion = (
+  body: ChatCompletionCreateParamsNonStreaming,
+  signal: AbortSignal,
+) => Promise<ChatCompletion>;
 
 export interface StructuredOutputModelOptions {
   /** The model name requests carry and metrics show. */
@@ -64,32 +71,60 @@ export function createStructuredOutputModel(options: StructuredOutputModelOption
 }
 
 /** `max_completion_tokens` or `max_tokens`, as the family takes it. */
-export function tokenLimit(capabilities: ModelCapabilities, tokens: number): { max_tokens: number } | { max_completion_tokens: number } {
-  return capabilities.maxTokensField === 'max_completion_tokens' ? { max_completion_tokens: tokens } : { max_tokens: tokens };
+export function tokenLimit(
+  capabilities: ModelCapabilities,
+  tokens: number,
+): { max_tokens: number } | { max_completion_tokens: number } {
+  return capabilities.maxTokensField === 'max_completion_tokens'
+    ? { max_completion_tokens: tokens }
+    : { max_tokens: tokens };
 }
 
 /** Chat Completions usage in the loop's terms: cached prompt tokens are counted as cache reads, not input. */
 export function usageOf(completion: ChatCompletion): TokenUsage {
   const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
-  return { input: Math.max(0, (completion.usage?.prompt_tokens ?? 0) - cached), output: completion.usage?.completion_tokens ?? 0, cacheRead: cached, cacheWrite: 0 };
+  return {
+    input: Math.max(0, (completion.usage?.prompt_tokens ?? 0) - cached),
+    output: completion.usage?.completion_tokens ?? 0,
+    cacheRead: cached,
+    cacheWrite: 0,
+  };
 }
 
-function responseFormatFor(capabilities: ModelCapabilities, tools: readonly ToolSpec[], forced: boolean): ChatCompletionCreateParamsNonStreaming['response_format'] {
+function responseFormatFor(
+  capabilities: ModelCapabilities,
+  tools: readonly ToolSpec[],
+  forced: boolean,
+): ChatCompletionCreateParamsNonStreaming['response_format'] {
   if (capabilities.responseFormat === 'json_object') return { type: 'json_object' };
   if (capabilities.responseFormat !== 'json_schema') return undefined;
   const diagnosis = tools.find((tool) => tool.name === SUBMIT_DIAGNOSIS_TOOL)?.input_schema ?? { type: 'object' };
   const names = tools.filter((tool) => tool.name !== SUBMIT_DIAGNOSIS_TOOL).map((tool) => tool.name);
-  const call = { type: 'object', properties: { name: { type: 'string', enum: names }, input: { type: 'object' } }, required: ['name', 'input'] };
+  const call = {
+    type: 'object',
+    properties: { name: { type: 'string', enum: names }, input: { type: 'object' } },
+    required: ['name', 'input'],
+  };
   const schema = forced
     ? { type: 'object', properties: { reason: { type: 'string' }, diagnosis }, required: ['diagnosis'] }
     : { type: 'object', properties: { reason: { type: 'string' }, calls: { type: 'array', items: call }, diagnosis } };
-  return { type: 'json_schema', json_schema: { name: 'next_step', description: 'The next step of the investigation: tool calls, or the diagnosis.', schema, strict: false } };
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: 'next_step',
+      description: 'The next step of the investigation: tool calls, or the diagnosis.',
+      schema,
+      strict: false,
+    },
+  };
 }
 
 /** The system prompt with the answer format and every tool's input schema. */
 function structuredSystem(system: string, tools: readonly ToolSpec[]): string {
   const diagnosis = tools.find((tool) => tool.name === SUBMIT_DIAGNOSIS_TOOL);
-  const listed = tools.filter((tool) => tool.name !== SUBMIT_DIAGNOSIS_TOOL).map((tool) => `- ${tool.name}: ${tool.description}\n  input (JSON schema): ${JSON.stringify(tool.input_schema)}`);
+  const listed = tools
+    .filter((tool) => tool.name !== SUBMIT_DIAGNOSIS_TOOL)
+    .map((tool) => `- ${tool.name}: ${tool.description}\n  input (JSON schema): ${JSON.stringify(tool.input_schema)}`);
   return `${system}
 
 How you call tools here: every answer of yours is exactly one JSON object and nothing else, in one of two shapes.
@@ -106,7 +141,9 @@ ${listed.join('\n')}`;
  * require the roles to alternate.
  */
 export function toStructuredMessages(request: ModelRequest): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: structuredSystem(request.system, request.tools) }];
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: structuredSystem(request.system, request.tools) },
+  ];
   const say = (text: string): void => {
     const last = messages.at(-1);
     if (last?.role === 'user' && typeof last.content === 'string') last.content = `${last.content}\n\n${text}`;
@@ -130,7 +167,8 @@ export function toStructuredMessages(request: ModelRequest): ChatCompletionMessa
 }
 
 function assistantJson(entry: Extract<TranscriptEntry, { role: 'assistant' }>): string {
-  if (entry.calls.length === 0) return entry.text.startsWith(NOT_A_STEP) ? entry.text.slice(NOT_A_STEP.length).trim() : entry.text || '(no answer)';
+  if (entry.calls.length === 0)
+    return entry.text.startsWith(NOT_A_STEP) ? entry.text.slice(NOT_A_STEP.length).trim() : entry.text || '(no answer)';
   const diagnosis = entry.calls.find((call) => call.name === SUBMIT_DIAGNOSIS_TOOL);
   const reason = entry.text ? { reason: entry.text } : {};
   if (diagnosis) return JSON.stringify({ ...reason, diagnosis: diagnosis.input });
@@ -138,7 +176,9 @@ function assistantJson(entry: Extract<TranscriptEntry, { role: 'assistant' }>): 
 }
 
 function resultsText(entry: Extract<TranscriptEntry, { role: 'tool-results' }>): string {
-  const results = entry.results.map(({ call, result }) => `Result of ${call.name} (call ${call.id})${resultLine(result)}`);
+  const results = entry.results.map(
+    ({ call, result }) => `Result of ${call.name} (call ${call.id})${resultLine(result)}`,
+  );
   return [...results, ...(entry.note ? [entry.note] : [])].join('\n\n');
 }
 
@@ -152,11 +192,23 @@ export function toStructuredTurn(completion: ChatCompletion): ModelTurn {
   const choice = completion.choices[0];
   const said = choice?.message.content ?? '';
   if (choice?.finish_reason === 'content_filter' || choice?.message.refusal) {
-    return { text: said, calls: [], stopReason: 'refusal', usage, refusal: choice?.message.refusal || 'the content filter stopped the answer' };
+    return {
+      text: said,
+      calls: [],
+      stopReason: 'refusal',
+      usage,
+      refusal: choice?.message.refusal || 'the content filter stopped the answer',
+    };
   }
   const step = parseStep(said);
   const cut = choice?.finish_reason === 'length';
-  if (!step) return { text: `${NOT_A_STEP} ${said.slice(0, 1000)}`, calls: [], stopReason: cut ? 'max_tokens' : 'end_turn', usage };
+  if (!step)
+    return {
+      text: `${NOT_A_STEP} ${said.slice(0, 1000)}`,
+      calls: [],
+      stopReason: cut ? 'max_tokens' : 'end_turn',
+      usage,
+    };
   return { text: step.reason, calls: step.calls, stopReason: step.calls.length > 0 ? 'tool_use' : 'end_turn', usage };
 }
 
@@ -177,9 +229,11 @@ export function parseStep(text: string): Step | undefined {
 
 function stepOf(value: Record<string, unknown>): Step | undefined {
   const reason = typeof value.reason === 'string' ? value.reason : '';
-  if (isObject(value.diagnosis)) return { reason, calls: [{ id: newCallId(), name: SUBMIT_DIAGNOSIS_TOOL, input: value.diagnosis }] };
+  if (isObject(value.diagnosis))
+    return { reason, calls: [{ id: newCallId(), name: SUBMIT_DIAGNOSIS_TOOL, input: value.diagnosis }] };
   // A bare diagnosis, without its wrapper.
-  if (typeof value.category === 'string' && typeof value.summary === 'string') return { reason: '', calls: [{ id: newCallId(), name: SUBMIT_DIAGNOSIS_TOOL, input: value }] };
+  if (typeof value.category === 'string' && typeof value.summary === 'string')
+    return { reason: '', calls: [{ id: newCallId(), name: SUBMIT_DIAGNOSIS_TOOL, input: value }] };
   const single = typeof value.name === 'string' && ('input' in value || 'arguments' in value);
   const listed = Array.isArray(value.calls) ? value.calls : single ? [value] : undefined;
   if (!listed) return undefined;
@@ -187,7 +241,9 @@ function stepOf(value: Record<string, unknown>): Step | undefined {
     if (!isObject(call) || typeof call.name !== 'string') return [];
     // `arguments` is how OpenAI-trained models often spell it.
     const input = call.input ?? call.arguments ?? {};
-    return [{ id: newCallId(), name: call.name, input: typeof input === 'string' ? parseObject(input) ?? input : input }];
+    return [
+      { id: newCallId(), name: call.name, input: typeof input === 'string' ? (parseObject(input) ?? input) : input },
+    ];
   });
   return calls.length > 0 || listed.length === 0 ? { reason, calls } : undefined;
 }

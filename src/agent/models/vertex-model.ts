@@ -48,7 +48,9 @@ export function createVertexClient(options: VertexModelOptions): AnthropicVertex
   return new AnthropicVertex({
     region: options.region,
     projectId: options.projectId,
-    authClient: options.accessToken ? createTokenAuthClient(options.accessToken) : createDefaultCredentialsAuthClient(options.projectId),
+    authClient: options.accessToken
+      ? createTokenAuthClient(options.accessToken)
+      : createDefaultCredentialsAuthClient(options.projectId),
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     ...buildClientOptions(options),
   });

@@ -31,14 +31,25 @@ const CLUSTER_SCOPED = new Set(['Node', 'Namespace']);
  * was) for anything else; of every namespace, as namespace/name, when none was named. A name
  * given without a kind is a workload's.
  */
-export function missingFromWords(input: { unknown: UnknownName; candidates: readonly Candidate[]; namespaces: readonly string[]; namespace: string | undefined }): Missing {
+export function missingFromWords(input: {
+  unknown: UnknownName;
+  candidates: readonly Candidate[];
+  namespaces: readonly string[];
+  namespace: string | undefined;
+}): Missing {
   const { unknown, candidates } = input;
   const kind = unknown.kind ?? 'Workload';
   if (kind === 'Node') {
     const nodes = candidates.filter((candidate) => candidate.focus.kind === 'node').map((candidate) => candidate.name);
     return { kind, name: unknown.name, existing: closestFirst(unknown.name, nodes), existingLabel: 'nodes' };
   }
-  if (kind === 'Namespace') return { kind, name: unknown.name, existing: closestFirst(unknown.name, input.namespaces), existingLabel: 'namespaces' };
+  if (kind === 'Namespace')
+    return {
+      kind,
+      name: unknown.name,
+      existing: closestFirst(unknown.name, input.namespaces),
+      existingLabel: 'namespaces',
+    };
   const namespace = unknown.namespace ?? input.namespace;
   const sameKind = (candidate: Candidate): boolean => {
     if (kind === 'Workload') return candidate.focus.kind === 'workload' || candidate.focus.kind === 'pod';
@@ -49,18 +60,38 @@ export function missingFromWords(input: { unknown: UnknownName; candidates: read
   const label = kind === 'Workload' || kind === 'Pod' ? 'workloads' : `${kind}s`;
   const ofKind = candidates.filter(sameKind);
   if (namespace === undefined) {
-    const names = ofKind.map((candidate) => (candidate.namespace ? `${candidate.namespace}/${candidate.name}` : candidate.name));
+    const names = ofKind.map((candidate) =>
+      candidate.namespace ? `${candidate.namespace}/${candidate.name}` : candidate.name,
+    );
     return { kind, name: unknown.name, existing: closestFirst(unknown.name, names), existingLabel: label };
   }
   const names = ofKind.filter((candidate) => candidate.namespace === namespace).map((candidate) => candidate.name);
-  return { kind, namespace, name: unknown.name, existing: closestFirst(unknown.name, names), existingLabel: `${label} in ${namespace}` };
+  return {
+    kind,
+    namespace,
+    name: unknown.name,
+    existing: closestFirst(unknown.name, names),
+    existingLabel: `${label} in ${namespace}`,
+  };
 }
 
 /** Names sharing a word with `name` first ("invoice-worker" for "billing-worker"), then the rest in order; at most MAX_EXISTING. */
 function closestFirst(name: string, names: readonly string[]): string[] {
-  const words = new Set(name.toLowerCase().split(/[-./]/).filter((word) => word.length >= 3).map(stem));
-  const shared = (candidate: string): number => candidate.toLowerCase().split(/[-./]/).filter((word) => words.has(stem(word))).length;
-  return [...new Set(names)].sort((left, right) => shared(right) - shared(left) || left.localeCompare(right)).slice(0, MAX_EXISTING);
+  const words = new Set(
+    name
+      .toLowerCase()
+      .split(/[-./]/)
+      .filter((word) => word.length >= 3)
+      .map(stem),
+  );
+  const shared = (candidate: string): number =>
+    candidate
+      .toLowerCase()
+      .split(/[-./]/)
+      .filter((word) => words.has(stem(word))).length;
+  return [...new Set(names)]
+    .sort((left, right) => shared(right) - shared(left) || left.localeCompare(right))
+    .slice(0, MAX_EXISTING);
 }
 
 /**
@@ -68,7 +99,10 @@ function closestFirst(name: string, names: readonly string[]): string[] {
  * finance` (no kind given), `Deployment "cart"` (no namespace given).
  */
 export function describeMissing(missing: NotFound): string {
-  const what = missing.kind === 'Workload' ? `"${missing.name}"` : `${missing.kind === 'Node' || missing.kind === 'Namespace' ? missing.kind.toLowerCase() : missing.kind} "${missing.name}"`;
+  const what =
+    missing.kind === 'Workload'
+      ? `"${missing.name}"`
+      : `${missing.kind === 'Node' || missing.kind === 'Namespace' ? missing.kind.toLowerCase() : missing.kind} "${missing.name}"`;
   return missing.namespace && !CLUSTER_SCOPED.has(missing.kind) ? `${what} in namespace ${missing.namespace}` : what;
 }
 
@@ -89,15 +123,27 @@ export function culpritOfMissing(missing: NotFound): DiagnosisInput['culprit'] {
  */
 export function diagnoseMissing(missing: Missing): DiagnosisInput {
   const what = describeMissing(missing);
-  const existing = missing.existing === undefined ? toolListing(missing.toolMessage) : missing.existing.length > 0 ? `; the cluster has ${missing.existingLabel ?? 'these'}: ${missing.existing.join(', ')}` : `; the cluster has no ${missing.existingLabel ?? 'such objects'}`;
-  const notFound: NotFound = { kind: missing.kind, ...(missing.namespace && !CLUSTER_SCOPED.has(missing.kind) ? { namespace: missing.namespace } : {}), name: missing.name };
+  const existing =
+    missing.existing === undefined
+      ? toolListing(missing.toolMessage)
+      : missing.existing.length > 0
+        ? `; the cluster has ${missing.existingLabel ?? 'these'}: ${missing.existing.join(', ')}`
+        : `; the cluster has no ${missing.existingLabel ?? 'such objects'}`;
+  const notFound: NotFound = {
+    kind: missing.kind,
+    ...(missing.namespace && !CLUSTER_SCOPED.has(missing.kind) ? { namespace: missing.namespace } : {}),
+    name: missing.name,
+  };
   const namespace = missingNamespaceOf(missing);
   const culprit = culpritOfMissing(missing);
   return {
     category: 'no-issue',
     ...(culprit ? { culprit } : {}),
     summary: `${what} was not found${missing.namespace || CLUSTER_SCOPED.has(missing.kind) ? '' : ' in any namespace'}${namespace ? ` (namespace "${namespace}" does not exist)` : ''}${existing}. Nothing was diagnosed in its place: check the name and the namespace (it may have been renamed or deleted, or be in another cluster).`,
-    evidence: [`not found: ${what} does not exist in the cluster`, ...(missing.toolMessage ? [missing.toolMessage.slice(0, 1000)] : [])],
+    evidence: [
+      `not found: ${what} does not exist in the cluster`,
+      ...(missing.toolMessage ? [missing.toolMessage.slice(0, 1000)] : []),
+    ],
     confidence: 'low',
     notFound: namespace ? [notFound, { kind: 'Namespace', name: namespace }] : [notFound],
   };

@@ -51,25 +51,91 @@ export function focusFromAlert(rawLabels: Record<string, string>): Focus {
   const labels = subjectLabels(rawLabels);
   const alertname = labels.alertname ?? '';
   const namespace = labels.namespace;
-  const subjects: { pattern: RegExp; label: string; focus: (value: string, namespace: string) => Focus; namespaced: boolean }[] = [
-    { pattern: /Hpa|HorizontalPodAutoscaler/, label: 'horizontalpodautoscaler', namespaced: true, focus: (value, ns) => ({ kind: 'autoscaler', namespace: ns, name: value }) },
+  const subjects: {
+    pattern: RegExp;
+    label: string;
+    focus: (value: string, namespace: string) => Focus;
+    namespaced: boolean;
+  }[] = [
+    {
+      pattern: /Hpa|HorizontalPodAutoscaler/,
+      label: 'horizontalpodautoscaler',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'autoscaler', namespace: ns, name: value }),
+    },
     { pattern: /Node/, label: 'node', namespaced: false, focus: (value) => ({ kind: 'node', name: value }) },
-    { pattern: /Deployment/, label: 'deployment', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Deployment', namespace: ns, name: value }) },
-    { pattern: /StatefulSet/, label: 'statefulset', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'StatefulSet', namespace: ns, name: value }) },
-    { pattern: /DaemonSet/, label: 'daemonset', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'DaemonSet', namespace: ns, name: value }) },
-    { pattern: /CronJob/, label: 'cronjob', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'CronJob', namespace: ns, name: value }) },
+    {
+      pattern: /Deployment/,
+      label: 'deployment',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Deployment', namespace: ns, name: value }),
+    },
+    {
+      pattern: /StatefulSet/,
+      label: 'statefulset',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'workload', workloadKind: 'StatefulSet', namespace: ns, name: value }),
+    },
+    {
+      pattern: /DaemonSet/,
+      label: 'daemonset',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'workload', workloadKind: 'DaemonSet', namespace: ns, name: value }),
+    },
+    {
+      pattern: /CronJob/,
+      label: 'cronjob',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'workload', workloadKind: 'CronJob', namespace: ns, name: value }),
+    },
     // `job` is Prometheus's scrape job; a Kubernetes Job comes as `job_name`.
-    { pattern: /Job/, label: 'job_name', namespaced: true, focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Job', namespace: ns, name: value }) },
-    { pattern: /PersistentVolume|PVC|Volume/, label: 'persistentvolumeclaim', namespaced: true, focus: (value, ns) => ({ kind: 'pvc', namespace: ns, name: value }) },
-    { pattern: /Service|Endpoint/, label: 'service', namespaced: true, focus: (value, ns) => ({ kind: 'service', namespace: ns, name: value }) },
-    { pattern: /Quota/, label: 'resourcequota', namespaced: true, focus: (value, ns) => ({ kind: 'quota', namespace: ns, name: value }) },
-    { pattern: /Pod|Container|OOM|Restart|Crash/, label: 'pod', namespaced: true, focus: (value, ns) => ({ kind: 'pod', namespace: ns, name: value }) },
+    {
+      pattern: /Job/,
+      label: 'job_name',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'workload', workloadKind: 'Job', namespace: ns, name: value }),
+    },
+    {
+      pattern: /PersistentVolume|PVC|Volume/,
+      label: 'persistentvolumeclaim',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'pvc', namespace: ns, name: value }),
+    },
+    {
+      pattern: /Service|Endpoint/,
+      label: 'service',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'service', namespace: ns, name: value }),
+    },
+    {
+      pattern: /Quota/,
+      label: 'resourcequota',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'quota', namespace: ns, name: value }),
+    },
+    {
+      pattern: /Pod|Container|OOM|Restart|Crash/,
+      label: 'pod',
+      namespaced: true,
+      focus: (value, ns) => ({ kind: 'pod', namespace: ns, name: value }),
+    },
   ];
-  const usable = (subject: (typeof subjects)[number]): boolean => Boolean(labels[subject.label]) && (!subject.namespaced || Boolean(namespace));
+  const usable = (subject: (typeof subjects)[number]): boolean =>
+    Boolean(labels[subject.label]) && (!subject.namespaced || Boolean(namespace));
   const named = subjects.find((subject) => subject.pattern.test(alertname) && usable(subject));
   if (named) return named.focus(labels[named.label]!, namespace ?? '');
   // No telling name: the most specific label, pod first.
-  const order = ['pod', 'deployment', 'statefulset', 'daemonset', 'cronjob', 'job_name', 'persistentvolumeclaim', 'service', 'node'];
+  const order = [
+    'pod',
+    'deployment',
+    'statefulset',
+    'daemonset',
+    'cronjob',
+    'job_name',
+    'persistentvolumeclaim',
+    'service',
+    'node',
+  ];
   for (const label of order) {
     const subject = subjects.find((candidate) => candidate.label === label)!;
     if (usable(subject)) return subject.focus(labels[label]!, namespace ?? '');
@@ -78,7 +144,20 @@ export function focusFromAlert(rawLabels: Record<string, string>): Focus {
 }
 
 /** Labels that say where a series was scraped or how loud an alert is, never what it is about. */
-const ROUTING_LABELS = new Set(['alertname', 'severity', 'prometheus', 'instance', 'endpoint', 'job', 'namespace', 'uid', 'receiver', 'cluster', 'team', 'priority']);
+const ROUTING_LABELS = new Set([
+  'alertname',
+  'severity',
+  'prometheus',
+  'instance',
+  'endpoint',
+  'job',
+  'namespace',
+  'uid',
+  'receiver',
+  'cluster',
+  'team',
+  'priority',
+]);
 
 /**
  * An alert's words, for an alert that names no Kubernetes object ("CeleryTaskFailureRateHigh"
@@ -88,6 +167,8 @@ const ROUTING_LABELS = new Set(['alertname', 'severity', 'prometheus', 'instance
 export function alertWords(alert: { labels: Record<string, string>; annotations: Record<string, string> }): string {
   // The alert's own name is the rule's vocabulary (Kube, Pod, Crash), not the subject's.
   const labels = subjectLabels(alert.labels);
-  const values = Object.entries(labels).filter(([key]) => !ROUTING_LABELS.has(key)).map(([, value]) => value.replace(/[._]/g, ' '));
+  const values = Object.entries(labels)
+    .filter(([key]) => !ROUTING_LABELS.has(key))
+    .map(([, value]) => value.replace(/[._]/g, ' '));
   return [...values, alert.annotations.summary ?? '', alert.annotations.description ?? ''].join(' ');
 }

@@ -91,7 +91,14 @@ export interface Case {
   /** Pods of the workload, when listed (their summaries). */
   workloadPods?: PodSummaryData[];
   /** Events of the workload (its controller's and ReplicaSets'), when read. */
-  workloadEvents?: { type: string; reason: string; message: string; count: number; lastSeenAgeSeconds?: number; object: { kind: string; name: string } }[];
+  workloadEvents?: {
+    type: string;
+    reason: string;
+    message: string;
+    count: number;
+    lastSeenAgeSeconds?: number;
+    object: { kind: string; name: string };
+  }[];
   node?: NodeSummaryData;
   service?: ServiceDetailsData;
   job?: JobsData;

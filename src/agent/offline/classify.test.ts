@@ -28,12 +28,34 @@ function quietAfterOomKills(restarts: number): Case {
         lastState: { state: 'terminated', reason: 'OOMKilled', exitCode: 137, finishedAt: '2026-11-20T10:00:00Z' },
       },
     ],
-    spec: { containers: [{ name: 'worker', init: false, image: 'orders-worker:2.4.1', ports: [], env: [], envFrom: [], resources: { limits: { memory: '256Mi' } }, probes: [], volumeMounts: [] }], volumes: [], tolerations: [], imagePullSecrets: [] },
+    spec: {
+      containers: [
+        {
+          name: 'worker',
+          init: false,
+          image: 'orders-worker:2.4.1',
+          ports: [],
+          env: [],
+          envFrom: [],
+          resources: { limits: { memory: '256Mi' } },
+          probes: [],
+          volumeMounts: [],
+        },
+      ],
+      volumes: [],
+      tolerations: [],
+      imagePullSecrets: [],
+    },
     owners: [],
     workload: { kind: 'Deployment', name: 'orders-worker' },
     events: [],
   } as unknown as PodDetailsData;
-  return { focus: { kind: 'pod', namespace: 'shop', name: pod.name }, clusterNow: NOW, pod, workload: { kind: 'Deployment', namespace: 'shop', name: 'orders-worker' } };
+  return {
+    focus: { kind: 'pod', namespace: 'shop', name: pod.name },
+    clusterNow: NOW,
+    pod,
+    workload: { kind: 'Deployment', namespace: 'shop', name: 'orders-worker' },
+  };
 }
 
 test('a pod killed for memory again and again is still an OOM problem, however quiet it is now', () => {

@@ -11,7 +11,10 @@ import { readRestartHistory, type RestartHistory } from './history/restart-histo
 /** The container in trouble: a failing init container first, then a waiting, crashed or unready one. */
 export function troubledContainer(containers: readonly ContainerStatusData[]): ContainerStatusData | undefined {
   // An init container that waits, failed, restarts, or still runs while the app waits for it, holds the pod back.
-  const regularWaiting = containers.some((container) => !container.init && container.state.state === 'waiting' && container.state.reason === 'PodInitializing');
+  const regularWaiting = containers.some(
+    (container) =>
+      !container.init && container.state.state === 'waiting' && container.state.reason === 'PodInitializing',
+  );
   const failingInit = containers.find(
     (container) =>
       container.init &&
@@ -24,7 +27,9 @@ export function troubledContainer(containers: readonly ContainerStatusData[]): C
   const regular = containers.filter((container) => !container.init);
   return (
     regular.find((container) => container.state.state === 'waiting' && container.state.reason !== 'PodInitializing') ??
-    regular.find((container) => container.lastState?.state === 'terminated' || container.state.state === 'terminated') ??
+    regular.find(
+      (container) => container.lastState?.state === 'terminated' || container.state.state === 'terminated',
+    ) ??
     regular.find((container) => !container.ready && container.state.state === 'running') ??
     regular.find((container) => container.restartCount > 0)
   );
@@ -43,7 +48,10 @@ export function lastTermination(container: ContainerStatusData): ContainerStateD
  */
 export function restartHistoryOf(container: ContainerStatusData, gathered: Case): RestartHistory | undefined {
   const age = gathered.pod?.ageSeconds;
-  const started = container.state.state === 'running' && container.state.startedAt ? secondsAgo(container.state.startedAt, gathered) : undefined;
+  const started =
+    container.state.state === 'running' && container.state.startedAt
+      ? secondsAgo(container.state.startedAt, gathered)
+      : undefined;
   if (age === undefined || started === undefined) return undefined;
   const last = container.lastState?.state === 'terminated' ? container.lastState : undefined;
   return readRestartHistory({

@@ -10,6 +10,12 @@ export function withinOneEdit(left: string, right: string): boolean {
   while (i < left.length && i < right.length && left[i] === right[i]) i += 1;
   const restLeft = left.slice(i);
   const restRight = right.slice(i);
-  if (restLeft.slice(1) === restRight.slice(1) || restLeft.slice(1) === restRight || restLeft === restRight.slice(1)) return true;
-  return restLeft.length >= 2 && restLeft[0] === restRight[1] && restLeft[1] === restRight[0] && restLeft.slice(2) === restRight.slice(2);
+  if (restLeft.slice(1) === restRight.slice(1) || restLeft.slice(1) === restRight || restLeft === restRight.slice(1))
+    return true;
+  return (
+    restLeft.length >= 2 &&
+    restLeft[0] === restRight[1] &&
+    restLeft[1] === restRight[0] &&
+    restLeft.slice(2) === restRight.slice(2)
+  );
 }

@@ -27,13 +27,15 @@ export function secondsAgo(time: string, gathered: Case): number | undefined {
 
 /** A log line without its timestamp and level, for a summary sentence. */
 export function stripLogPrefix(line: string): string {
-  return line
-    .replace(/^\S*\d{2}:\d{2}:\d{2}\S*\s+/, '')
-    .replace(/^(\[?(ERROR|FATAL|WARN|WARNING|INFO|CRITICAL|PANIC)\]?:?\s+)/i, '')
-    // Spring Boot's "PID --- [app] [thread] logger : " and a client's "[Consumer clientId=...] ".
-    .replace(/^\d+ --- (\[[^\]]*\]\s*)+\S+\s+:\s+/, '')
-    .replace(/^\[(Consumer|Producer|AdminClient) [^\]]*\]\s+/, '')
-    .slice(0, 240);
+  return (
+    line
+      .replace(/^\S*\d{2}:\d{2}:\d{2}\S*\s+/, '')
+      .replace(/^(\[?(ERROR|FATAL|WARN|WARNING|INFO|CRITICAL|PANIC)\]?:?\s+)/i, '')
+      // Spring Boot's "PID --- [app] [thread] logger : " and a client's "[Consumer clientId=...] ".
+      .replace(/^\d+ --- (\[[^\]]*\]\s*)+\S+\s+:\s+/, '')
+      .replace(/^\[(Consumer|Producer|AdminClient) [^\]]*\]\s+/, '')
+      .slice(0, 240)
+  );
 }
 
 export function stateLine(state: ContainerStateData): string {
@@ -53,5 +55,7 @@ export function revisionEvidence(gathered: Case): string[] {
   const age = current.ageSeconds !== undefined ? `, rolled out ${Math.round(current.ageSeconds / 60)} minutes ago` : '';
   const previous = [...deployment.revisions].reverse().find((revision) => revision.revision < current.revision);
   const replaced = previous ? `, replacing revision ${previous.revision} (${previous.images.join(' ')})` : '';
-  return [`Deployment ${deployment.summary.namespace}/${deployment.summary.name} runs revision ${current.revision} (${current.images.join(' ')})${age}${replaced}: ${deployment.summary.ready}/${deployment.summary.desired} ready`];
+  return [
+    `Deployment ${deployment.summary.namespace}/${deployment.summary.name} runs revision ${current.revision} (${current.images.join(' ')})${age}${replaced}: ${deployment.summary.ready}/${deployment.summary.desired} ready`,
+  ];
 }

@@ -27,7 +27,11 @@ export interface Investigation {
 }
 
 /** The tools that change the cluster, known by their risk class rather than by a list of names. */
-const WRITE_TOOL_NAMES = new Set(defaultTools().filter((tool) => tool.risk !== 'read').map((tool) => tool.name));
+const WRITE_TOOL_NAMES = new Set(
+  defaultTools()
+    .filter((tool) => tool.risk !== 'read')
+    .map((tool) => tool.name),
+);
 
 export function callKey(name: string, input: unknown): string {
   return `${name} ${canonicalJson(stripUndefined(input ?? {}))}`;
@@ -38,7 +42,9 @@ export function readInvestigation(transcript: readonly TranscriptEntry[]): Inves
   for (const entry of transcript) {
     if (entry.role === 'tool-results') observations.push(...entry.results);
   }
-  const byKey = new Map(observations.map((observation) => [callKey(observation.call.name, observation.call.input), observation.result]));
+  const byKey = new Map(
+    observations.map((observation) => [callKey(observation.call.name, observation.call.input), observation.result]),
+  );
   const asked = new Set(byKey.keys());
   return {
     observations,
@@ -46,7 +52,10 @@ export function readInvestigation(transcript: readonly TranscriptEntry[]): Inves
     resultOf: (name, input) => byKey.get(callKey(name, input)),
     dataOf<T>(name: string, match?: (input: Record<string, unknown>) => boolean): T[] {
       return observations
-        .filter((observation) => observation.call.name === name && observation.result.ok && observation.result.data !== undefined)
+        .filter(
+          (observation) =>
+            observation.call.name === name && observation.result.ok && observation.result.data !== undefined,
+        )
         .filter((observation) => !match || match((observation.call.input ?? {}) as Record<string, unknown>))
         .map((observation) => (observation.result as { data: T }).data);
     },
@@ -58,5 +67,7 @@ export function readInvestigation(transcript: readonly TranscriptEntry[]): Inves
 
 function stripUndefined(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, member]) => member !== undefined));
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).filter(([, member]) => member !== undefined),
+  );
 }

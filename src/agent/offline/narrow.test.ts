@@ -3,8 +3,22 @@ import { test } from 'node:test';
 import type { PodSummaryData } from '../../tools/format/pod-status.ts';
 import { failingNamedByPods } from './narrow.ts';
 
-function pod(namespace: string, name: string, owner: { kind: string; name: string } | undefined, healthy: boolean): PodSummaryData {
-  return { namespace, name, status: healthy ? 'Running' : 'CrashLoopBackOff', phase: 'Running', ready: healthy ? '1/1' : '0/1', restarts: healthy ? 0 : 8, healthy, ...(owner ? { owner } : {}) };
+function pod(
+  namespace: string,
+  name: string,
+  owner: { kind: string; name: string } | undefined,
+  healthy: boolean,
+): PodSummaryData {
+  return {
+    namespace,
+    name,
+    status: healthy ? 'Running' : 'CrashLoopBackOff',
+    phase: 'Running',
+    ready: healthy ? '1/1' : '0/1',
+    restarts: healthy ? 0 : 8,
+    healthy,
+    ...(owner ? { owner } : {}),
+  };
 }
 
 const PODS = [
@@ -15,8 +29,18 @@ const PODS = [
 ];
 
 test('a failing workload the words name in full is the lead, read from the pods alone', () => {
-  assert.deepEqual(failingNamedByPods(PODS, 'checkout-api in staging keeps restarting')?.focus, { kind: 'workload', workloadKind: 'Deployment', namespace: 'staging', name: 'checkout-api' });
-  assert.deepEqual(failingNamedByPods(PODS, 'the nightly-report job failed again')?.focus, { kind: 'workload', workloadKind: 'CronJob', namespace: 'data', name: 'nightly-report' });
+  assert.deepEqual(failingNamedByPods(PODS, 'checkout-api in staging keeps restarting')?.focus, {
+    kind: 'workload',
+    workloadKind: 'Deployment',
+    namespace: 'staging',
+    name: 'checkout-api',
+  });
+  assert.deepEqual(failingNamedByPods(PODS, 'the nightly-report job failed again')?.focus, {
+    kind: 'workload',
+    workloadKind: 'CronJob',
+    namespace: 'data',
+    name: 'nightly-report',
+  });
 });
 
 test('a healthy workload, a partial name or only a namespace leaves the wider inventory to be listed', () => {

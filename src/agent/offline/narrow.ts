@@ -32,11 +32,21 @@ export function failingNamedByPods(pods: readonly PodSummaryData[], text: string
 /** The workload a pod belongs to, or the pod itself when nothing owns it; undefined for an owner that is no workload. */
 function candidateOf(pod: PodSummaryData): Candidate | undefined {
   const workload = workloadOfPod(pod);
-  if (workload) return { focus: { kind: 'workload', workloadKind: workload.workloadKind, namespace: pod.namespace, name: workload.name }, name: workload.name, namespace: pod.namespace, unhealthy: !pod.healthy };
+  if (workload)
+    return {
+      focus: { kind: 'workload', workloadKind: workload.workloadKind, namespace: pod.namespace, name: workload.name },
+      name: workload.name,
+      namespace: pod.namespace,
+      unhealthy: !pod.healthy,
+    };
   if (pod.owner) return undefined;
-  return { focus: { kind: 'pod', namespace: pod.namespace, name: pod.name }, name: pod.name, namespace: pod.namespace, unhealthy: !pod.healthy };
+  return {
+    focus: { kind: 'pod', namespace: pod.namespace, name: pod.name },
+    name: pod.name,
+    namespace: pod.namespace,
+    unhealthy: !pod.healthy,
+  };
 }
-
 
 /**
  * A namespace's pods: from the cluster-wide list when it was read whole (the narrowing step
@@ -46,5 +56,11 @@ export function namespacePods(namespace: string, query: Query): ListPodsData | u
   const all = query.investigation.dataOf<ListPodsData>('list_pods', (input) => Object.keys(input).length === 0)[0];
   if (!all || all.omitted > 0 || all.incomplete) return query.data('list_pods', { namespace });
   const pods = all.pods.filter((pod) => pod.namespace === namespace);
-  return { ...all, namespaces: [namespace], total: pods.length, unhealthy: pods.filter((pod) => !pod.healthy).length, pods };
+  return {
+    ...all,
+    namespaces: [namespace],
+    total: pods.length,
+    unhealthy: pods.filter((pod) => !pod.healthy).length,
+    pods,
+  };
 }

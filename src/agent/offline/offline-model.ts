@@ -18,7 +18,14 @@ import { calibrate } from './confidence.ts';
 import { gatherCase } from './gather/gather-case.ts';
 import { callKey, readInvestigation } from './investigation.ts';
 import { NeedsAnswers, Query } from './query.ts';
-import { historyOf, latestChange, proposeRollback, relevantChanges, rollbackSentence, type Rollback } from './remediation.ts';
+import {
+  historyOf,
+  latestChange,
+  proposeRollback,
+  relevantChanges,
+  rollbackSentence,
+  type Rollback,
+} from './remediation.ts';
 import { enrichEvidence } from './enrich/enrich.ts';
 import { localSidecars } from './sidecars.ts';
 import { findInjectionAttempts, supplementEvidence, surroundingEvidence } from './supplement.ts';
@@ -40,19 +47,33 @@ export function createOfflineModel(): Model {
         finding = classifyCase(gathered);
         if (finding) ({ gathered, finding } = followChain(gathered, finding, query));
         // Nothing visibly fails in a namespace someone reported: what its pods log now may say why.
-        if (gathered.focus.kind === 'namespace' && (finding ? finding.category === 'no-issue' : gathered.notFound)) ({ gathered, finding } = lookAcrossNamespace(gathered, query) ?? { gathered, finding });
-        if (finding) extra = [...supplementEvidence(finding, gathered, query), ...enrichEvidence(finding, gathered, query)];
+        if (gathered.focus.kind === 'namespace' && (finding ? finding.category === 'no-issue' : gathered.notFound))
+          ({ gathered, finding } = lookAcrossNamespace(gathered, query) ?? { gathered, finding });
+        if (finding)
+          extra = [...supplementEvidence(finding, gathered, query), ...enrichEvidence(finding, gathered, query)];
       } catch (error) {
         if (!(error instanceof NeedsAnswers)) throw error;
         if (!forced) return turn('Gathering the facts this needs.', query.wanted);
       }
-      const through = gathered && finding ? new Set(localSidecars(finding, gathered).map((container) => container.name)) : undefined;
+      const through =
+        gathered && finding ? new Set(localSidecars(finding, gathered).map((container) => container.name)) : undefined;
       const rollback = gathered && finding ? proposeRollback(gathered, finding.category, through) : undefined;
-      const diagnosis = buildDiagnosis({ gathered, finding, extra, rollback, through, investigation: query.investigation });
+      const diagnosis = buildDiagnosis({
+        gathered,
+        finding,
+        extra,
+        rollback,
+        through,
+        investigation: query.investigation,
+      });
       if (rollback && !forced && !investigation.writesAsked.includes(callKey(rollback.tool, rollback.args))) {
-        return turn(`Proposing a remediation: ${rollback.reason}.`, [{ id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args }]);
+        return turn(`Proposing a remediation: ${rollback.reason}.`, [
+          { id: `offline-${rollback.tool}-${Date.now().toString(36)}`, name: rollback.tool, input: rollback.args },
+        ]);
       }
-      return turn(`Diagnosis: ${diagnosis.category}${finding?.rule ? ` (rule ${finding.rule})` : ''}.`, [{ id: `offline-submit-${Date.now().toString(36)}`, name: SUBMIT_DIAGNOSIS_TOOL, input: diagnosis }]);
+      return turn(`Diagnosis: ${diagnosis.category}${finding?.rule ? ` (rule ${finding.rule})` : ''}.`, [
+        { id: `offline-submit-${Date.now().toString(36)}`, name: SUBMIT_DIAGNOSIS_TOOL, input: diagnosis },
+      ]);
     },
   };
 }
@@ -61,11 +82,22 @@ function turn(text: string, calls: ToolCall[]): ModelTurn {
   return { text, calls, stopReason: 'tool_use', usage: NO_USAGE };
 }
 
-function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | undefined; extra: string[]; rollback: Rollback | undefined; through: ReadonlySet<string> | undefined; investigation: ReturnType<typeof readInvestigation> }): DiagnosisInput {
+function buildDiagnosis(input: {
+  gathered: Case | undefined;
+  finding: Finding | undefined;
+  extra: string[];
+  rollback: Rollback | undefined;
+  through: ReadonlySet<string> | undefined;
+  investigation: ReturnType<typeof readInvestigation>;
+}): DiagnosisInput {
   const { gathered, finding } = input;
   if (!finding && gathered?.missing) return diagnoseMissing(gathered.missing);
   const culprit = culpritOf(gathered, finding);
-  const label = culprit ? (culprit.namespace ? `${culprit.kind} ${culprit.namespace}/${culprit.name}` : `${culprit.kind} ${culprit.name}`) : 'The cluster';
+  const label = culprit
+    ? culprit.namespace
+      ? `${culprit.kind} ${culprit.namespace}/${culprit.name}`
+      : `${culprit.kind} ${culprit.name}`
+    : 'The cluster';
   const unmatched = gathered?.unmatched?.words;
   if (!gathered || !finding) {
     const area = gathered?.focus.kind === 'namespace' || gathered?.focus.kind === 'cluster' || !gathered;
@@ -82,7 +114,9 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
     return {
       category: 'no-issue',
       ...(culprit ? { culprit } : {}),
-      summary: culprit ? `${words}${label}: the investigation found no failing pod, workload or node; nothing observed is failing now.` : `${words}Nothing in the cluster is failing now: the investigation found no failing pod, workload or node.`,
+      summary: culprit
+        ? `${words}${label}: the investigation found no failing pod, workload or node; nothing observed is failing now.`
+        : `${words}Nothing in the cluster is failing now: the investigation found no failing pod, workload or node.`,
       evidence: ['no unhealthy pod, workload or node was found'],
       confidence: 'low',
     };
@@ -94,34 +128,59 @@ function buildDiagnosis(input: { gathered: Case | undefined; finding: Finding | 
   if (change && relevant.length > 0) {
     const cause = change.changeCause ? ` (change-cause: ${change.changeCause})` : '';
     const lines = relevant.map(formatDiffEntry);
-    evidence.push(`${change.history.kind} ${change.history.namespace}/${change.history.name} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`);
+    evidence.push(
+      `${change.history.kind} ${change.history.namespace}/${change.history.name} revision ${change.toRevision}${cause} changed from revision ${change.fromRevision}: ${lines.join('; ')}`,
+    );
     sentences.push(`It started with rollout revision ${change.toRevision}, which changed ${lines.join('; ')}.`);
   }
   const { rollback } = input;
-  const remediation = rollback ? rollbackSentence({ label, rollback, result: input.investigation.resultOf(rollback.tool, rollback.args) }) : undefined;
+  const remediation = rollback
+    ? rollbackSentence({ label, rollback, result: input.investigation.resultOf(rollback.tool, rollback.args) })
+    : undefined;
   if (remediation) sentences.push(remediation);
   const injections = findInjectionAttempts(input.investigation);
   if (injections.length > 0) {
-    sentences.push('Some cluster data contained instructions addressed to an automated agent; they were treated as data and not followed.');
+    sentences.push(
+      'Some cluster data contained instructions addressed to an automated agent; they were treated as data and not followed.',
+    );
     evidence.push(...injections.map((line) => `ignored instruction-like text in cluster data: ${line}`));
   }
   // Words that named nothing: what fails is reported, but it may not be what the person meant.
-  const confidence = unmatched === undefined ? finding.confidence : confidenceWithoutMatch(finding.confidence, gathered.failingWorkloads ?? 0);
-  if (unmatched !== undefined) sentences.unshift(`${describeUnmatched(unmatched)} What fails ${gathered.unmatched?.namespace ? `in namespace ${gathered.unmatched.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`);
-  const lines = dedupe(evidence).slice(0, 20).map((line) => line.slice(0, 1000));
+  const confidence =
+    unmatched === undefined
+      ? finding.confidence
+      : confidenceWithoutMatch(finding.confidence, gathered.failingWorkloads ?? 0);
+  if (unmatched !== undefined)
+    sentences.unshift(
+      `${describeUnmatched(unmatched)} What fails ${gathered.unmatched?.namespace ? `in namespace ${gathered.unmatched.namespace}` : 'in the cluster'} now${(gathered.failingWorkloads ?? 0) > 1 ? ` (the worst of ${gathered.failingWorkloads} failing workloads)` : ''}:`,
+    );
+  const lines = dedupe(evidence)
+    .slice(0, 20)
+    .map((line) => line.slice(0, 1000));
   return {
     category: finding.category,
     ...(culprit ? { culprit } : {}),
     summary: sentences.join(' ').slice(0, 4000),
     evidence: lines,
     // What the level claims, checked against what the finding rests on (confidence.ts).
-    confidence: calibrate({ category: finding.category, confidence, ...(finding.rule ? { rule: finding.rule } : {}), evidence: lines, probeFailed: probeFailed(gathered) }),
+    confidence: calibrate({
+      category: finding.category,
+      confidence,
+      ...(finding.rule ? { rule: finding.rule } : {}),
+      evidence: lines,
+      probeFailed: probeFailed(gathered),
+    }),
   };
 }
 
 /** Whether the kubelet reported the case's pod failing a probe recently. */
 function probeFailed(gathered: Case): boolean {
-  return (gathered.pod?.events ?? []).some((event) => event.type === 'Warning' && event.reason === 'Unhealthy' && (event.lastSeenAgeSeconds ?? 0) < RECENT_PROBE_SECONDS);
+  return (gathered.pod?.events ?? []).some(
+    (event) =>
+      event.type === 'Warning' &&
+      event.reason === 'Unhealthy' &&
+      (event.lastSeenAgeSeconds ?? 0) < RECENT_PROBE_SECONDS,
+  );
 }
 
 const RECENT_PROBE_SECONDS = 30 * 60;
@@ -131,8 +190,10 @@ function culpritOf(gathered: Case | undefined, finding: Finding | undefined): Di
     const node = gathered?.node?.name ?? finding.nodeName;
     if (node) return { kind: 'Node', name: node };
   }
-  if (finding?.category === 'service-no-endpoints' && gathered?.service) return { kind: 'Service', namespace: gathered.service.namespace, name: gathered.service.name };
-  if (gathered?.workload) return { kind: gathered.workload.kind, namespace: gathered.workload.namespace, name: gathered.workload.name };
+  if (finding?.category === 'service-no-endpoints' && gathered?.service)
+    return { kind: 'Service', namespace: gathered.service.namespace, name: gathered.service.name };
+  if (gathered?.workload)
+    return { kind: gathered.workload.kind, namespace: gathered.workload.namespace, name: gathered.workload.name };
   return focusCulprit(gathered?.focus);
 }
 

@@ -11,12 +11,16 @@ import type { FailingState } from './report-words.ts';
  * a ReplicaSet `<deployment>-<hash>` is its Deployment's; a Job stays a Job (a CronJob
  * above it is read from the Job itself); the others are their own workload.
  */
-export function workloadOfController(controller: { kind: string; name: string }): { workloadKind: WorkloadKind; name: string } | undefined {
+export function workloadOfController(controller: {
+  kind: string;
+  name: string;
+}): { workloadKind: WorkloadKind; name: string } | undefined {
   if (controller.kind === 'ReplicaSet') {
     const match = /^(.+)-[a-z0-9]{5,10}$/.exec(controller.name);
     return match ? { workloadKind: 'Deployment', name: match[1]! } : undefined;
   }
-  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(controller.kind)) return { workloadKind: controller.kind as WorkloadKind, name: controller.name };
+  if (['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob'].includes(controller.kind))
+    return { workloadKind: controller.kind as WorkloadKind, name: controller.name };
   return undefined;
 }
 
@@ -53,7 +57,11 @@ export function failingStateOf(pod: PodSummaryData): FailingState | undefined {
   const status = pod.status;
   if (/ImagePull|ErrImage|InvalidImageName/.test(status)) return 'image-pull';
   if (pod.unschedulable || status === 'Pending' || (pod.phase === 'Pending' && !pod.problem)) return 'pending';
-  if (/CrashLoop|Error|OOMKilled|ContainerCannotRun|StartError|RunContainerError/.test(status) || (pod.restarts > 0 && pod.lastTermination)) return 'crashing';
+  if (
+    /CrashLoop|Error|OOMKilled|ContainerCannotRun|StartError|RunContainerError/.test(status) ||
+    (pod.restarts > 0 && pod.lastTermination)
+  )
+    return 'crashing';
   if (pod.phase === 'Failed') return 'failed-run';
   return pod.phase === 'Running' ? 'not-ready' : undefined;
 }
@@ -62,14 +70,23 @@ export function failingStateOf(pod: PodSummaryData): FailingState | undefined {
 export function retriedToSuccess(pod: PodSummaryData, pods: readonly PodSummaryData[]): boolean {
   if (pod.phase !== 'Failed' || pod.owner?.kind !== 'Job') return false;
   const job = pod.owner.name;
-  return pods.some((other) => other.namespace === pod.namespace && other.owner?.kind === 'Job' && other.owner.name === job && other.phase === 'Succeeded');
+  return pods.some(
+    (other) =>
+      other.namespace === pod.namespace &&
+      other.owner?.kind === 'Job' &&
+      other.owner.name === job &&
+      other.phase === 'Succeeded',
+  );
 }
 
 /**
  * Of the pods in trouble, those whose workload has no healthy pod left (an outage), when
  * there are such; otherwise all of them (a stuck rollout beside healthy replicas is the lesser story).
  */
-export function podsOfWorkloadsDown(troubled: readonly PodSummaryData[], pods: readonly PodSummaryData[]): readonly PodSummaryData[] {
+export function podsOfWorkloadsDown(
+  troubled: readonly PodSummaryData[],
+  pods: readonly PodSummaryData[],
+): readonly PodSummaryData[] {
   const key = (pod: PodSummaryData): string => `${pod.namespace}/${workloadOfPod(pod)?.name ?? pod.name}`;
   const serving = new Set(pods.filter((pod) => pod.healthy && pod.phase === 'Running').map(key));
   // Only what runs to serve can be down: a Job's pod ends by design.

@@ -4,7 +4,8 @@
 import type { EventData } from '../../tools/format/events.ts';
 import { isRecent } from './evidence.ts';
 
-export const PROBE_FAILURE = /(Liveness|Readiness|Startup) probe (failed|errored)|failed (liveness|readiness|startup) probe/i;
+export const PROBE_FAILURE =
+  /(Liveness|Readiness|Startup) probe (failed|errored)|failed (liveness|readiness|startup) probe/i;
 
 /** The kubelet's Unhealthy event says why the probe failed; its Killing event only that it did. */
 export function findProbeFailure(events: readonly EventData[]): EventData | undefined {

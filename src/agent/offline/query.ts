@@ -43,7 +43,9 @@ export class Query {
 
   /** The cluster's clock as the newest result saw it; the local clock before any result. */
   clusterNow(): Date {
-    const times = this.investigation.observations.flatMap((observation) => (observation.result.ok && observation.result.observedAt ? [Date.parse(observation.result.observedAt)] : []));
+    const times = this.investigation.observations.flatMap((observation) =>
+      observation.result.ok && observation.result.observedAt ? [Date.parse(observation.result.observedAt)] : [],
+    );
     return times.length > 0 ? new Date(Math.max(...times)) : new Date();
   }
 

@@ -26,7 +26,8 @@ const RELEVANT_FIELDS: Partial<Record<Category, RegExp>> = {
   'unschedulable-resources': /^resources requests\./,
   'unschedulable-placement': /^(nodeSelector|affinity|tolerations)/,
   // A mounted configuration (a proxy's upstreams) names where to connect as much as an env var does.
-  'dependency-unreachable': /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|volume |dnsPolicy|dnsConfig)/i,
+  'dependency-unreachable':
+    /^(env \S*(HOST|URL|ADDR|ADDRESS|ENDPOINT|DSN|URI|SERVER|BROKER|PORT)\S*$|envFrom configMapRef|volume |dnsPolicy|dnsConfig)/i,
 };
 
 export interface RevisionChange {
@@ -42,7 +43,15 @@ export function historyOf(gathered: Case): WorkloadHistory | undefined {
   const deployment = gathered.deployment;
   if (deployment) {
     const { namespace, name, desired } = deployment.summary;
-    return { kind: 'Deployment', namespace, name, desired, ...(deployment.currentRevision !== undefined ? { currentRevision: deployment.currentRevision } : {}), revisions: deployment.revisions, changes: deployment.changes };
+    return {
+      kind: 'Deployment',
+      namespace,
+      name,
+      desired,
+      ...(deployment.currentRevision !== undefined ? { currentRevision: deployment.currentRevision } : {}),
+      revisions: deployment.revisions,
+      changes: deployment.changes,
+    };
   }
   return gathered.history;
 }
@@ -53,15 +62,33 @@ export function latestChange(history: WorkloadHistory | undefined): RevisionChan
   const change = history.changes.find((candidate) => candidate.toRevision === history.currentRevision);
   if (!change || change.changes.length === 0) return undefined;
   const revision = history.revisions.find((candidate) => candidate.revision === change.toRevision);
-  return { history, fromRevision: change.fromRevision, toRevision: change.toRevision, changes: change.changes, ...(revision?.changeCause ? { changeCause: revision.changeCause } : {}) };
+  return {
+    history,
+    fromRevision: change.fromRevision,
+    toRevision: change.toRevision,
+    changes: change.changes,
+    ...(revision?.changeCause ? { changeCause: revision.changeCause } : {}),
+  };
 }
 
 /** The changed fields that can explain the category; empty when the rollout is unrelated. */
-export function relevantChanges(category: Category, change: RevisionChange, through: ReadonlySet<string> = new Set()): TemplateDiffEntry[] {
+export function relevantChanges(
+  category: Category,
+  change: RevisionChange,
+  through: ReadonlySet<string> = new Set(),
+): TemplateDiffEntry[] {
   const pattern = RELEVANT_FIELDS[category];
   // An app that reaches its dependency through a sidecar (a database proxy): how that sidecar runs is where it connects.
   const viaSidecar = through.size > 0 && THROUGH_SIDECAR.has(category);
-  return pattern ? change.changes.filter((entry) => pattern.test(entry.field) || (viaSidecar && SIDECAR_FIELDS.test(entry.field) && (entry.field === 'container' || through.has(entry.container ?? '')))) : [];
+  return pattern
+    ? change.changes.filter(
+        (entry) =>
+          pattern.test(entry.field) ||
+          (viaSidecar &&
+            SIDECAR_FIELDS.test(entry.field) &&
+            (entry.field === 'container' || through.has(entry.container ?? ''))),
+      )
+    : [];
 }
 
 const THROUGH_SIDECAR = new Set<Category>(['dependency-unreachable', 'bad-credentials']);
@@ -70,10 +97,13 @@ const SIDECAR_FIELDS = /^(container|image|command|args|env )/;
 /** Whether the pod under investigation runs the workload's newest revision (unknown counts as yes). */
 function podRunsRevision(gathered: Case, change: RevisionChange): boolean {
   const replicaSet = gathered.pod?.owners.find((owner) => owner.kind === 'ReplicaSet');
-  if (change.history.kind === 'Deployment') return replicaSet?.revision === undefined || replicaSet.revision === change.toRevision;
+  if (change.history.kind === 'Deployment')
+    return replicaSet?.revision === undefined || replicaSet.revision === change.toRevision;
   // A StatefulSet's pods carry the revision's name; a DaemonSet's its hash.
   const hash = gathered.pod?.labels['controller-revision-hash'];
-  const keeper = change.history.revisions.find((revision) => revision.revision === change.toRevision)?.controllerRevision;
+  const keeper = change.history.revisions.find(
+    (revision) => revision.revision === change.toRevision,
+  )?.controllerRevision;
   return !hash || !keeper || keeper === hash || keeper.endsWith(`-${hash}`);
 }
 
@@ -96,7 +126,11 @@ export interface Rollback {
   reason: string;
 }
 
-export function proposeRollback(gathered: Case, category: Category, through?: ReadonlySet<string>): Rollback | undefined {
+export function proposeRollback(
+  gathered: Case,
+  category: Category,
+  through?: ReadonlySet<string>,
+): Rollback | undefined {
   const workload = gathered.workload;
   const history = historyOf(gathered);
   if (!workload || !history || workload.kind !== history.kind || workload.name !== history.name) return undefined;
@@ -106,7 +140,11 @@ export function proposeRollback(gathered: Case, category: Category, through?: Re
   if (relevant.length === 0) return undefined;
   return {
     tool: 'rollout_undo',
-    args: { namespace: workload.namespace, name: workload.name, ...(history.kind === 'Deployment' ? {} : { kind: history.kind }) },
+    args: {
+      namespace: workload.namespace,
+      name: workload.name,
+      ...(history.kind === 'Deployment' ? {} : { kind: history.kind }),
+    },
     toRevision: change.fromRevision,
     reason: `roll back to revision ${change.fromRevision}, before ${relevant.map(formatDiffEntry).join('; ')}`,
   };
@@ -117,7 +155,11 @@ export function proposeRollback(gathered: Case, category: Category, through?: Re
  * gate recorded it as one (OBSERVE), and nothing when it was held for a person's
  * approval: the loop then adds what became of it (awaiting, done, rejected, expired).
  */
-export function rollbackSentence(input: { label: string; rollback: Rollback; result: ToolResult | undefined }): string | undefined {
+export function rollbackSentence(input: {
+  label: string;
+  rollback: Rollback;
+  result: ToolResult | undefined;
+}): string | undefined {
   const data = input.result?.ok ? (input.result.data as { action?: { status?: string } } | undefined) : undefined;
   const status = data?.action?.status;
   if (status !== undefined && status !== 'proposed') return undefined;

@@ -1,8 +1,16 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ASIDE_EXAMPLES, NODE_SYMPTOM, SITE_EXAMPLES, SYMPTOMS, sitesNamed, statesReported, complaintOf } from './report-words.ts';
+import {
+  ASIDE_EXAMPLES,
+  NODE_SYMPTOM,
+  SITE_EXAMPLES,
+  SYMPTOMS,
+  sitesNamed,
+  statesReported,
+  complaintOf,
+} from './report-words.ts';
 
-test('sites: a URL\'s host or a bare host is a site; a Service\'s cluster name or a file name is not', () => {
+test("sites: a URL's host or a bare host is a site; a Service's cluster name or a file name is not", () => {
   assert.ok(SITE_EXAMPLES.names.length > 0 && SITE_EXAMPLES.namesNone.length > 0);
   for (const [text, site] of SITE_EXAMPLES.names) assert.deepEqual(sitesNamed(text), [site], text);
   for (const text of SITE_EXAMPLES.namesNone) assert.deepEqual(sitesNamed(text), [], text);
@@ -27,7 +35,11 @@ for (const symptom of SYMPTOMS) {
 }
 
 test('the states a report points at gather every symptom it holds', () => {
-  assert.deepEqual([...statesReported('site 502s and the api keeps restarting')].sort(), ['crashing', 'no-endpoints', 'not-ready']);
+  assert.deepEqual([...statesReported('site 502s and the api keeps restarting')].sort(), [
+    'crashing',
+    'no-endpoints',
+    'not-ready',
+  ]);
   assert.equal(statesReported('checkout is slow').size, 0);
 });
 

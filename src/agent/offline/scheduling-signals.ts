@@ -27,7 +27,10 @@ export function readSchedulingMessage(message: string): SchedulingReading {
   // Only the first sentence speaks of the nodes; "preemption: ..." repeats it for victims.
   const [availability = message] = message.split(/\bpreemption:/i);
   const afterColon = availability.includes(':') ? availability.slice(availability.indexOf(':') + 1) : availability;
-  const parts = afterColon.split(/,\s*|\.\s+/).map((part) => part.trim()).filter((part) => part.length > 0);
+  const parts = afterColon
+    .split(/,\s*|\.\s+/)
+    .map((part) => part.trim())
+    .filter((part) => part.length > 0);
   const reasons: SchedulingReading['reasons'] = [];
   for (const part of parts) {
     const reason = REASONS.find((candidate) => candidate.pattern.test(part));
@@ -36,7 +39,8 @@ export function readSchedulingMessage(message: string): SchedulingReading {
     reasons.push({ verdict: reason.verdict, nodes: count ? Number(count[1]) : 1, text: part.replace(/\.$/, '') });
   }
   if (reasons.some((reason) => !PINNING.test(reason.text))) {
-    for (let index = reasons.length - 1; index >= 0; index--) if (PINNING.test(reasons[index]!.text)) reasons.splice(index, 1);
+    for (let index = reasons.length - 1; index >= 0; index--)
+      if (PINNING.test(reasons[index]!.text)) reasons.splice(index, 1);
   }
   if (reasons.length === 0) {
     const whole = REASONS.find((candidate) => candidate.pattern.test(availability));
@@ -46,7 +50,9 @@ export function readSchedulingMessage(message: string): SchedulingReading {
   for (const reason of reasons) totals.set(reason.verdict, (totals.get(reason.verdict) ?? 0) + reason.nodes);
   // An unbound claim blocks the pod everywhere; otherwise the reason covering the most nodes wins.
   if (totals.has('pvc-unbound')) return { verdict: 'pvc-unbound', reasons };
-  const [verdict] = [...totals.entries()].sort((left, right) => right[1] - left[1] || (left[0] === 'unschedulable-resources' ? -1 : 1))[0]!;
+  const [verdict] = [...totals.entries()].sort(
+    (left, right) => right[1] - left[1] || (left[0] === 'unschedulable-resources' ? -1 : 1),
+  )[0]!;
   return { verdict, reasons };
 }
 

@@ -13,10 +13,17 @@ const MAX_SIDECARS = 3;
 export function localSidecars(finding: Finding, gathered: Case): NonNullable<Case['pod']>['spec']['containers'] {
   const pod = gathered.pod;
   if (!pod || !CATEGORIES.has(finding.category)) return [];
-  const quoted = [...finding.evidence.filter((line) => line.startsWith('log: ')), ...(gathered.logs?.errorLines ?? []).slice(-10)];
+  const quoted = [
+    ...finding.evidence.filter((line) => line.startsWith('log: ')),
+    ...(gathered.logs?.errorLines ?? []).slice(-10),
+  ];
   if (!quoted.some((line) => LOCAL_TARGET.test(line))) return [];
   const client = gathered.logs?.container;
   // A native sidecar is an init container that keeps running: it counts too.
-  const running = new Set(pod.containers.filter((status) => status.state.state === 'running').map((status) => status.name));
-  return pod.spec.containers.filter((container) => (!container.init || running.has(container.name)) && container.name !== client).slice(0, MAX_SIDECARS);
+  const running = new Set(
+    pod.containers.filter((status) => status.state.state === 'running').map((status) => status.name),
+  );
+  return pod.spec.containers
+    .filter((container) => (!container.init || running.has(container.name)) && container.name !== client)
+    .slice(0, MAX_SIDECARS);
 }

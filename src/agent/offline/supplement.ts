@@ -19,15 +19,29 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
     case 'pvc-unbound': {
       const claims = query.data('list_persistent_volume_claims', { namespace });
       query.barrier();
-      const wanted = new Set(gathered.pod?.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
+      const wanted = new Set(
+        gathered.pod?.spec.volumes
+          .filter((volume) => volume.kind === 'persistentVolumeClaim')
+          .map((volume) => volume.sourceName),
+      );
       return (claims?.claims ?? [])
         .filter((claim) => claim.phase !== 'Bound' && (wanted.size === 0 || wanted.has(claim.name)))
         .slice(0, 3)
         .map((claim) => {
-          const existing = claim.existingStorageClasses?.length ? `; the cluster has ${claim.existingStorageClasses.slice(0, 4).join(', ')}` : '';
-          const storageClass = claim.storageClassName ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ` (does not exist${existing})` : ''}` : claim.staticOnly ? 'storageClassName "" (binds only a pre-made volume without a class)' : claim.noDefaultStorageClass ? 'no storageClass and no default class' : 'default storageClass';
+          const existing = claim.existingStorageClasses?.length
+            ? `; the cluster has ${claim.existingStorageClasses.slice(0, 4).join(', ')}`
+            : '';
+          const storageClass = claim.storageClassName
+            ? `storageClass ${claim.storageClassName}${claim.storageClassExists === false ? ` (does not exist${existing})` : ''}`
+            : claim.staticOnly
+              ? 'storageClassName "" (binds only a pre-made volume without a class)'
+              : claim.noDefaultStorageClass
+                ? 'no storageClass and no default class'
+                : 'default storageClass';
           const selector = claim.selector ? `, selector ${claim.selector}` : '';
-          const near = (claim.nearVolumes ?? []).slice(0, 2).map((volume) => `; PersistentVolume ${volume.name} does not fit it: ${volume.misfits.join('; ')}`);
+          const near = (claim.nearVolumes ?? [])
+            .slice(0, 2)
+            .map((volume) => `; PersistentVolume ${volume.name} does not fit it: ${volume.misfits.join('; ')}`);
           return `PersistentVolumeClaim ${namespace}/${claim.name} is ${claim.phase}, ${storageClass}${selector}${claim.warnings.length ? `: ${claim.warnings[0]}` : ''}${near.join('')}`;
         });
     }
@@ -36,7 +50,11 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
       query.barrier();
       return (quotas?.quotas ?? []).flatMap((quota) => {
         const tight = quota.resources.filter((resource) => resource.exhausted || (resource.ratio ?? 0) >= 0.75);
-        return tight.length ? [`ResourceQuota ${namespace}/${quota.name}: ${tight.map((resource) => `${resource.resource} used ${resource.used} of ${resource.hard}`).join(', ')}`] : [];
+        return tight.length
+          ? [
+              `ResourceQuota ${namespace}/${quota.name}: ${tight.map((resource) => `${resource.resource} used ${resource.used} of ${resource.hard}`).join(', ')}`,
+            ]
+          : [];
       });
     }
     case 'dependency-unreachable': {
@@ -45,23 +63,36 @@ export function supplementEvidence(finding: Finding, gathered: Case, query: Quer
       query.barrier();
       return (policies?.policies ?? [])
         .filter((policy) => policy.policyTypes.includes('Egress'))
-        .map((policy) => `NetworkPolicy ${namespace}/${policy.name} restricts egress of ${policy.podSelector}: ${policy.egress.length ? policy.egress.join('; ') : 'deny all'}`);
+        .map(
+          (policy) =>
+            `NetworkPolicy ${namespace}/${policy.name} restricts egress of ${policy.podSelector}: ${policy.egress.length ? policy.egress.join('; ') : 'deny all'}`,
+        );
     }
     case 'unschedulable-placement': {
       // A claim bound to a volume pinned to a zone (or node) no schedulable node is in: name the volume.
       if (!/volume node affinity conflict/i.test(finding.evidence.join(' '))) return [];
       const claims = query.data('list_persistent_volume_claims', { namespace });
       query.barrier();
-      const used = new Set(gathered.pod?.spec.volumes.filter((volume) => volume.kind === 'persistentVolumeClaim').map((volume) => volume.sourceName));
+      const used = new Set(
+        gathered.pod?.spec.volumes
+          .filter((volume) => volume.kind === 'persistentVolumeClaim')
+          .map((volume) => volume.sourceName),
+      );
       return (claims?.claims ?? [])
         .filter((claim) => used.has(claim.name) && claim.volumeName)
-        .map((claim) => `PersistentVolumeClaim ${namespace}/${claim.name} is bound to PersistentVolume ${claim.volumeName}, whose node affinity (its zone or node) no schedulable node satisfies: the pod can run only where its volume is`);
+        .map(
+          (claim) =>
+            `PersistentVolumeClaim ${namespace}/${claim.name} is bound to PersistentVolume ${claim.volumeName}, whose node affinity (its zone or node) no schedulable node satisfies: the pod can run only where its volume is`,
+        );
     }
     case 'unschedulable-resources': {
       const pods = query.data('list_pods', { namespace, fieldSelector: 'status.phase=Pending' });
       const nodes = query.data('list_nodes', {});
       query.barrier();
-      return [...(pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : []), ...nodeRoomEvidence(gathered, finding, nodes)];
+      return [
+        ...(pods && pods.total > 1 ? [`${pods.total} pod(s) Pending in ${namespace}`] : []),
+        ...nodeRoomEvidence(gathered, finding, nodes),
+      ];
     }
     case 'missing-configmap':
     case 'missing-secret':
@@ -77,11 +108,17 @@ function presentKeys(gathered: Case, namespace: string, query: Query): string[] 
   const key = missing?.key;
   if (!missing || !key) return [];
   const { object: kind, name } = missing;
-  const keys = kind === 'ConfigMap' ? query.data('list_config_maps', { namespace, name })?.configMaps[0]?.keys : query.data('list_secrets', { namespace, name })?.secrets[0]?.keys;
+  const keys =
+    kind === 'ConfigMap'
+      ? query.data('list_config_maps', { namespace, name })?.configMaps[0]?.keys
+      : query.data('list_secrets', { namespace, name })?.secrets[0]?.keys;
   query.barrier();
   if (!keys) return [];
-  const shared = (candidate: string): number => candidate.split(/[_.-]/).filter((part) => key.split(/[_.-]/).includes(part)).length;
-  const ordered = [...keys].sort((left, right) => shared(right) - shared(left) || left.localeCompare(right)).slice(0, 12);
+  const shared = (candidate: string): number =>
+    candidate.split(/[_.-]/).filter((part) => key.split(/[_.-]/).includes(part)).length;
+  const ordered = [...keys]
+    .sort((left, right) => shared(right) - shared(left) || left.localeCompare(right))
+    .slice(0, 12);
   return [`${kind} ${namespace}/${name} has no key "${key}"; its keys are: ${ordered.join(', ') || '(none)'}`];
 }
 
@@ -91,17 +128,24 @@ function presentKeys(gathered: Case, namespace: string, query: Query): string[] 
  */
 export function surroundingEvidence(gathered: Case): string[] {
   const lines: string[] = [];
-  if (gathered.replacedPod) lines.push(`pod ${gathered.replacedPod}, which the alert names, no longer exists: its workload replaced it`);
+  if (gathered.replacedPod)
+    lines.push(`pod ${gathered.replacedPod}, which the alert names, no longer exists: its workload replaced it`);
   const job = gathered.job?.jobs[0];
   const failed = job?.conditions.find((condition) => condition.type === 'Failed' && condition.status === 'True');
   if (job && failed) {
-    lines.push(`Job ${job.namespace}/${job.name} failed for good: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''} (${job.failed} failed pod(s), ${job.succeeded} succeeded)`);
+    lines.push(
+      `Job ${job.namespace}/${job.name} failed for good: ${failed.reason ?? 'Failed'}${failed.message ? `: ${failed.message}` : ''} (${job.failed} failed pod(s), ${job.succeeded} succeeded)`,
+    );
     // Out of time: the deadline it had, what it used, and how long each unit of its work took (its log's elapsed times).
     if (failed.reason === 'DeadlineExceeded') lines.push(...deadlineEvidence(job, gathered));
   }
   const autoscaler = gathered.autoscaler;
   if (autoscaler) {
-    const limited = autoscaler.conditions.filter((condition) => (condition.status === 'True' && condition.type === 'ScalingLimited') || (condition.status === 'False' && condition.type !== 'ScalingLimited'));
+    const limited = autoscaler.conditions.filter(
+      (condition) =>
+        (condition.status === 'True' && condition.type === 'ScalingLimited') ||
+        (condition.status === 'False' && condition.type !== 'ScalingLimited'),
+    );
     lines.push(
       `HorizontalPodAutoscaler ${autoscaler.namespace}/${autoscaler.name} scales ${autoscaler.target.kind} ${autoscaler.target.name}: current ${autoscaler.currentReplicas}, desired ${autoscaler.desiredReplicas}, min ${autoscaler.minReplicas}, max ${autoscaler.maxReplicas}${autoscaler.atMax ? ' (at its maximum)' : ''}` +
         `${autoscaler.metrics.length ? `; ${autoscaler.metrics.join(', ')}` : ''}${limited.length ? `; ${limited.map((condition) => `${condition.type}=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}`).join(', ')}` : ''}`,
@@ -117,17 +161,33 @@ export function surroundingEvidence(gathered: Case): string[] {
  */
 function nodeRoomEvidence(gathered: Case, finding: Finding, nodes: NodesData | undefined): string[] {
   const containers = gathered.pod?.spec.containers.filter((container) => !container.init) ?? [];
-  const resources = [...new Set([...finding.evidence.join(' ').matchAll(/Insufficient ([\w./-]+)/g)].map((match) => match[1]!))];
+  const resources = [
+    ...new Set([...finding.evidence.join(' ').matchAll(/Insufficient ([\w./-]+)/g)].map((match) => match[1]!)),
+  ];
   const lines: string[] = [];
   for (const resource of resources) {
-    const wanted = containers.reduce((sum, container) => sum + (parseQuantity(container.resources.requests?.[resource] ?? container.resources.limits?.[resource]) || 0), 0);
+    const wanted = containers.reduce(
+      (sum, container) =>
+        sum + (parseQuantity(container.resources.requests?.[resource] ?? container.resources.limits?.[resource]) || 0),
+      0,
+    );
     const room = (nodes?.nodes ?? [])
       .filter((node) => node.healthy && !node.unschedulable && node.allocatable[resource] !== undefined)
-      .map((node) => ({ node, free: parseQuantity(node.allocatable[resource]) - (parseQuantity(node.requested?.[resource]) || 0) }))
+      .map((node) => ({
+        node,
+        free: parseQuantity(node.allocatable[resource]) - (parseQuantity(node.requested?.[resource]) || 0),
+      }))
       .sort((left, right) => right.free - left.free);
     if (room.length === 0 || !(wanted > 0)) continue;
-    const shown = room.slice(0, 4).map(({ node, free }) => `${node.name} has ${formatQuantity(resource, Math.max(free, 0))} free of ${node.allocatable[resource]} allocatable`);
-    lines.push(`the pod requests ${formatQuantity(resource, wanted)} ${resource}; no schedulable node has that much free: ${shown.join('; ')}${room.length > 4 ? `; ${room.length - 4} more node(s) have less` : ''}`);
+    const shown = room
+      .slice(0, 4)
+      .map(
+        ({ node, free }) =>
+          `${node.name} has ${formatQuantity(resource, Math.max(free, 0))} free of ${node.allocatable[resource]} allocatable`,
+      );
+    lines.push(
+      `the pod requests ${formatQuantity(resource, wanted)} ${resource}; no schedulable node has that much free: ${shown.join('; ')}${room.length > 4 ? `; ${room.length - 4} more node(s) have less` : ''}`,
+    );
   }
   return lines;
 }
@@ -148,13 +208,21 @@ const STEP_TIME = /\b(elapsed|took|duration|latency|in)[=: ]+(\d+(?:\.\d+)?) ?(m
 function deadlineEvidence(job: NonNullable<Case['job']>['jobs'][number], gathered: Case): string[] {
   const lines: string[] = [];
   if (job.activeDeadlineSeconds !== undefined) {
-    lines.push(`Job ${job.namespace}/${job.name} may run ${job.activeDeadlineSeconds} s in all (activeDeadlineSeconds ${job.activeDeadlineSeconds})${job.durationSeconds !== undefined ? `; it ran ${job.durationSeconds} s` : ''}`);
+    lines.push(
+      `Job ${job.namespace}/${job.name} may run ${job.activeDeadlineSeconds} s in all (activeDeadlineSeconds ${job.activeDeadlineSeconds})${job.durationSeconds !== undefined ? `; it ran ${job.durationSeconds} s` : ''}`,
+    );
   }
   const timed = (gathered.logs?.lines ?? [])
     .map((line) => ({ line, match: STEP_TIME.exec(line) }))
     .filter((entry): entry is { line: string; match: RegExpExecArray } => entry.match !== null)
-    .map((entry) => ({ line: entry.line, seconds: Number(entry.match[2]) / (entry.match[3]?.toLowerCase() === 'ms' ? 1000 : 1) }));
+    .map((entry) => ({
+      line: entry.line,
+      seconds: Number(entry.match[2]) / (entry.match[3]?.toLowerCase() === 'ms' ? 1000 : 1),
+    }));
   const slowest = timed.sort((left, right) => right.seconds - left.seconds)[0];
-  if (slowest) lines.push(`its log times each step at up to ${Math.round(slowest.seconds * 10) / 10} s (${timed.length} timed line(s)): ${slowest.line.trim().slice(0, 200)}`);
+  if (slowest)
+    lines.push(
+      `its log times each step at up to ${Math.round(slowest.seconds * 10) / 10} s (${timed.length} timed line(s)): ${slowest.line.trim().slice(0, 200)}`,
+    );
   return lines;
 }

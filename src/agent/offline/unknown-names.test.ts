@@ -27,7 +27,10 @@ describe('the forms a sentence names things in', () => {
 test('a kebab-case name that nothing in the cluster carries is reported, with the kind the sentence gives it', () => {
   assert.deepEqual(unknownName('billing-worker in finance keeps crashing', KNOWN), { name: 'billing-worker' });
   assert.deepEqual(unknownName('node worker-9 is NotReady', KNOWN), { name: 'worker-9', kind: 'Node' });
-  assert.deepEqual(unknownName('pods in the shop-eu namespace are pending', KNOWN), { name: 'shop-eu', kind: 'Namespace' });
+  assert.deepEqual(unknownName('pods in the shop-eu namespace are pending', KNOWN), {
+    name: 'shop-eu',
+    kind: 'Namespace',
+  });
 });
 
 test('names the cluster has, their pods and their short forms, versions, tickets and everyday words are not reported', () => {
@@ -39,7 +42,10 @@ test('names the cluster has, their pods and their short forms, versions, tickets
   // A verb typed without its g is a state too; a name that merely ends in "in" is still a name.
   assert.equal(unknownName('new scheduler pod crashloopin in remit since the change', KNOWN), undefined);
   assert.equal(unknownName('job failin again', KNOWN), undefined);
-  assert.deepEqual(unknownName('deployment keycloak-admin is down', KNOWN), { name: 'keycloak-admin', kind: 'Deployment' });
+  assert.deepEqual(unknownName('deployment keycloak-admin is down', KNOWN), {
+    name: 'keycloak-admin',
+    kind: 'Deployment',
+  });
   // A site's hostname names no object; a known name mistyped by one letter is that name.
   assert.equal(unknownName('ingress is 503ing all of pay.northwind-goods.com!!', KNOWN), undefined);
   assert.equal(unknownName('chekout-api in shop keeps restarting', KNOWN), undefined);
@@ -68,6 +74,20 @@ test('a plain word after a kind word is no unknown name when a name in the clust
 });
 
 test('words that name a kind of object point somewhere; words that name none do not', () => {
-  for (const text of ['a node went NotReady in prod', 'the nightly job did not run', 'pods keep restarting', 'the payments namespace is slow', 'svc frontend has no endpoints']) assert.equal(namesAKind(text), true, text);
-  for (const text of ['x', 'everything is fine, just checking', 'checkout is down', 'no idea what happened', 'prod is on fire']) assert.equal(namesAKind(text), false, text);
+  for (const text of [
+    'a node went NotReady in prod',
+    'the nightly job did not run',
+    'pods keep restarting',
+    'the payments namespace is slow',
+    'svc frontend has no endpoints',
+  ])
+    assert.equal(namesAKind(text), true, text);
+  for (const text of [
+    'x',
+    'everything is fine, just checking',
+    'checkout is down',
+    'no idea what happened',
+    'prod is on fire',
+  ])
+    assert.equal(namesAKind(text), false, text);
 });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { confidenceWithoutMatch, describeUnmatched, nearlyNamed } from './unmatched.ts';
 
-const NAMES = ['checkout-api', 'frontend', 'rabbitmq', 'staging', 'ip-10-20-1-34.eu-west-1.compute.internal', 'default-pool'];
+const NAMES = [
+  'checkout-api',
+  'frontend',
+  'rabbitmq',
+  'staging',
+  'ip-10-20-1-34.eu-west-1.compute.internal',
+  'default-pool',
+];
 
 test('words that name nothing are told apart from words that name something loosely', () => {
   assert.equal(nearlyNamed('x', NAMES), false);
@@ -21,6 +28,9 @@ test('the only failing workload is reported with at most medium confidence, the 
 });
 
 test('the answer quotes the words that matched nothing, shortened when long', () => {
-  assert.equal(describeUnmatched(' x '), 'The words "x" name no workload, pod, Service, node or namespace in the cluster.');
+  assert.equal(
+    describeUnmatched(' x '),
+    'The words "x" name no workload, pod, Service, node or namespace in the cluster.',
+  );
   assert.ok(describeUnmatched('a'.repeat(200)).includes(`${'a'.repeat(77)}..."`));
 });

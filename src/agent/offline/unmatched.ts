@@ -28,7 +28,12 @@ export function confidenceWithoutMatch(confidence: Confidence, failingWorkloads:
  * rabbitmq, "postgresql" for postgres): words that point somewhere, though too loosely to pick a lead by.
  */
 export function nearlyNamed(text: string, names: readonly string[]): boolean {
-  const words = text.toLowerCase().split(/[^a-z]+/).filter((word) => word.length >= 4);
-  const parts = names.flatMap((name) => name.toLowerCase().split(/[^a-z]+/)).filter((part) => part.length >= 4 && !GENERIC_PARTS.has(part));
+  const words = text
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word.length >= 4);
+  const parts = names
+    .flatMap((name) => name.toLowerCase().split(/[^a-z]+/))
+    .filter((part) => part.length >= 4 && !GENERIC_PARTS.has(part));
   return words.some((word) => parts.some((part) => part.startsWith(word) || word.startsWith(part)));
 }

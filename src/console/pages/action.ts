@@ -42,11 +42,13 @@ export function renderActionPage(input: { person: Person; view: RunView; action:
 </section>
 <section aria-labelledby="evidence-title" class="card">
   <h2 id="evidence-title">The evidence</h2>
-  ${view.diagnosis
-    ? html`<p><strong>${view.diagnosis.category}</strong> · ${culpritLabel(view.diagnosis.culprit)} · confidence ${view.diagnosis.confidence}</p>
+  ${
+    view.diagnosis
+      ? html`<p><strong>${view.diagnosis.category}</strong> · ${culpritLabel(view.diagnosis.culprit)} · confidence ${view.diagnosis.confidence}</p>
   <p class="summary">${view.diagnosis.summary}</p>
   ${renderEvidence(view.diagnosis.evidence)}`
-    : html`<p class="muted">The run has no diagnosis yet.</p>`}
+      : html`<p class="muted">The run has no diagnosis yet.</p>`
+  }
 </section>
 ${renderDecision({ person, view, action })}`,
   });

@@ -30,11 +30,13 @@ ${(input.scripts ?? []).map((source) => html`<script src="${source}" defer></scr
 <header class="site-header">
   <div class="site-header-inner">
     <a class="brand" href="/">kubewhy<span class="brand-sub">console</span></a>
-    ${person
-      ? html`<nav aria-label="Main">
+    ${
+      person
+        ? html`<nav aria-label="Main">
       <ul class="nav-list"><li><a href="/">Runs</a></li></ul>
     </nav>`
-      : ''}
+        : ''
+    }
     ${person ? renderPerson(person) : ''}
   </div>
 </header>
@@ -49,12 +51,14 @@ function renderPerson(person: Person): SafeHtml {
   const ability = person.canApprove ? 'may approve' : 'read only';
   return html`<div class="who">
     <span class="who-name">Signed in as <strong>${person.identity}</strong> <span class="who-ability">(${ability})</span></span>
-    ${person.signedIn
-      ? html`<form method="post" action="/logout" class="inline-form">
+    ${
+      person.signedIn
+        ? html`<form method="post" action="/logout" class="inline-form">
       <input type="hidden" name="csrf" value="${person.csrf}">
       <button type="submit" class="button button-quiet">Sign out</button>
     </form>`
-      : ''}
+        : ''
+    }
   </div>`;
 }
 

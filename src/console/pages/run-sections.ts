@@ -13,9 +13,10 @@ export interface ChainView {
 export function renderTrail(trail: readonly TrailEntry[]): SafeHtml {
   return html`<section aria-labelledby="trail-title" class="card">
   <h2 id="trail-title">Trail</h2>
-  ${trail.length === 0
-    ? html`<p class="muted">No tool calls yet.</p>`
-    : html`<div class="table-wrap"><table class="trail">
+  ${
+    trail.length === 0
+      ? html`<p class="muted">No tool calls yet.</p>`
+      : html`<div class="table-wrap"><table class="trail">
     <caption>Each tool call the run made, in order</caption>
     <thead><tr><th scope="col">#</th><th scope="col">Tool</th><th scope="col">Risk</th><th scope="col">Input</th><th scope="col">Result</th></tr></thead>
     <tbody>${trail.map(
@@ -27,7 +28,8 @@ export function renderTrail(trail: readonly TrailEntry[]): SafeHtml {
       <td>${renderResult(entry)}</td>
     </tr>`,
     )}</tbody>
-  </table></div>`}
+  </table></div>`
+  }
 </section>`;
 }
 
@@ -42,9 +44,10 @@ export function renderAlerts(view: RunView): SafeHtml {
   const alerts = view.alerts ?? [];
   return html`<section aria-labelledby="alerts-title" class="card">
   <h2 id="alerts-title">Alerts</h2>
-  ${alerts.length === 0
-    ? html`<p class="muted">No alerts: the run was started by a person's description.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    alerts.length === 0
+      ? html`<p class="muted">No alerts: the run was started by a person's description.</p>`
+      : html`<div class="table-wrap"><table>
     <caption>The alerts of this incident, oldest first${view.alertCount !== undefined && view.alertCount > alerts.length ? ` (${alerts.length} of ${view.alertCount})` : ''}</caption>
     <thead><tr><th scope="col">Alert</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Labels</th></tr></thead>
     <tbody>${alerts.map(
@@ -55,7 +58,8 @@ export function renderAlerts(view: RunView): SafeHtml {
       <td><ul class="labels">${Object.entries(alert.labels).map(([name, value]) => html`<li><code>${name}=${value}</code></li>`)}</ul></td>
     </tr>`,
     )}</tbody>
-  </table></div>`}
+  </table></div>`
+  }
 </section>`;
 }
 
@@ -63,14 +67,16 @@ export function renderCluster(view: RunView): SafeHtml {
   const cluster = view.cluster;
   return html`<section aria-labelledby="cluster-title" class="card">
   <h2 id="cluster-title">Cluster</h2>
-  ${cluster
-    ? html`<dl class="facts">
+  ${
+    cluster
+      ? html`<dl class="facts">
     <div><dt>Source</dt><dd>${cluster.source}</dd></div>
     ${cluster.context ? html`<div><dt>Context</dt><dd>${cluster.context}</dd></div>` : ''}
     ${cluster.scenario ? html`<div><dt>Scenario</dt><dd>${cluster.scenario}</dd></div>` : ''}
     <div class="wide"><dt>API server</dt><dd><code>${cluster.server}</code></dd></div>
   </dl>`
-    : html`<p class="muted">Not recorded: the run has not started yet.</p>`}
+      : html`<p class="muted">Not recorded: the run has not started yet.</p>`
+  }
 </section>`;
 }
 
@@ -78,9 +84,11 @@ export function renderAuditChain(chain: ChainView): SafeHtml {
   const verified = chain.problems.length === 0;
   return html`<section aria-labelledby="audit-title" class="card">
   <h2 id="audit-title">Audit chain</h2>
-  <p class="chain-status ${verified ? 'chain-ok' : 'chain-bad'}">${verified
-    ? html`<strong>Verified:</strong> the hash chain of ${chain.events.length} events is intact.`
-    : html`<strong>Does not verify:</strong> ${chain.problems.length} problem(s).`}</p>
+  <p class="chain-status ${verified ? 'chain-ok' : 'chain-bad'}">${
+    verified
+      ? html`<strong>Verified:</strong> the hash chain of ${chain.events.length} events is intact.`
+      : html`<strong>Does not verify:</strong> ${chain.problems.length} problem(s).`
+  }</p>
   ${verified ? '' : html`<ul class="problems">${chain.problems.map((problem) => html`<li>${problem}</li>`)}</ul>`}
   <details>
     <summary>Show the ${chain.events.length} audit events</summary>
@@ -88,7 +96,8 @@ export function renderAuditChain(chain: ChainView): SafeHtml {
       <caption>Audit events, in order</caption>
       <thead><tr><th scope="col">Seq</th><th scope="col">Type</th><th scope="col">Time</th><th scope="col">Hash</th></tr></thead>
       <tbody>${chain.events.map(
-        (event) => html`<tr><td>${event.seq}</td><th scope="row">${event.type}</th><td>${formatTime(event.time)}</td><td><code title="${event.hash}">${event.hash.slice(0, 12)}</code></td></tr>`,
+        (event) =>
+          html`<tr><td>${event.seq}</td><th scope="row">${event.type}</th><td>${formatTime(event.time)}</td><td><code title="${event.hash}">${event.hash.slice(0, 12)}</code></td></tr>`,
       )}</tbody>
     </table></div>
   </details>

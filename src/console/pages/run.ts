@@ -19,7 +19,13 @@ export const NOTICES = {
 } as const;
 export type NoticeCode = keyof typeof NOTICES;
 
-export function renderRunPage(input: { person: Person; view: RunView; trail: readonly TrailEntry[]; chain: ChainView; notice?: NoticeCode }): string {
+export function renderRunPage(input: {
+  person: Person;
+  view: RunView;
+  trail: readonly TrailEntry[];
+  chain: ChainView;
+  notice?: NoticeCode;
+}): string {
   const { view } = input;
   const diagnosis = view.diagnosis;
   const notice = input.notice ? NOTICES[input.notice] : undefined;
@@ -45,8 +51,9 @@ ${notice ? html`<div class="alert alert-${notice.tone}" role="status"><p>${notic
 ${view.reason ? html`<p class="reason"><strong>Reason:</strong> ${view.reason}</p>` : ''}
 <section aria-labelledby="diagnosis-title" class="card">
   <h2 id="diagnosis-title">Diagnosis</h2>
-  ${diagnosis
-    ? html`<dl class="facts">
+  ${
+    diagnosis
+      ? html`<dl class="facts">
     <div><dt>Category</dt><dd><strong>${diagnosis.category}</strong></dd></div>
     <div><dt>Culprit</dt><dd>${culpritLabel(diagnosis.culprit)}</dd></div>
     <div><dt>Confidence</dt><dd>${diagnosis.confidence}</dd></div>
@@ -54,11 +61,14 @@ ${view.reason ? html`<p class="reason"><strong>Reason:</strong> ${view.reason}</
   <p class="summary">${diagnosis.summary}</p>
   <h3>Evidence</h3>
   ${renderEvidence(diagnosis.evidence)}
-  ${diagnosis.notFound && diagnosis.notFound.length > 0
-    ? html`<h3>Not found in the cluster</h3>
+  ${
+    diagnosis.notFound && diagnosis.notFound.length > 0
+      ? html`<h3>Not found in the cluster</h3>
   <ul>${diagnosis.notFound.map((missing) => html`<li>${missing.kind} ${missing.namespace ? `${missing.namespace}/` : ''}${missing.name}</li>`)}</ul>`
-    : ''}`
-    : html`<p class="muted">No diagnosis yet: the run is ${view.status.replaceAll('_', ' ')}.</p>`}
+      : ''
+  }`
+      : html`<p class="muted">No diagnosis yet: the run is ${view.status.replaceAll('_', ' ')}.</p>`
+  }
 </section>
 ${renderActions(view, input.person)}
 ${renderTrail(input.trail)}
@@ -76,9 +86,10 @@ export function renderEvidence(evidence: readonly string[]): SafeHtml {
 function renderActions(view: RunView, person: Person): SafeHtml {
   return html`<section aria-labelledby="actions-title" class="card">
   <h2 id="actions-title">Actions</h2>
-  ${view.actions.length === 0
-    ? html`<p class="muted">The run proposed no action.</p>`
-    : html`<div class="table-wrap"><table>
+  ${
+    view.actions.length === 0
+      ? html`<p class="muted">The run proposed no action.</p>`
+      : html`<div class="table-wrap"><table>
     <caption>Actions the run proposed or holds</caption>
     <thead><tr><th scope="col">Action</th><th scope="col">Risk</th><th scope="col">Status</th><th scope="col">Decided</th><th scope="col">Details</th></tr></thead>
     <tbody>${view.actions.map(
@@ -90,6 +101,7 @@ function renderActions(view: RunView, person: Person): SafeHtml {
       <td><a href="/runs/${encodeURIComponent(view.id)}/actions/${encodeURIComponent(action.id)}">${action.status !== 'awaiting_approval' ? 'View action' : person.canApprove ? 'Review and decide' : 'Review the held action'}<span class="visually-hidden"> ${action.id}</span></a></td>
     </tr>`,
     )}</tbody>
-  </table></div>`}
+  </table></div>`
+  }
 </section>`;
 }

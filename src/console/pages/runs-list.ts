@@ -74,7 +74,13 @@ function renderRow(run: RunView): SafeHtml {
 </tr>`;
 }
 
-export function renderRunsPage(input: { person: Person; runs: readonly RunView[]; filters: RunFilters; cursor?: number; nextCursor?: number }): string {
+export function renderRunsPage(input: {
+  person: Person;
+  runs: readonly RunView[];
+  filters: RunFilters;
+  cursor?: number;
+  nextCursor?: number;
+}): string {
   const { filters } = input;
   const rows = renderRunRows(input.runs);
   const here = runsUrl(filters, input.cursor);

@@ -12,7 +12,14 @@ export { renderSlackMessage, SLACK_LIMITS, type SlackMessage } from './slack-blo
 export { renderTeamsMessage, type TeamsMessage } from './teams-card.ts';
 export { createSlackBotChannel, createSlackWebhookChannel } from './slack.ts';
 export { createTeamsChannel } from './teams.ts';
-export { createSignedWebhookChannel, renderWebhookBody, signPayload, verifyWebhookSignature, type SignatureCheck, type WebhookBody } from './signed-webhook.ts';
+export {
+  createSignedWebhookChannel,
+  renderWebhookBody,
+  signPayload,
+  verifyWebhookSignature,
+  type SignatureCheck,
+  type WebhookBody,
+} from './signed-webhook.ts';
 export { describeUrl, parseRetryAfter } from './send-outcome.ts';
 
 /** A destination as the notifications file gives it (credentials already resolved); `timeoutMs` bounds one attempt (default 10 s). */

@@ -40,8 +40,11 @@ export function describeSubject(run: RunView): string {
 
 /** The run's alert names, each once, in the order the alerts came. */
 export function listAlertNames(run: RunView): string[] {
-  const names = (run.alerts ?? []).map((alert) => alert.alertname ?? alert.labels.alertname).filter((name): name is string => Boolean(name));
-  if (names.length === 0 && run.trigger.kind === 'alert' && run.trigger.alert.labels.alertname) names.push(run.trigger.alert.labels.alertname);
+  const names = (run.alerts ?? [])
+    .map((alert) => alert.alertname ?? alert.labels.alertname)
+    .filter((name): name is string => Boolean(name));
+  if (names.length === 0 && run.trigger.kind === 'alert' && run.trigger.alert.labels.alertname)
+    names.push(run.trigger.alert.labels.alertname);
   return [...new Set(names)];
 }
 
@@ -49,7 +52,8 @@ export function listAlertNames(run: RunView): string[] {
 export function describeCluster(run: RunView): string | undefined {
   const cluster = run.cluster;
   if (!cluster) return undefined;
-  if (cluster.source === 'mock') return cluster.scenario ? `mock cluster, scenario ${cluster.scenario}` : 'mock cluster';
+  if (cluster.source === 'mock')
+    return cluster.scenario ? `mock cluster, scenario ${cluster.scenario}` : 'mock cluster';
   if (cluster.context) return cluster.context;
   return cluster.source === 'in-cluster' ? `in-cluster (${cluster.server})` : cluster.server;
 }
@@ -85,11 +89,15 @@ export function listShownActions(run: RunView): Action[] {
 
 /** How an action stands, in a few words: `waits for approval until <time>` for a held one, who decided a decided one. */
 export function describeActionStatus(action: Action): string {
-  if (action.status === 'awaiting_approval') return action.expiresAt ? `waits for approval until ${action.expiresAt}` : 'waits for approval';
+  if (action.status === 'awaiting_approval')
+    return action.expiresAt ? `waits for approval until ${action.expiresAt}` : 'waits for approval';
   if (action.status === 'proposed') return 'proposed, not run';
-  const by = action.decidedBy ? ` (${action.status === 'rejected' ? 'rejected' : 'approved'} by ${action.decidedBy})` : '';
+  const by = action.decidedBy
+    ? ` (${action.status === 'rejected' ? 'rejected' : 'approved'} by ${action.decidedBy})`
+    : '';
   if (action.status === 'executed') return `executed${by}`;
-  if (action.status === 'rejected') return action.decidedBy ? `rejected by ${action.decidedBy}, not run` : 'rejected, not run';
+  if (action.status === 'rejected')
+    return action.decidedBy ? `rejected by ${action.decidedBy}, not run` : 'rejected, not run';
   if (action.status === 'expired') return 'expired without a decision, not run';
   if (action.status === 'failed') return `failed${by}${action.result ? `: ${action.result.split('\n')[0]}` : ''}`;
   return action.status.replaceAll('_', ' ');
@@ -101,9 +109,12 @@ export function describeActionStatus(action: Action): string {
  */
 export function describeHold(run: RunView): string {
   const waiting = listWaitingActions(run);
-  if (waiting.length === 0) return 'The actions this run held were decided or expired before this message was sent; the console shows what happened.';
+  if (waiting.length === 0)
+    return 'The actions this run held were decided or expired before this message was sent; the console shows what happened.';
   const expiry = readEarliestExpiry(run);
-  const about = run.diagnosis ? `${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}` : describeSubject(run);
+  const about = run.diagnosis
+    ? `${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}`
+    : describeSubject(run);
   const one = waiting.length === 1;
   return `kubewhy holds ${one ? 'an action' : `${waiting.length} actions`} for ${about}${expiry ? ` until ${expiry}` : ''}. Approve or reject ${one ? 'it' : 'them'} in the console.`;
 }
@@ -119,7 +130,9 @@ export function readEarliestExpiry(run: RunView): string | undefined {
 
 /** What the alert or person named that the cluster does not have, one `Kind namespace/name` each. */
 export function listNotFound(run: RunView): string[] {
-  return (run.diagnosis?.notFound ?? []).map((missing) => `${missing.kind} ${missing.namespace ? `${missing.namespace}/` : ''}${missing.name}`);
+  return (run.diagnosis?.notFound ?? []).map(
+    (missing) => `${missing.kind} ${missing.namespace ? `${missing.namespace}/` : ''}${missing.name}`,
+  );
 }
 
 /** Cuts `text` to at most `limit` characters, ending with `…` when it was cut. */

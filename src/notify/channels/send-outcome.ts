@@ -39,11 +39,19 @@ export function parseRetryAfter(value: string | null | undefined, now: number = 
  * sending the same body again cannot succeed. `detail` is a short code from the
  * receiver's body (`invalid_payload`), added to the error text when it looks like one.
  */
-export function outcomeFromStatus(input: { status: number; headers?: HeaderReader; detail?: string; destination: string; now?: number }): SendOutcome {
+export function outcomeFromStatus(input: {
+  status: number;
+  headers?: HeaderReader;
+  detail?: string;
+  destination: string;
+  now?: number;
+}): SendOutcome {
   const { status, headers, destination } = input;
   if (status >= 200 && status < 300) return { ok: true };
   const retryable = status >= 500 || RETRYABLE_CLIENT_STATUSES.has(status);
-  const retryAfterMs = STATUSES_WITH_RETRY_AFTER.has(status) ? parseRetryAfter(headers?.get('retry-after'), input.now) : undefined;
+  const retryAfterMs = STATUSES_WITH_RETRY_AFTER.has(status)
+    ? parseRetryAfter(headers?.get('retry-after'), input.now)
+    : undefined;
   const code = toShortCode(input.detail);
   const error = `${destination} answered HTTP ${status}${code ? ` (${code})` : ''}`;
   return { ok: false, retryable, status, error, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
@@ -54,7 +62,11 @@ export function outcomeFromStatus(input: { status: number; headers?: HeaderReade
  * out, or the outbox aborted it. All are retryable. The text names the error's code
  * (`ECONNREFUSED`, `timeout`), never the error's message, which may quote the URL.
  */
-export function outcomeFromNetworkError(input: { error: unknown; destination: string; timeoutMs?: number }): SendOutcome {
+export function outcomeFromNetworkError(input: {
+  error: unknown;
+  destination: string;
+  timeoutMs?: number;
+}): SendOutcome {
   const reason = describeNetworkError(input.error, input.timeoutMs);
   return { ok: false, retryable: true, error: `${input.destination} could not be reached: ${reason}` };
 }
@@ -85,15 +97,25 @@ export async function postForOutcome(input: {
     });
     const text = await response.text();
     const detail = input.readDetail?.(text);
-    return outcomeFromStatus({ status: response.status, headers: response.headers, ...(detail !== undefined ? { detail } : {}), destination });
+    return outcomeFromStatus({
+      status: response.status,
+      headers: response.headers,
+      ...(detail !== undefined ? { detail } : {}),
+      destination,
+    });
   } catch (error) {
     return outcomeFromNetworkError({ error, destination, timeoutMs });
   }
 }
 
 export function describeNetworkError(error: unknown, timeoutMs?: number): string {
-  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    if (current.name === 'TimeoutError') return timeoutMs !== undefined ? `timed out after ${timeoutMs} ms` : 'timed out';
+  for (
+    let current: unknown = error, depth = 0;
+    current instanceof Error && depth < 5;
+    current = current.cause, depth++
+  ) {
+    if (current.name === 'TimeoutError')
+      return timeoutMs !== undefined ? `timed out after ${timeoutMs} ms` : 'timed out';
     if (current.name === 'AbortError') return 'aborted';
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z_]+$|^UND_ERR_[A-Z_]+$/.test(code)) return code;

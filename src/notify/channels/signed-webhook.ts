@@ -43,7 +43,13 @@ export function signPayload(input: { secret: string; body: string; timestamp: nu
  * `v1` signatures match, compared in constant time. Several `v1` are accepted so a sender
  * can sign with an old and a new secret while the secret is rotated.
  */
-export function verifyWebhookSignature(input: { secret: string; header: string | null | undefined; body: string | Buffer; now?: number; toleranceSeconds?: number }): SignatureCheck {
+export function verifyWebhookSignature(input: {
+  secret: string;
+  header: string | null | undefined;
+  body: string | Buffer;
+  now?: number;
+  toleranceSeconds?: number;
+}): SignatureCheck {
   const { header } = input;
   if (!header) return { ok: false, reason: 'missing signature header' };
   const parsed = parseSignatureHeader(header);
@@ -59,7 +65,13 @@ export function verifyWebhookSignature(input: { secret: string; header: string |
   return matches ? { ok: true, timestamp: parsed.timestamp } : { ok: false, reason: 'signature mismatch' };
 }
 
-export function createSignedWebhookChannel(options: { name: string; url: string; secret: string; timeoutMs?: number; now?: () => number }): Channel {
+export function createSignedWebhookChannel(options: {
+  name: string;
+  url: string;
+  secret: string;
+  timeoutMs?: number;
+  now?: () => number;
+}): Channel {
   const destination = `webhook ${describeUrl(options.url)}`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const now = options.now ?? Date.now;
@@ -72,8 +84,13 @@ export function createSignedWebhookChannel(options: { name: string; url: string;
       // Serialized once: the bytes signed are the bytes sent.
       const raw = JSON.stringify(body);
       const timestamp = Math.floor(now() / 1000);
-      const event = typeof (body as Partial<WebhookBody> | null)?.event === 'string' ? (body as WebhookBody).event : 'unknown';
-      const headers = { [EVENT_HEADER]: event, [DELIVERY_HEADER]: deliveryId, [SIGNATURE_HEADER]: signPayload({ secret: options.secret, body: raw, timestamp }) };
+      const event =
+        typeof (body as Partial<WebhookBody> | null)?.event === 'string' ? (body as WebhookBody).event : 'unknown';
+      const headers = {
+        [EVENT_HEADER]: event,
+        [DELIVERY_HEADER]: deliveryId,
+        [SIGNATURE_HEADER]: signPayload({ secret: options.secret, body: raw, timestamp }),
+      };
       return postForOutcome({ url: options.url, body: raw, headers, signal, timeoutMs, destination });
     },
   };

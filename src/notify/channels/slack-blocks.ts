@@ -27,7 +27,15 @@ import {
 } from './notice-facts.ts';
 
 /** Block Kit's limits (api.slack.com/reference/block-kit/blocks), and the fallback text's length kept short for notifications. */
-export const SLACK_LIMITS = { headerText: 150, sectionText: 3000, fields: 10, fieldText: 2000, contextElements: 10, blocks: 50, fallbackText: 3000 } as const;
+export const SLACK_LIMITS = {
+  headerText: 150,
+  sectionText: 3000,
+  fields: 10,
+  fieldText: 2000,
+  contextElements: 10,
+  blocks: 50,
+  fallbackText: 3000,
+} as const;
 
 export interface SlackMessage {
   /** The plain fallback: what a notification or a screen reader says. */
@@ -48,7 +56,12 @@ const LINE_LIMIT = 500;
 const SHOWN_WAITING_ACTIONS = 10;
 
 export function renderSlackMessage(notice: Notice): SlackMessage {
-  const blocks = notice.event === 'approval' ? renderApproval(notice) : notice.event === 'resolved' ? renderResolved(notice) : renderFinished(notice);
+  const blocks =
+    notice.event === 'approval'
+      ? renderApproval(notice)
+      : notice.event === 'resolved'
+        ? renderResolved(notice)
+        : renderFinished(notice);
   return { text: renderFallbackText(notice), blocks: fitBlockCount([...blocks, renderFooter(notice)]) };
 }
 
@@ -65,10 +78,15 @@ function renderFinished(notice: Notice): Block[] {
     return [header(describeTitle(notice)), renderFacts(run), section(`*kubewhy could not diagnose this run.* ${why}`)];
   }
   const blocks: Block[] = [header(describeTitle(notice)), renderFacts(run), section(escapeMrkdwn(diagnosis.summary))];
-  const evidence = diagnosis.evidence.slice(0, SHOWN_EVIDENCE).map((line) => `• ${escapeMrkdwn(truncate(line.trim(), LINE_LIMIT))}`);
+  const evidence = diagnosis.evidence
+    .slice(0, SHOWN_EVIDENCE)
+    .map((line) => `• ${escapeMrkdwn(truncate(line.trim(), LINE_LIMIT))}`);
   const more = diagnosis.evidence.length - SHOWN_EVIDENCE;
-  if (evidence.length > 0) blocks.push(section(`*Evidence*\n${evidence.join('\n')}${more > 0 ? `\n_and ${more} more in the console_` : ''}`));
-  const actions = listShownActions(run).map((action) => `• ${renderActionLine(action)} — ${escapeMrkdwn(describeActionStatus(action))}`);
+  if (evidence.length > 0)
+    blocks.push(section(`*Evidence*\n${evidence.join('\n')}${more > 0 ? `\n_and ${more} more in the console_` : ''}`));
+  const actions = listShownActions(run).map(
+    (action) => `• ${renderActionLine(action)} — ${escapeMrkdwn(describeActionStatus(action))}`,
+  );
   if (actions.length > 0) blocks.push(section(`*Actions*\n${actions.join('\n')}`));
   const notFound = listNotFound(run).map((missing) => `• ${escapeMrkdwn(missing)}`);
   if (notFound.length > 0) blocks.push(section(`*Not found in the cluster*\n${notFound.join('\n')}`));
@@ -79,7 +97,8 @@ function renderApproval(notice: Notice): Block[] {
   const { run } = notice;
   const waiting = listWaitingActions(run);
   const blocks: Block[] = [header(describeTitle(notice)), section(escapeMrkdwn(describeHold(run)))];
-  for (const action of waiting.slice(0, SHOWN_WAITING_ACTIONS)) blocks.push(section(renderWaitingAction(action, notice.runUrl)));
+  for (const action of waiting.slice(0, SHOWN_WAITING_ACTIONS))
+    blocks.push(section(renderWaitingAction(action, notice.runUrl)));
   const more = waiting.length - SHOWN_WAITING_ACTIONS;
   if (more > 0) blocks.push(section(`_and ${more} more actions in the console_`));
   return blocks;
@@ -89,8 +108,13 @@ function renderResolved(notice: Notice): Block[] {
   const { run } = notice;
   const names = listAlertNames(run);
   const alerts = names.length > 0 ? names.map((name) => `*${escapeMrkdwn(name)}*`).join(', ') : 'the alerts';
-  const diagnosis = run.diagnosis ? ` It was diagnosed as ${escapeMrkdwn(`${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}`)}.` : '';
-  return [header(describeTitle(notice)), section(`${names.length === 1 ? 'The alert' : 'The alerts'} of this run resolved: ${alerts}.${diagnosis}`)];
+  const diagnosis = run.diagnosis
+    ? ` It was diagnosed as ${escapeMrkdwn(`${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}`)}.`
+    : '';
+  return [
+    header(describeTitle(notice)),
+    section(`${names.length === 1 ? 'The alert' : 'The alerts'} of this run resolved: ${alerts}.${diagnosis}`),
+  ];
 }
 
 /** Category, culprit, cluster, confidence, namespace, severity and status, as two columns. */
@@ -107,7 +131,9 @@ function renderFacts(run: RunView): Block {
   const fields = facts
     .filter((fact): fact is [string, string] => fact[1] !== undefined)
     .slice(0, SLACK_LIMITS.fields)
-    .map(([label, value]) => mrkdwn(`*${label}*\n${fitMrkdwn(escapeMrkdwn(value), SLACK_LIMITS.fieldText - label.length - 3)}`));
+    .map(([label, value]) =>
+      mrkdwn(`*${label}*\n${fitMrkdwn(escapeMrkdwn(value), SLACK_LIMITS.fieldText - label.length - 3)}`),
+    );
   return { type: 'section', fields };
 }
 
@@ -119,11 +145,16 @@ function renderActionLine(action: RunView['actions'][number]): string {
 /** A held action for the person who decides: what, on what, why, the first lines of its dry-run diff, and its page in the console. */
 function renderWaitingAction(action: RunView['actions'][number], runUrl: string | undefined): string {
   const lines = [`*${renderActionLine(action)}* — ${escapeMrkdwn(describeActionStatus(action))}`];
-  if (runUrl) lines.push(formatLink(`${runUrl}/actions/${encodeURIComponent(action.id)}`, 'Review the diff, then approve or reject'));
+  if (runUrl)
+    lines.push(
+      formatLink(`${runUrl}/actions/${encodeURIComponent(action.id)}`, 'Review the diff, then approve or reject'),
+    );
   if (action.reason) lines.push(escapeMrkdwn(truncate(action.reason.trim(), LINE_LIMIT)));
   const diff = action.diff ?? [];
   if (diff.length > 0) {
-    const shown = diff.slice(0, SHOWN_DIFF_LINES).map((line) => escapeMrkdwn(truncate(line, LINE_LIMIT)).replaceAll('```', "'''"));
+    const shown = diff
+      .slice(0, SHOWN_DIFF_LINES)
+      .map((line) => escapeMrkdwn(truncate(line, LINE_LIMIT)).replaceAll('```', "'''"));
     const more = diff.length - SHOWN_DIFF_LINES;
     lines.push(`\`\`\`${shown.join('\n')}${more > 0 ? `\n… ${more} more lines` : ''}\`\`\``);
   }
@@ -166,7 +197,14 @@ function fitBlockCount(blocks: Block[]): Block[] {
 }
 
 function header(text: string): Block {
-  return { type: 'header', text: { type: 'plain_text', text: truncate(text.replaceAll(/\s+/g, ' ').trim(), SLACK_LIMITS.headerText), emoji: false } };
+  return {
+    type: 'header',
+    text: {
+      type: 'plain_text',
+      text: truncate(text.replaceAll(/\s+/g, ' ').trim(), SLACK_LIMITS.headerText),
+      emoji: false,
+    },
+  };
 }
 
 function section(text: string): Block {

@@ -8,8 +8,22 @@
  * the SDK's logger is silenced and errors are written from status codes and Slack's error
  * codes only.
  */
-import { IncomingWebhook, IncomingWebhookHTTPError, IncomingWebhookRequestError, type FetchFunction as WebhookFetch, type IncomingWebhookSendArguments } from '@slack/webhook';
-import { LogLevel, WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError, WebClient, type Logger } from '@slack/web-api';
+import {
+  IncomingWebhook,
+  IncomingWebhookHTTPError,
+  IncomingWebhookRequestError,
+  type FetchFunction as WebhookFetch,
+  type IncomingWebhookSendArguments,
+} from '@slack/webhook';
+import {
+  LogLevel,
+  WebAPIHTTPError,
+  WebAPIPlatformError,
+  WebAPIRateLimitedError,
+  WebAPIRequestError,
+  WebClient,
+  type Logger,
+} from '@slack/web-api';
 import type { Channel, SendOutcome } from '../notice.ts';
 import { renderSlackMessage, type SlackMessage } from './slack-blocks.ts';
 import { describeUrl, outcomeFromNetworkError, outcomeFromStatus, type HeaderReader } from './send-outcome.ts';
@@ -42,14 +56,25 @@ export function createSlackWebhookChannel(options: { name: string; url: string; 
     threads: false,
     render: renderSlackMessage,
     async send({ body, signal }) {
-      if (!isSlackMessage(body)) return { ok: false, retryable: false, error: 'the stored body is not a Slack message ({text, blocks})' };
+      if (!isSlackMessage(body))
+        return { ok: false, retryable: false, error: 'the stored body is not a Slack message ({text, blocks})' };
       const answer: { headers?: HeaderReader } = {};
-      const webhook = new IncomingWebhook(options.url, { timeout: timeoutMs, retryConfig: { retries: 0 }, fetch: recordAnswer(signal, answer) });
+      const webhook = new IncomingWebhook(options.url, {
+        timeout: timeoutMs,
+        retryConfig: { retries: 0 },
+        fetch: recordAnswer(signal, answer),
+      });
       try {
         await webhook.send({ text: body.text, blocks: body.blocks as SlackBlocks });
         return { ok: true };
       } catch (error) {
-        if (error instanceof IncomingWebhookHTTPError) return outcomeFromStatus({ status: error.statusCode, headers: answer.headers, detail: error.body, destination });
+        if (error instanceof IncomingWebhookHTTPError)
+          return outcomeFromStatus({
+            status: error.statusCode,
+            headers: answer.headers,
+            detail: error.body,
+            destination,
+          });
         const cause = error instanceof IncomingWebhookRequestError ? error.original : error;
         return outcomeFromNetworkError({ error: cause, destination, timeoutMs });
       }
@@ -57,7 +82,13 @@ export function createSlackWebhookChannel(options: { name: string; url: string; 
   };
 }
 
-export function createSlackBotChannel(options: { name: string; token: string; channel: string; apiUrl?: string; timeoutMs?: number }): Channel {
+export function createSlackBotChannel(options: {
+  name: string;
+  token: string;
+  channel: string;
+  apiUrl?: string;
+  timeoutMs?: number;
+}): Channel {
   const apiUrl = options.apiUrl ?? DEFAULT_SLACK_API_URL;
   const destination = `Slack ${describeUrl(apiUrl)} (channel ${options.channel})`;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -67,7 +98,8 @@ export function createSlackBotChannel(options: { name: string; token: string; ch
     threads: true,
     render: renderSlackMessage,
     async send({ body, thread, signal }) {
-      if (!isSlackMessage(body)) return { ok: false, retryable: false, error: 'the stored body is not a Slack message ({text, blocks})' };
+      if (!isSlackMessage(body))
+        return { ok: false, retryable: false, error: 'the stored body is not a Slack message ({text, blocks})' };
       const answer: { status?: number; headers?: HeaderReader } = {};
       const client = new WebClient(options.token, {
         slackApiUrl: apiUrl,
@@ -78,7 +110,12 @@ export function createSlackBotChannel(options: { name: string; token: string; ch
         fetch: recordAnswer(signal, answer),
       });
       try {
-        const result = await client.chat.postMessage({ channel: options.channel, text: body.text, blocks: body.blocks as SlackBlocks, ...(thread ? { thread_ts: thread } : {}) });
+        const result = await client.chat.postMessage({
+          channel: options.channel,
+          text: body.text,
+          blocks: body.blocks as SlackBlocks,
+          ...(thread ? { thread_ts: thread } : {}),
+        });
         // A reply keeps the thread it went to: Slack threads only under a top-level message's ts.
         const ts = thread ?? result.ts;
         return ts ? { ok: true, thread: ts } : { ok: true };
@@ -89,19 +126,37 @@ export function createSlackBotChannel(options: { name: string; token: string; ch
   };
 }
 
-function outcomeFromBotError(input: { error: unknown; answer: { status?: number; headers?: HeaderReader }; destination: string; timeoutMs: number }): SendOutcome {
+function outcomeFromBotError(input: {
+  error: unknown;
+  answer: { status?: number; headers?: HeaderReader };
+  destination: string;
+  timeoutMs: number;
+}): SendOutcome {
   const { error, answer, destination } = input;
   if (error instanceof WebAPIPlatformError) {
     const code = error.data.error;
     const retryable = Object.hasOwn(RETRYABLE_PLATFORM_ERRORS, code);
-    return { ok: false, retryable, status: answer.status ?? 200, error: `${destination} refused the message: ${toSafeCode(code)}` };
+    return {
+      ok: false,
+      retryable,
+      status: answer.status ?? 200,
+      error: `${destination} refused the message: ${toSafeCode(code)}`,
+    };
   }
   if (error instanceof WebAPIRateLimitedError) {
-    return { ok: false, retryable: true, status: 429, retryAfterMs: error.retryAfter * 1000, error: `${destination} answered HTTP 429 (rate limited)` };
+    return {
+      ok: false,
+      retryable: true,
+      status: 429,
+      retryAfterMs: error.retryAfter * 1000,
+      error: `${destination} answered HTTP 429 (rate limited)`,
+    };
   }
-  if (error instanceof WebAPIHTTPError) return outcomeFromStatus({ status: error.statusCode, headers: answer.headers, destination });
+  if (error instanceof WebAPIHTTPError)
+    return outcomeFromStatus({ status: error.statusCode, headers: answer.headers, destination });
   // A 429 whose Retry-After the SDK cannot read (an HTTP-date) arrives as a plain error; the answer tells what it was.
-  if (answer.status !== undefined && answer.status !== 200) return outcomeFromStatus({ status: answer.status, headers: answer.headers, destination });
+  if (answer.status !== undefined && answer.status !== 200)
+    return outcomeFromStatus({ status: answer.status, headers: answer.headers, destination });
   const cause = error instanceof WebAPIRequestError ? error.original : error;
   return outcomeFromNetworkError({ error: cause, destination, timeoutMs: input.timeoutMs });
 }
@@ -122,7 +177,12 @@ function recordAnswer(signal: AbortSignal, answer: { status?: number; headers?: 
 }
 
 function isSlackMessage(body: unknown): body is SlackMessage {
-  return typeof body === 'object' && body !== null && typeof (body as SlackMessage).text === 'string' && Array.isArray((body as SlackMessage).blocks);
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as SlackMessage).text === 'string' &&
+    Array.isArray((body as SlackMessage).blocks)
+  );
 }
 
 /** Slack's error codes are snake_case words; anything else is not repeated. */

@@ -35,7 +35,15 @@ export const TEAMS_LIMITS = { title: 200, summary: 3000, line: 500, waitingActio
 export const ADAPTIVE_CARD_CONTENT_TYPE = 'application/vnd.microsoft.card.adaptive';
 
 type Element =
-  | { type: 'TextBlock'; text: string; wrap: true; size?: 'Large'; weight?: 'Bolder'; isSubtle?: true; spacing?: 'Medium' }
+  | {
+      type: 'TextBlock';
+      text: string;
+      wrap: true;
+      size?: 'Large';
+      weight?: 'Bolder';
+      isSubtle?: true;
+      spacing?: 'Medium';
+    }
   | { type: 'RichTextBlock'; inlines: { type: 'TextRun'; text: string; fontType?: 'Monospace' }[]; spacing?: 'None' }
   | { type: 'FactSet'; facts: { title: string; value: string }[] };
 
@@ -57,13 +65,35 @@ export interface TeamsMessage {
 }
 
 export function renderTeamsMessage(notice: Notice): TeamsMessage {
-  const title: Element = { type: 'TextBlock', text: truncate(describeTitle(notice), TEAMS_LIMITS.title), size: 'Large', weight: 'Bolder', wrap: true };
-  const body = notice.event === 'approval' ? renderApproval(notice.run) : notice.event === 'resolved' ? renderResolved(notice.run) : renderFinished(notice.run);
+  const title: Element = {
+    type: 'TextBlock',
+    text: truncate(describeTitle(notice), TEAMS_LIMITS.title),
+    size: 'Large',
+    weight: 'Bolder',
+    wrap: true,
+  };
+  const body =
+    notice.event === 'approval'
+      ? renderApproval(notice.run)
+      : notice.event === 'resolved'
+        ? renderResolved(notice.run)
+        : renderFinished(notice.run);
   const footer = text(`Run ${notice.run.id}`, { isSubtle: true });
   const runUrl = notice.runUrl;
   // An approval links each held action's page (its diff and the buttons) first; Teams shows a few buttons, so at most three.
-  const decide = runUrl && notice.event === 'approval' ? listWaitingActions(notice.run).slice(0, 3).map((action) => ({ type: 'Action.OpenUrl' as const, title: `Review ${action.tool}`, url: `${runUrl}/actions/${encodeURIComponent(action.id)}` })) : [];
-  const actions = runUrl ? [...decide, { type: 'Action.OpenUrl' as const, title: 'Open run in kubewhy', url: runUrl }] : undefined;
+  const decide =
+    runUrl && notice.event === 'approval'
+      ? listWaitingActions(notice.run)
+          .slice(0, 3)
+          .map((action) => ({
+            type: 'Action.OpenUrl' as const,
+            title: `Review ${action.tool}`,
+            url: `${runUrl}/actions/${encodeURIComponent(action.id)}`,
+          }))
+      : [];
+  const actions = runUrl
+    ? [...decide, { type: 'Action.OpenUrl' as const, title: 'Open run in kubewhy', url: runUrl }]
+    : undefined;
   return {
     type: 'message',
     attachments: [
@@ -84,12 +114,26 @@ export function renderTeamsMessage(notice: Notice): TeamsMessage {
 
 function renderFinished(run: RunView): Element[] {
   const diagnosis = run.diagnosis;
-  if (!diagnosis) return [renderFacts(run), text('kubewhy could not diagnose this run.'), quote(truncate(run.reason ?? 'No reason was recorded.', TEAMS_LIMITS.summary))];
+  if (!diagnosis)
+    return [
+      renderFacts(run),
+      text('kubewhy could not diagnose this run.'),
+      quote(truncate(run.reason ?? 'No reason was recorded.', TEAMS_LIMITS.summary)),
+    ];
   const elements: Element[] = [quote(truncate(diagnosis.summary, TEAMS_LIMITS.summary)), renderFacts(run)];
-  const evidence = diagnosis.evidence.slice(0, SHOWN_EVIDENCE).map((line) => bullet(truncate(line.trim(), TEAMS_LIMITS.line)));
+  const evidence = diagnosis.evidence
+    .slice(0, SHOWN_EVIDENCE)
+    .map((line) => bullet(truncate(line.trim(), TEAMS_LIMITS.line)));
   const more = diagnosis.evidence.length - SHOWN_EVIDENCE;
-  if (evidence.length > 0) elements.push(heading('Evidence'), ...evidence, ...(more > 0 ? [text(`and ${more} more in the console`, { isSubtle: true })] : []));
-  const actions = listShownActions(run).map((action) => bullet(`${action.tool} on ${describeTarget(action)}: ${describeActionStatus(action)}`));
+  if (evidence.length > 0)
+    elements.push(
+      heading('Evidence'),
+      ...evidence,
+      ...(more > 0 ? [text(`and ${more} more in the console`, { isSubtle: true })] : []),
+    );
+  const actions = listShownActions(run).map((action) =>
+    bullet(`${action.tool} on ${describeTarget(action)}: ${describeActionStatus(action)}`),
+  );
   if (actions.length > 0) elements.push(heading('Actions'), ...actions);
   const notFound = listNotFound(run).map(bullet);
   if (notFound.length > 0) elements.push(heading('Not found in the cluster'), ...notFound);
@@ -105,7 +149,8 @@ function renderApproval(run: RunView): Element[] {
     if (action.reason) elements.push(quote(truncate(action.reason.trim(), TEAMS_LIMITS.line)));
     const diff = action.diff ?? [];
     const more = diff.length - SHOWN_DIFF_LINES;
-    for (const line of diff.slice(0, SHOWN_DIFF_LINES)) elements.push(quote(truncate(line, TEAMS_LIMITS.line), { monospace: true }));
+    for (const line of diff.slice(0, SHOWN_DIFF_LINES))
+      elements.push(quote(truncate(line, TEAMS_LIMITS.line), { monospace: true }));
     if (more > 0) elements.push(text(`… ${more} more lines in the console`, { isSubtle: true }));
   }
   const more = waiting.length - TEAMS_LIMITS.waitingActions;
@@ -115,8 +160,14 @@ function renderApproval(run: RunView): Element[] {
 
 function renderResolved(run: RunView): Element[] {
   const names = listAlertNames(run);
-  const diagnosis = run.diagnosis ? ` It was diagnosed as ${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}.` : '';
-  return [text(`${names.length === 1 ? 'The alert' : 'The alerts'} of this run resolved: ${names.length > 0 ? names.join(', ') : 'all of them'}.${diagnosis}`)];
+  const diagnosis = run.diagnosis
+    ? ` It was diagnosed as ${run.diagnosis.category}: ${formatCulprit(run.diagnosis.culprit)}.`
+    : '';
+  return [
+    text(
+      `${names.length === 1 ? 'The alert' : 'The alerts'} of this run resolved: ${names.length > 0 ? names.join(', ') : 'all of them'}.${diagnosis}`,
+    ),
+  ];
 }
 
 function renderFacts(run: RunView): Element {
@@ -131,13 +182,19 @@ function renderFacts(run: RunView): Element {
   ];
   return {
     type: 'FactSet',
-    facts: facts.filter((fact): fact is [string, string] => fact[1] !== undefined).map(([title, value]) => ({ title, value: truncate(value, TEAMS_LIMITS.line) })),
+    facts: facts
+      .filter((fact): fact is [string, string] => fact[1] !== undefined)
+      .map(([title, value]) => ({ title, value: truncate(value, TEAMS_LIMITS.line) })),
   };
 }
 
 /** Quoted text, shown as written: a RichTextBlock's TextRun is never read as markdown. */
 function quote(value: string, style: { monospace?: boolean } = {}): Element {
-  return { type: 'RichTextBlock', inlines: [{ type: 'TextRun', text: value, ...(style.monospace ? { fontType: 'Monospace' as const } : {}) }], ...(style.monospace ? { spacing: 'None' as const } : {}) };
+  return {
+    type: 'RichTextBlock',
+    inlines: [{ type: 'TextRun', text: value, ...(style.monospace ? { fontType: 'Monospace' as const } : {}) }],
+    ...(style.monospace ? { spacing: 'None' as const } : {}),
+  };
 }
 
 /** One list item, quoted: a bullet and the line, joined onto one line. */
@@ -146,7 +203,13 @@ function bullet(line: string): Element {
 }
 
 function heading(value: string): Element {
-  return { type: 'TextBlock', text: truncate(value, TEAMS_LIMITS.title), weight: 'Bolder', wrap: true, spacing: 'Medium' };
+  return {
+    type: 'TextBlock',
+    text: truncate(value, TEAMS_LIMITS.title),
+    weight: 'Bolder',
+    wrap: true,
+    spacing: 'Medium',
+  };
 }
 
 /** kubewhy's own words (which may name objects and alerts, never quote them at length). */

@@ -20,7 +20,14 @@ export function createTeamsChannel(options: { name: string; url: string; timeout
     render: renderTeamsMessage,
     send({ body, signal }) {
       // A workflow's error names a code, which is kept, and a message, which is not.
-      return postForOutcome({ url: options.url, body: JSON.stringify(body), signal, timeoutMs, destination, readDetail: readErrorCode });
+      return postForOutcome({
+        url: options.url,
+        body: JSON.stringify(body),
+        signal,
+        timeoutMs,
+        destination,
+        readDetail: readErrorCode,
+      });
     },
   };
 }

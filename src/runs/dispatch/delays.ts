@@ -17,10 +17,13 @@ export function createDelays(): Delays {
         work();
         return;
       }
-      const timer = setTimeout(() => {
-        pending.delete(timer);
-        work();
-      }, Math.min(delayMs, MAX_TIMEOUT_MS));
+      const timer = setTimeout(
+        () => {
+          pending.delete(timer);
+          work();
+        },
+        Math.min(delayMs, MAX_TIMEOUT_MS),
+      );
       timer.unref();
       pending.add(timer);
     },

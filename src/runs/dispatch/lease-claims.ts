@@ -120,8 +120,11 @@ export function createLeaseClaims(input: LeaseClaimsInput): LeaseClaims {
     const held = new Set(await queue.heartbeat(ids, now()));
     for (const id of ids) {
       if (held.has(id) || !running.has(id)) continue;
-      logger.warn({ runId: id }, 'this replica lost the lease of a run it was running (another replica took it over): stopping it here');
-      running.get(id)?.abort(new Error('this replica lost the run\'s lease; another replica runs it'));
+      logger.warn(
+        { runId: id },
+        'this replica lost the lease of a run it was running (another replica took it over): stopping it here',
+      );
+      running.get(id)?.abort(new Error("this replica lost the run's lease; another replica runs it"));
     }
   };
 
@@ -129,7 +132,10 @@ export function createLeaseClaims(input: LeaseClaimsInput): LeaseClaims {
     for (const run of await queue.takeExpired(now())) {
       // Our own run, whose lease ran out while this replica stalled: it is still running here, and now leased again.
       if (running.has(run.id)) continue;
-      logger.warn({ runId: run.id, attempt: run.attempts }, "taking over a run whose replica stopped renewing its lease");
+      logger.warn(
+        { runId: run.id, attempt: run.attempts },
+        'taking over a run whose replica stopped renewing its lease',
+      );
       await input.recover(run);
     }
   };
@@ -151,7 +157,9 @@ export function createLeaseClaims(input: LeaseClaimsInput): LeaseClaims {
     async start() {
       listener = await queue.listen({ queued: () => wake(), ended: (runId) => input.ended(runId) });
       paused = false;
-      await takeOver().catch((error: unknown) => logger.warn({ err: error }, 'taking over expired runs failed; the next sweep tries again'));
+      await takeOver().catch((error: unknown) =>
+        logger.warn({ err: error }, 'taking over expired runs failed; the next sweep tries again'),
+      );
       every(input.pollMs ?? DEFAULT_POLL_MS, poll, 'polling the queue');
       every(Math.max(100, Math.floor(queue.leaseMs / 3)), heartbeat, 'renewing run leases');
       every(Math.max(100, Math.floor(queue.leaseMs / 2)), takeOver, 'taking over expired runs');

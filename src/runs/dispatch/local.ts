@@ -13,10 +13,15 @@ export function createLocalDispatcher(input: DispatcherInput): Dispatcher {
   const { recovery, logger, now } = input;
   const places = createPlaces();
   const delays = createDelays();
-  const queue = createRunQueue({ concurrency: input.concurrency, queueSize: input.queueSize, start: (id) => input.run(id) });
+  const queue = createRunQueue({
+    concurrency: input.concurrency,
+    queueSize: input.queueSize,
+    start: (id) => input.run(id),
+  });
   queue.pause();
 
-  const offerAfter = (id: string, delayMs: number): void => delays.after(delayMs, () => void queue.offer(id, { force: true }));
+  const offerAfter = (id: string, delayMs: number): void =>
+    delays.after(delayMs, () => void queue.offer(id, { force: true }));
 
   return {
     async start() {
@@ -28,7 +33,15 @@ export function createLocalDispatcher(input: DispatcherInput): Dispatcher {
       }
       queue.resume();
       if (report.queue.length + report.failed.length + report.ended.length > 0) {
-        logger.info({ queued: report.queue.length - report.resumed.length, resumed: report.resumed.length, failed: report.failed.length, ended: report.ended.length }, 'recovered unfinished runs');
+        logger.info(
+          {
+            queued: report.queue.length - report.resumed.length,
+            resumed: report.resumed.length,
+            failed: report.failed.length,
+            ended: report.ended.length,
+          },
+          'recovered unfinished runs',
+        );
       }
       return report;
     },

@@ -22,7 +22,11 @@ export interface RunQueue {
   idle(): Promise<void>;
 }
 
-export function createRunQueue(input: { concurrency: number; queueSize: number; start: (id: string) => Promise<void> }): RunQueue {
+export function createRunQueue(input: {
+  concurrency: number;
+  queueSize: number;
+  start: (id: string) => Promise<void>;
+}): RunQueue {
   // A Set keeps insertion order and removes in O(1).
   const waiting = new Set<string>();
   let active = 0;
@@ -45,7 +49,10 @@ export function createRunQueue(input: { concurrency: number; queueSize: number; 
       waiting.delete(id);
       active++;
       // `start` reports its own failures; a rejection here must not stop the queue.
-      void input.start(id).catch(() => undefined).finally(settle);
+      void input
+        .start(id)
+        .catch(() => undefined)
+        .finally(settle);
     }
   };
 

@@ -13,7 +13,9 @@ import { createDelays } from './delays.ts';
 import { createPlaces, type Dispatcher, type DispatcherInput } from './dispatcher.ts';
 import { createLeaseClaims } from './lease-claims.ts';
 
-export function createSharedDispatcher(input: DispatcherInput & { queue: SharedQueue; cluster?: ClusterIdentity }): Dispatcher {
+export function createSharedDispatcher(
+  input: DispatcherInput & { queue: SharedQueue; cluster?: ClusterIdentity },
+): Dispatcher {
   const { queue, logger, now, metrics } = input;
   const places = createPlaces();
   const delays = createDelays();
@@ -23,7 +25,9 @@ export function createSharedDispatcher(input: DispatcherInput & { queue: SharedQ
 
   /** Runs were queued in the database: every replica is woken, and this one claims (again after `holdMs`, when given). */
   const announce = (holdMs = 0): void => {
-    void queue.notifyQueued().catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
+    void queue
+      .notifyQueued()
+      .catch(logFailure('waking the other replicas failed; they find the runs at their next poll'));
     claims.wake();
     if (holdMs > 0) delays.after(holdMs, () => claims.wake());
   };
@@ -49,7 +53,8 @@ export function createSharedDispatcher(input: DispatcherInput & { queue: SharedQ
     run: (run, leaseLost) => input.run(run.id, { run, leaseLost }),
     recover: async (run) => {
       const outcome = await recoverInterrupted(run, { ...input.recovery, cause: 'lease' });
-      if (outcome.failed || outcome.requeued || outcome.ended) metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
+      if (outcome.failed || outcome.requeued || outcome.ended)
+        metrics.runsTakenOver.inc({ outcome: outcome.requeued ? 'requeued' : outcome.ended ? 'ended' : 'failed' });
       if (outcome.requeued) announce();
     },
     ended: input.endedElsewhere,

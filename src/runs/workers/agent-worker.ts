@@ -57,8 +57,16 @@ function yieldToIngest(): void {
 /** This worker's own connection to the run's audit log. */
 async function openAudit(database: AgentWorkerSetup['database']): Promise<AuditStore> {
   if (database.kind === 'postgresql') {
-    const [{ createPool }, { createPgAuditStore }] = await Promise.all([import('../../store/postgres/queryable.ts'), import('../../store/postgres/audit-store.ts')]);
-    const pool = createPool(database.url, { max: 2, name: 'kubewhy-agent', onError: (error) => logger.warn({ err: error }, 'an idle database connection failed; the next append opens another') });
+    const [{ createPool }, { createPgAuditStore }] = await Promise.all([
+      import('../../store/postgres/queryable.ts'),
+      import('../../store/postgres/audit-store.ts'),
+    ]);
+    const pool = createPool(database.url, {
+      max: 2,
+      name: 'kubewhy-agent',
+      onError: (error) =>
+        logger.warn({ err: error }, 'an idle database connection failed; the next append opens another'),
+    });
     return createPgAuditStore(pool);
   }
   const sqlite = openDatabase(database.path);
@@ -71,7 +79,8 @@ async function openAudit(database: AgentWorkerSetup['database']): Promise<AuditS
 function reportHealth(model: Model): Model {
   return trackModelHealth(model, {
     recordSuccess: () => send({ type: 'model-health', ok: true }),
-    recordFailure: (error) => send({ type: 'model-health', ok: false, error: error instanceof Error ? error.message : String(error) }),
+    recordFailure: (error) =>
+      send({ type: 'model-health', ok: false, error: error instanceof Error ? error.message : String(error) }),
   });
 }
 

@@ -85,7 +85,10 @@ interface Slot {
  */
 const WORKER_HEAP = { maxYoungGenerationSizeMb: 16 };
 
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './agent-worker.ts' : './agent-worker.js', import.meta.url);
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './agent-worker.ts' : './agent-worker.js',
+  import.meta.url,
+);
 
 export interface AgentWorkersOptions {
   count: number;
@@ -102,7 +105,11 @@ export function createAgentWorkers(input: AgentWorkersOptions): AgentWorkers {
   let closing = false;
 
   const start = (index: number): Slot => {
-    const worker = new Worker(input.workerUrl ?? WORKER_URL, { workerData: input.setup, name: `kubewhy-agent-${index}`, resourceLimits: WORKER_HEAP });
+    const worker = new Worker(input.workerUrl ?? WORKER_URL, {
+      workerData: input.setup,
+      name: `kubewhy-agent-${index}`,
+      resourceLimits: WORKER_HEAP,
+    });
     const slot: Slot = { worker, runs: new Map() };
     worker.on('message', (reply: WorkerReply) => receive(slot, reply));
     worker.on('error', (error) => logger.error({ err: error, worker: index }, 'an agent worker failed'));
@@ -151,7 +158,8 @@ export function createAgentWorkers(input: AgentWorkersOptions): AgentWorkers {
       const slot = slots.reduce((least, candidate) => (candidate.runs.size < least.runs.size ? candidate : least));
       return new Promise<RunOutcome>((resolve, reject) => {
         const onAbort = (): void => {
-          const reason = run.signal?.reason instanceof Error ? run.signal.reason.message : String(run.signal?.reason ?? 'aborted');
+          const reason =
+            run.signal?.reason instanceof Error ? run.signal.reason.message : String(run.signal?.reason ?? 'aborted');
           slot.worker.postMessage({ type: 'abort', runId: run.runId, reason } satisfies WorkerRequest);
         };
         const release = (): void => run.signal?.removeEventListener('abort', onAbort);

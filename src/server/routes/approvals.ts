@@ -20,7 +20,10 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
       {
         config: { scope: 'approve' },
         schema: {
-          summary: verb === 'approve' ? 'Approve a held action: it is dry-run, then executed' : 'Reject a held action: it never runs',
+          summary:
+            verb === 'approve'
+              ? 'Approve a held action: it is dry-run, then executed'
+              : 'Reject a held action: it never runs',
           tags: ['approvals'],
           security: BEARER,
           params: actionParamsSchema,
@@ -32,10 +35,18 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
         const { id, actionId } = request.params;
         const run = await context.store.get(id);
         if (!run) return sendError(reply, 404, { error: 'not-found', message: `no run ${id}` });
-        if (!run.actions.some((candidate) => candidate.id === actionId)) return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
+        if (!run.actions.some((candidate) => candidate.id === actionId))
+          return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         const by = request.body?.by ? `${request.body.by} (${request.identity})` : request.identity;
-        const result = await context.runs.decideAction({ runId: id, actionId, decision, by, ...(request.body?.reason ? { reason: request.body.reason } : {}) });
-        if (result.outcome === 'not-found') return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
+        const result = await context.runs.decideAction({
+          runId: id,
+          actionId,
+          decision,
+          by,
+          ...(request.body?.reason ? { reason: request.body.reason } : {}),
+        });
+        if (result.outcome === 'not-found')
+          return sendError(reply, 404, { error: 'not-found', message: `run ${id} has no action ${actionId}` });
         if (result.outcome === 'not-pending') {
           const status =
             result.status !== 'awaiting_approval'
@@ -43,7 +54,11 @@ export function registerApprovalRoutes(app: ZodApp, context: RouteContext): void
               : run.status === 'running'
                 ? 'not yet put to a person (it is, with the diagnosis, once the run has one)'
                 : 'no longer held (the run stopped waiting)';
-          return sendError(reply, 409, { error: 'conflict', message: `action ${actionId} is not awaiting approval: it is ${status}`, details: { status: result.status } });
+          return sendError(reply, 409, {
+            error: 'conflict',
+            message: `action ${actionId} is not awaiting approval: it is ${status}`,
+            details: { status: result.status },
+          });
         }
         request.log.info({ runId: id, actionId, decision, by }, 'action decided');
         return { runId: id, actionId, decision, by, decidedAt: result.decidedAt };

@@ -23,15 +23,26 @@ export function registerIncidentRoutes(app: ZodApp, context: RouteContext): void
         security: BEARER,
         body: incidentBodySchema,
         querystring: incidentQuerySchema,
-        response: { 200: runViewSchema, 202: runViewSchema, ...errorResponses([400, 401, 403, 413, 415, 503] as const) },
+        response: {
+          200: runViewSchema,
+          202: runViewSchema,
+          ...errorResponses([400, 401, 403, 413, 415, 503] as const),
+        },
       },
     },
     async (request, reply) => {
       const { text, namespace, rung } = request.body;
       if (rung === 'ACT' && !context.hasScope(request.headers.authorization, 'act')) {
-        return sendError(reply, 403, { error: 'forbidden', message: 'rung ACT needs a token that also has the "act" scope; ask for OBSERVE, or use a token granted act' });
+        return sendError(reply, 403, {
+          error: 'forbidden',
+          message: 'rung ACT needs a token that also has the "act" scope; ask for OBSERVE, or use a token granted act',
+        });
       }
-      const submitted = await context.runs.submit({ trigger: { kind: 'incident', text, ...(namespace ? { namespace } : {}) }, rung, source: 'api' });
+      const submitted = await context.runs.submit({
+        trigger: { kind: 'incident', text, ...(namespace ? { namespace } : {}) },
+        rung,
+        source: 'api',
+      });
       if (!submitted.ok) {
         reply.header('retry-after', String(context.runs.retryAfterSeconds()));
         return sendError(reply, 503, { error: 'queue-full', message: 'the run queue is full; retry later' });
@@ -40,7 +51,8 @@ export function registerIncidentRoutes(app: ZodApp, context: RouteContext): void
       request.log.info({ runId: id, rung }, 'incident accepted');
       reply.header('location', `/v1/runs/${id}`);
       const waitSeconds = request.query.wait ?? 0;
-      const run = waitSeconds > 0 ? ((await context.runs.waitForEnd(id, waitSeconds * 1000)) ?? submitted.run) : submitted.run;
+      const run =
+        waitSeconds > 0 ? ((await context.runs.waitForEnd(id, waitSeconds * 1000)) ?? submitted.run) : submitted.run;
       return reply.code(isFinished(run.status) ? 200 : 202).send(toRunView(run));
     },
   );

@@ -24,7 +24,9 @@ export async function openPostgresAuditReader(url: string): Promise<PostgresAudi
   try {
     const version = await postgresSchemaVersion(pool);
     if (version > latestPostgresSchemaVersion()) {
-      throw new SchemaError(`${location}: the database is at schema version ${version}, newer than this kubewhy knows (${latestPostgresSchemaVersion()}): use the newer kubewhy to read it`);
+      throw new SchemaError(
+        `${location}: the database is at schema version ${version}, newer than this kubewhy knows (${latestPostgresSchemaVersion()}): use the newer kubewhy to read it`,
+      );
     }
   } catch (error) {
     await pool.end().catch(() => undefined);
@@ -35,10 +37,17 @@ export async function openPostgresAuditReader(url: string): Promise<PostgresAudi
     audit: createPgAuditStore(pool),
     async tables() {
       const runs = await pool.query<{ id: string; status: string }>('SELECT id, status FROM runs');
-      const retired = await pool.query<{ run_id: string; seq: string | number; hash: string; retired_at: string }>('SELECT run_id, seq, hash, retired_at FROM audit_retired');
+      const retired = await pool.query<{ run_id: string; seq: string | number; hash: string; retired_at: string }>(
+        'SELECT run_id, seq, hash, retired_at FROM audit_retired',
+      );
       return {
         runs: new Map(runs.rows.map((row) => [row.id, row.status])),
-        retired: new Map(retired.rows.map((row): [string, RetiredHead] => [row.run_id, { seq: Number(row.seq), hash: row.hash, retiredAt: row.retired_at }])),
+        retired: new Map(
+          retired.rows.map((row): [string, RetiredHead] => [
+            row.run_id,
+            { seq: Number(row.seq), hash: row.hash, retiredAt: row.retired_at },
+          ]),
+        ),
       };
     },
     close: () => pool.end(),

@@ -24,7 +24,10 @@ export function createPgOutbox(db: pg.Pool): Outbox {
   return {
     async enqueue({ runId, key, event, deliveries, now }) {
       return atomically(db, false, async (client) => {
-        const noted = await client.query('INSERT INTO notification_notices (run_id, key, noted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [runId, key, new Date(now).toISOString()]);
+        const noted = await client.query(
+          'INSERT INTO notification_notices (run_id, key, noted_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+          [runId, key, new Date(now).toISOString()],
+        );
         if (noted.rowCount === 0) return false;
         if (deliveries.length === 0) return true;
         await client.query(
@@ -44,11 +47,16 @@ export function createPgOutbox(db: pg.Pool): Outbox {
       });
     },
     async hasNotice(runId, key) {
-      const { rowCount } = await db.query('SELECT 1 FROM notification_notices WHERE run_id = $1 AND key = $2', [runId, key]);
+      const { rowCount } = await db.query('SELECT 1 FROM notification_notices WHERE run_id = $1 AND key = $2', [
+        runId,
+        key,
+      ]);
       return (rowCount ?? 0) > 0;
     },
     async notedSpan() {
-      const { rows } = await db.query<{ first: string | null; last: string | null }>('SELECT MIN(noted_at) AS first, MAX(noted_at) AS last FROM notification_notices');
+      const { rows } = await db.query<{ first: string | null; last: string | null }>(
+        'SELECT MIN(noted_at) AS first, MAX(noted_at) AS last FROM notification_notices',
+      );
       const row = rows[0];
       return row?.first && row.last ? { first: Date.parse(row.first), last: Date.parse(row.last) } : undefined;
     },
@@ -67,17 +75,21 @@ export function createPgOutbox(db: pg.Pool): Outbox {
         for (const row of candidates) {
           if (claimed.length === limit) break;
           // A reply waits for its first message: it is due again when that one is (and at once when it is sent).
-          if (row.older_next_attempt_at !== null) postponed.push({ id: Number(row.id), nextAttemptAt: Math.max(Number(row.older_next_attempt_at), now + 1) });
+          if (row.older_next_attempt_at !== null)
+            postponed.push({ id: Number(row.id), nextAttemptAt: Math.max(Number(row.older_next_attempt_at), now + 1) });
           else claimed.push(row);
         }
         if (postponed.length > 0) {
-          await client.query('UPDATE notification_outbox o SET next_attempt_at = p.next_attempt_at FROM unnest($1::bigint[], $2::bigint[]) AS p(id, next_attempt_at) WHERE o.id = p.id', [
-            postponed.map((row) => row.id),
-            postponed.map((row) => row.nextAttemptAt),
-          ]);
+          await client.query(
+            'UPDATE notification_outbox o SET next_attempt_at = p.next_attempt_at FROM unnest($1::bigint[], $2::bigint[]) AS p(id, next_attempt_at) WHERE o.id = p.id',
+            [postponed.map((row) => row.id), postponed.map((row) => row.nextAttemptAt)],
+          );
         }
         if (claimed.length === 0) return [];
-        await client.query('UPDATE notification_outbox SET next_attempt_at = $1, attempts = attempts + 1, leased = 1 WHERE id = ANY($2::bigint[])', [leaseUntil, claimed.map((row) => Number(row.id))]);
+        await client.query(
+          'UPDATE notification_outbox SET next_attempt_at = $1, attempts = attempts + 1, leased = 1 WHERE id = ANY($2::bigint[])',
+          [leaseUntil, claimed.map((row) => Number(row.id))],
+        );
         return claimed.map((row) => toRow({ ...row, attempts: Number(row.attempts) + 1, next_attempt_at: leaseUntil }));
       });
     },
@@ -89,53 +101,83 @@ export function createPgOutbox(db: pg.Pool): Outbox {
      * lease's end); this only clears its `leased` mark.
      */
     async releaseLeases(now) {
-      const { rowCount } = await db.query("UPDATE notification_outbox SET leased = 0, next_attempt_at = $1 WHERE status = 'pending' AND leased = 1 AND next_attempt_at <= $1", [now]);
+      const { rowCount } = await db.query(
+        "UPDATE notification_outbox SET leased = 0, next_attempt_at = $1 WHERE status = 'pending' AND leased = 1 AND next_attempt_at <= $1",
+        [now],
+      );
       return rowCount ?? 0;
     },
     async markSent(id, { now, thread }) {
       await atomically(db, false, async (client) => {
-        await client.query("UPDATE notification_outbox SET status = 'sent', sent_at = $1, last_error = NULL, leased = 0 WHERE id = $2 AND status = 'pending'", [now, id]);
-        const { rows } = await client.query<{ run_id: string; destination: string }>('SELECT run_id, destination FROM notification_outbox WHERE id = $1', [id]);
+        await client.query(
+          "UPDATE notification_outbox SET status = 'sent', sent_at = $1, last_error = NULL, leased = 0 WHERE id = $2 AND status = 'pending'",
+          [now, id],
+        );
+        const { rows } = await client.query<{ run_id: string; destination: string }>(
+          'SELECT run_id, destination FROM notification_outbox WHERE id = $1',
+          [id],
+        );
         const row = rows[0];
         if (!row) return;
         if (thread !== undefined) {
-          await client.query('INSERT INTO notification_threads (run_id, destination, thread) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [row.run_id, row.destination, thread]);
+          await client.query(
+            'INSERT INTO notification_threads (run_id, destination, thread) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+            [row.run_id, row.destination, thread],
+          );
         }
         await client.query(RELEASE_FOLLOWERS, [now, row.run_id, row.destination, id]);
       });
     },
     async markRetry(id, { nextAttemptAt, error }) {
-      await db.query("UPDATE notification_outbox SET next_attempt_at = $1, last_error = $2, leased = 0 WHERE id = $3 AND status = 'pending'", [nextAttemptAt, error, id]);
+      await db.query(
+        "UPDATE notification_outbox SET next_attempt_at = $1, last_error = $2, leased = 0 WHERE id = $3 AND status = 'pending'",
+        [nextAttemptAt, error, id],
+      );
     },
     async markFailed(id, { error, now }) {
       await atomically(db, false, async (client) => {
-        await client.query("UPDATE notification_outbox SET status = 'failed', last_error = $1, leased = 0 WHERE id = $2 AND status = 'pending'", [error, id]);
-        const { rows } = await client.query<{ run_id: string; destination: string }>('SELECT run_id, destination FROM notification_outbox WHERE id = $1', [id]);
+        await client.query(
+          "UPDATE notification_outbox SET status = 'failed', last_error = $1, leased = 0 WHERE id = $2 AND status = 'pending'",
+          [error, id],
+        );
+        const { rows } = await client.query<{ run_id: string; destination: string }>(
+          'SELECT run_id, destination FROM notification_outbox WHERE id = $1',
+          [id],
+        );
         const row = rows[0];
         // Replies to a message that will never exist go out on their own.
         if (row) await client.query(RELEASE_FOLLOWERS, [now, row.run_id, row.destination, id]);
       });
     },
     async threadOf(runId, destination) {
-      const { rows } = await db.query<{ thread: string }>('SELECT thread FROM notification_threads WHERE run_id = $1 AND destination = $2', [runId, destination]);
+      const { rows } = await db.query<{ thread: string }>(
+        'SELECT thread FROM notification_threads WHERE run_id = $1 AND destination = $2',
+        [runId, destination],
+      );
       return rows[0]?.thread;
     },
     async pending() {
       const { rows } = await db.query<{ destination: string; count: string; oldest: string }>(
         "SELECT destination, COUNT(*) AS count, MIN(created_at) AS oldest FROM notification_outbox WHERE status = 'pending' GROUP BY destination ORDER BY destination",
       );
-      return rows.map((row) => ({ destination: row.destination, count: Number(row.count), oldestCreatedAt: Number(row.oldest) }));
+      return rows.map((row) => ({
+        destination: row.destination,
+        count: Number(row.count),
+        oldestCreatedAt: Number(row.oldest),
+      }));
     },
     async nextDueAt() {
-      const { rows } = await db.query<{ next: string | null }>("SELECT MIN(next_attempt_at) AS next FROM notification_outbox WHERE status = 'pending'");
+      const { rows } = await db.query<{ next: string | null }>(
+        "SELECT MIN(next_attempt_at) AS next FROM notification_outbox WHERE status = 'pending'",
+      );
       const next = rows[0]?.next;
       return next === null || next === undefined ? undefined : Number(next);
     },
     async list({ runId, status } = {}) {
-      const { rows } = await db.query<Row>('SELECT * FROM notification_outbox WHERE ($1::text IS NULL OR run_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id', [
-        runId ?? null,
-        status ?? null,
-      ]);
+      const { rows } = await db.query<Row>(
+        'SELECT * FROM notification_outbox WHERE ($1::text IS NULL OR run_id = $1) AND ($2::text IS NULL OR status = $2) ORDER BY id',
+        [runId ?? null, status ?? null],
+      );
       return rows.map(toRow);
     },
   };

@@ -47,7 +47,11 @@ export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
  * BEGIN/COMMIT (ROLLBACK when it throws); given a client already inside a transaction
  * (`inTransaction`), it runs the work there, the caller owning the commit.
  */
-export async function atomically<T>(db: Queryable, inTransaction: boolean, work: (client: Queryable) => Promise<T>): Promise<T> {
+export async function atomically<T>(
+  db: Queryable,
+  inTransaction: boolean,
+  work: (client: Queryable) => Promise<T>,
+): Promise<T> {
   if (inTransaction) return work(db);
   const pooled = db instanceof pg.Pool ? await checkOut(db) : undefined;
   const client: Queryable = pooled?.client ?? db;
@@ -83,8 +87,15 @@ export function isUniqueViolation(error: unknown): boolean {
 export function prepared(db: Queryable): Queryable & { unprepared: Queryable } {
   return {
     unprepared: db,
-    query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-      return (db as Pick<pg.Pool, 'query'>).query<R>({ name: statementName(text), text, ...(values ? { values } : {}) });
+    query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+      text: string,
+      values?: unknown[],
+    ): Promise<pg.QueryResult<R>> {
+      return (db as Pick<pg.Pool, 'query'>).query<R>({
+        name: statementName(text),
+        text,
+        ...(values ? { values } : {}),
+      });
     },
   };
 }
@@ -105,7 +116,10 @@ function statementName(text: string): string {
  * restarted) is emitted on the pool, where unheard it would crash the process: it goes to
  * `onError`, and the next query opens another connection.
  */
-export function createPool(url: string, options: { max: number; name: string; onError?(error: Error): void; readOnly?: boolean }): pg.Pool {
+export function createPool(
+  url: string,
+  options: { max: number; name: string; onError?(error: Error): void; readOnly?: boolean },
+): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max,

@@ -28,7 +28,10 @@ export function pgRetireBatch(pool: pg.Pool): RetireBatch {
       await client.query('DELETE FROM audit_events WHERE run_id = ANY($1::text[])', [ids]);
       await client.query('DELETE FROM audit_heads WHERE run_id = ANY($1::text[])', [ids]);
       // The schema's trigger removes a run's alerts, culprit keys and notifications with it.
-      await client.query('DELETE FROM runs WHERE id = ANY($1::text[]) AND status = ANY($2::text[])', [ids, FINAL_STATUSES]);
+      await client.query('DELETE FROM runs WHERE id = ANY($1::text[]) AND status = ANY($2::text[])', [
+        ids,
+        FINAL_STATUSES,
+      ]);
       const headOf = new Map(heads.map((head) => [head.run_id, head]));
       const anchored: RetiredRun[] = [];
       for (const id of ids) {

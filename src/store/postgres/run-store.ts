@@ -13,13 +13,20 @@
 import type { Action } from '../../agent/diagnosis.ts';
 import { triggerNamespace } from '../../agent/trigger.ts';
 import { planDecision } from '../action-decision.ts';
-import { createdRecord, toMatch, toRecord, toRunAlert, type MatchRow, type RunAlertRow, type RunRow } from '../run-rows.ts';
+import {
+  createdRecord,
+  toMatch,
+  toRecord,
+  toRunAlert,
+  type MatchRow,
+  type RunAlertRow,
+  type RunRow,
+} from '../run-rows.ts';
 import type { RunAlert, RunListFilters, RunRecord } from '../run-store.ts';
 import type { RunStore } from '../ports.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
 export { toRecord, type RunRow } from '../run-rows.ts';
-
 
 /** Every column a RunRecord is read from; a parked run's checkpoint (it can be large) is read only when resuming. */
 export const RUN_COLUMNS =
@@ -45,7 +52,8 @@ const MATCH_COLUMNS = 'runs.id, runs.status, runs.created_at, runs.finished_at, 
 export function createPgRunStore(connection: Queryable, options: { inTransaction?: boolean } = {}): RunStore {
   const inTransaction = options.inTransaction ?? false;
   const db = prepared(connection);
-  const changed = async (sql: string, values: unknown[]): Promise<boolean> => (await db.query(sql, values)).rowCount === 1;
+  const changed = async (sql: string, values: unknown[]): Promise<boolean> =>
+    (await db.query(sql, values)).rowCount === 1;
 
   const get = async (id: string): Promise<RunRecord | undefined> => {
     const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1`, [id]);
@@ -53,7 +61,17 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
   };
 
   return {
-    async create({ id, trigger, source, rung, alert, culpritKeys = [], earlierFailures = 0, notBefore, now = new Date() }) {
+    async create({
+      id,
+      trigger,
+      source,
+      rung,
+      alert,
+      culpritKeys = [],
+      earlierFailures = 0,
+      notBefore,
+      now = new Date(),
+    }) {
       const namespace = triggerNamespace(trigger);
       const createdAt = now.toISOString();
       // The run and its keys in one statement: atomic without a transaction of its own.
@@ -80,14 +98,26 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
           [...new Set(culpritKeys)],
         ],
       );
-      return createdRecord({ id, sequence: Number(rows[0]?.seq), trigger, source, rung, ...(alert ? { alert } : {}), createdAt, ...(notBefore ? { notBefore } : {}) });
+      return createdRecord({
+        id,
+        sequence: Number(rows[0]?.seq),
+        trigger,
+        source,
+        rung,
+        ...(alert ? { alert } : {}),
+        createdAt,
+        ...(notBefore ? { notBefore } : {}),
+      });
     },
     get,
     async list({ limit, before, ...filters }) {
       const values: unknown[] = [before ?? Number.MAX_SAFE_INTEGER];
       const conditions = listConditions(filters, values);
       values.push(limit + 1);
-      const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE seq < $1 ${conditions}ORDER BY seq DESC LIMIT $${values.length}`, values);
+      const { rows } = await db.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE seq < $1 ${conditions}ORDER BY seq DESC LIMIT $${values.length}`,
+        values,
+      );
       const page = await withAlerts(db, rows.slice(0, limit).map(toRecord), ALERTS_SHOWN_BY_LIST);
       const last = page.at(-1);
       return rows.length > limit && last ? { runs: page, nextCursor: last.sequence } : { runs: page };
@@ -151,21 +181,27 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
       return rows[0]?.merged === 1;
     },
     retargetQueued(id, { trigger, alert }) {
-      return changed("UPDATE runs SET trigger = $1, fingerprint = $2, starts_at = $3, namespace = $4 WHERE id = $5 AND status = 'queued'", [
-        JSON.stringify(trigger),
-        alert.fingerprint,
-        alert.startsAt,
-        triggerNamespace(trigger) ?? null,
-        id,
-      ]);
+      return changed(
+        "UPDATE runs SET trigger = $1, fingerprint = $2, starts_at = $3, namespace = $4 WHERE id = $5 AND status = 'queued'",
+        [JSON.stringify(trigger), alert.fingerprint, alert.startsAt, triggerNamespace(trigger) ?? null, id],
+      );
     },
     async recordAlertRepeat(runId, alert) {
-      await db.query('UPDATE run_alerts SET repeats = repeats + 1 WHERE run_id = $1 AND fingerprint = $2 AND starts_at = $3', [runId, alert.fingerprint, alert.startsAt]);
+      await db.query(
+        'UPDATE run_alerts SET repeats = repeats + 1 WHERE run_id = $1 AND fingerprint = $2 AND starts_at = $3',
+        [runId, alert.fingerprint, alert.startsAt],
+      );
     },
     async recordAlertResolved(runId, alert, endsAt) {
-      await db.query("UPDATE run_alerts SET status = 'resolved', ends_at = $1 WHERE run_id = $2 AND fingerprint = $3 AND starts_at = $4", [endsAt, runId, alert.fingerprint, alert.startsAt]);
+      await db.query(
+        "UPDATE run_alerts SET status = 'resolved', ends_at = $1 WHERE run_id = $2 AND fingerprint = $3 AND starts_at = $4",
+        [endsAt, runId, alert.fingerprint, alert.startsAt],
+      );
       // Counted after the update, in a statement of its own: it sees what other replicas resolved meanwhile.
-      const { rows } = await db.query<{ firing: number }>("SELECT count(*)::int AS firing FROM run_alerts WHERE run_id = $1 AND status = 'firing'", [runId]);
+      const { rows } = await db.query<{ firing: number }>(
+        "SELECT count(*)::int AS firing FROM run_alerts WHERE run_id = $1 AND status = 'firing'",
+        [runId],
+      );
       return rows[0]?.firing ?? 0;
     },
     async claim(id, { now = new Date(), cluster, lease } = {}) {
@@ -178,7 +214,11 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
       return (await withAlerts(db, rows.map(toRecord), ALERTS_SHOWN_BY_GET))[0];
     },
     async updateProgress(id, { status, actions }) {
-      await db.query(`UPDATE runs SET status = $1, actions = $2 WHERE id = $3 AND status IN ${ACTIVE}`, [status, JSON.stringify(actions), id]);
+      await db.query(`UPDATE runs SET status = $1, actions = $2 WHERE id = $3 AND status IN ${ACTIVE}`, [
+        status,
+        JSON.stringify(actions),
+        id,
+      ]);
     },
     finish(id, { status, diagnosis, reason, usage, steps, actions, now = new Date() }) {
       return changed(
@@ -197,7 +237,10 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
       );
     },
     cancelQueued(id, reason, now = new Date()) {
-      return changed(`UPDATE runs SET status = 'failed', reason = $1, finished_at = $2, ${NO_LEASE} WHERE id = $3 AND status = 'queued'`, [reason, now.toISOString(), id]);
+      return changed(
+        `UPDATE runs SET status = 'failed', reason = $1, finished_at = $2, ${NO_LEASE} WHERE id = $3 AND status = 'queued'`,
+        [reason, now.toISOString(), id],
+      );
     },
     requeue(id) {
       return changed(`UPDATE runs SET status = 'queued', ${NO_LEASE} WHERE id = $1 AND status IN ${ACTIVE}`, [id]);
@@ -209,12 +252,10 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
       await db.query('UPDATE runs SET repeats = repeats + 1 WHERE id = $1', [id]);
     },
     park(id, { checkpoint, actions, diagnosis }) {
-      return changed(`UPDATE runs SET status = 'awaiting_approval', checkpoint = $1, actions = $2, diagnosis = COALESCE($3, diagnosis), ${NO_LEASE} WHERE id = $4 AND status = 'running'`, [
-        checkpoint,
-        JSON.stringify(actions),
-        diagnosis ? JSON.stringify(diagnosis) : null,
-        id,
-      ]);
+      return changed(
+        `UPDATE runs SET status = 'awaiting_approval', checkpoint = $1, actions = $2, diagnosis = COALESCE($3, diagnosis), ${NO_LEASE} WHERE id = $4 AND status = 'running'`,
+        [checkpoint, JSON.stringify(actions), diagnosis ? JSON.stringify(diagnosis) : null, id],
+      );
     },
     async checkpointOf(id) {
       const { rows } = await db.query<{ checkpoint: string | null }>('SELECT checkpoint FROM runs WHERE id = $1', [id]);
@@ -223,33 +264,57 @@ export function createPgRunStore(connection: Queryable, options: { inTransaction
     decideAction({ runId, actionId, decision, by, reason, now = new Date() }) {
       // The row is locked from read to write: a decision on another replica waits, then finds this one made.
       return atomically(connection, inTransaction, async (client) => {
-        const { rows } = await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [runId]);
+        const { rows } = await client.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE id = $1 FOR UPDATE`, [
+          runId,
+        ]);
         const row = rows[0];
         const [run] = row ? await withAlerts(client, [toRecord(row)], ALERTS_SHOWN_BY_GET) : [];
-        const planned = planDecision(run, { actionId, decision, ...(by ? { by } : {}), ...(reason ? { reason } : {}), now });
-        if (planned.outcome !== 'decided' || !row || !run) return planned.outcome === 'decided' ? { outcome: 'not-found' as const } : planned;
+        const planned = planDecision(run, {
+          actionId,
+          decision,
+          ...(by ? { by } : {}),
+          ...(reason ? { reason } : {}),
+          now,
+        });
+        if (planned.outcome !== 'decided' || !row || !run)
+          return planned.outcome === 'decided' ? { outcome: 'not-found' as const } : planned;
         // Guarded by the actions as read too, as in SQLite: a decision made meanwhile makes this one a no-op, reported as not pending.
         const result = await client.query(
           "UPDATE runs SET actions = $1, status = $2 WHERE id = $3 AND status = 'awaiting_approval' AND checkpoint IS NOT NULL AND actions = $4",
           [JSON.stringify(planned.actions), planned.status, runId, row.actions],
         );
         if (result.rowCount !== 1) {
-          const latest = (await client.query<{ actions: string }>('SELECT actions FROM runs WHERE id = $1', [runId])).rows[0];
-          const current = latest ? (JSON.parse(latest.actions) as Action[]).find((candidate) => candidate.id === actionId)?.status : undefined;
+          const latest = (await client.query<{ actions: string }>('SELECT actions FROM runs WHERE id = $1', [runId]))
+            .rows[0];
+          const current = latest
+            ? (JSON.parse(latest.actions) as Action[]).find((candidate) => candidate.id === actionId)?.status
+            : undefined;
           return { outcome: 'not-pending' as const, status: current ?? 'unknown' };
         }
-        return { outcome: 'decided' as const, run: { ...run, actions: planned.actions, status: planned.status }, action: planned.action, resumable: planned.resumable };
+        return {
+          outcome: 'decided' as const,
+          run: { ...run, actions: planned.actions, status: planned.status },
+          action: planned.action,
+          resumable: planned.resumable,
+        };
       });
     },
     async listParked() {
-      const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq`);
+      const { rows } = await db.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE status = 'awaiting_approval' AND checkpoint IS NOT NULL ORDER BY seq`,
+      );
       return rows.map(toRecord);
     },
     retryLater(id, notBefore) {
-      return changed(`UPDATE runs SET status = 'queued', not_before = $1, ${NO_LEASE} WHERE id = $2 AND status = 'running'`, [notBefore.toISOString(), id]);
+      return changed(
+        `UPDATE runs SET status = 'queued', not_before = $1, ${NO_LEASE} WHERE id = $2 AND status = 'running'`,
+        [notBefore.toISOString(), id],
+      );
     },
     async listUnfinished() {
-      const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ${UNFINISHED} ORDER BY seq`);
+      const { rows } = await db.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM runs WHERE status IN ${UNFINISHED} ORDER BY seq`,
+      );
       return rows.map(toRecord);
     },
     async ping() {
@@ -268,7 +333,11 @@ function listConditions(filters: RunListFilters, values: unknown[]): string {
     ['status', (placeholder) => `status = ${placeholder}`],
     ['namespace', (placeholder) => `namespace = ${placeholder}`],
     ['category', (placeholder) => `(diagnosis::jsonb ->> 'category') = ${placeholder}`],
-    ['cluster', (placeholder) => `${placeholder} IN (cluster::jsonb ->> 'context', cluster::jsonb ->> 'server', cluster::jsonb ->> 'scenario')`],
+    [
+      'cluster',
+      (placeholder) =>
+        `${placeholder} IN (cluster::jsonb ->> 'context', cluster::jsonb ->> 'server', cluster::jsonb ->> 'scenario')`,
+    ],
   ];
   let sql = '';
   for (const [name, condition] of conditions) {
@@ -279,7 +348,6 @@ function listConditions(filters: RunListFilters, values: unknown[]): string {
   }
   return sql;
 }
-
 
 interface PagedAlertRow extends RunAlertRow {
   run_id: string;
@@ -307,5 +375,3 @@ export async function withAlerts(db: Queryable, runs: RunRecord[], limit: number
     return { ...run, alerts: entry?.alerts ?? [], alertCount: entry?.count ?? 0 };
   });
 }
-
-

@@ -155,7 +155,8 @@ CREATE TRIGGER runs_follow_deletes AFTER DELETE ON runs FOR EACH ROW EXECUTE FUN
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   {
     version: 1,
-    description: "SQLite's schema at its step 7 (runs, audit chains, notifications), with run leases and one unfinished run per alert firing",
+    description:
+      "SQLite's schema at its step 7 (runs, audit chains, notifications), with run leases and one unfinished run per alert firing",
     up: async (client) => void (await client.query(SCHEMA_1)),
   },
 ];
@@ -175,7 +176,10 @@ export async function postgresSchemaVersion(db: Queryable): Promise<number> {
 }
 
 /** Applies the steps after the database's version; returns the versions applied. */
-export async function migratePostgres(pool: pg.Pool, migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS): Promise<number[]> {
+export async function migratePostgres(
+  pool: pg.Pool,
+  migrations: readonly PostgresMigration[] = POSTGRES_MIGRATIONS,
+): Promise<number[]> {
   checkOrder(migrations);
   const latest = latestPostgresSchemaVersion(migrations);
   const { client, release } = await checkOut(pool);
@@ -196,12 +200,18 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Postgr
   }
 }
 
-async function applySteps(client: pg.PoolClient, migrations: readonly PostgresMigration[], latest: number): Promise<number[]> {
+async function applySteps(
+  client: pg.PoolClient,
+  migrations: readonly PostgresMigration[],
+  latest: number,
+): Promise<number[]> {
   await client.query('CREATE TABLE IF NOT EXISTS kubewhy_schema (version int NOT NULL)');
   await client.query('INSERT INTO kubewhy_schema (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM kubewhy_schema)');
   const current = await postgresSchemaVersion(client);
   if (current > latest) {
-    throw new SchemaError(`the database is at schema version ${current}, newer than this kubewhy knows (${latest}): run the newer kubewhy, or restore a backup taken before the upgrade`);
+    throw new SchemaError(
+      `the database is at schema version ${current}, newer than this kubewhy knows (${latest}): run the newer kubewhy, or restore a backup taken before the upgrade`,
+    );
   }
   const applied: number[] = [];
   for (const migration of migrations) {
@@ -214,7 +224,9 @@ async function applySteps(client: pg.PoolClient, migrations: readonly PostgresMi
     } catch (error) {
       await client.query('ROLLBACK');
       const message = error instanceof Error ? error.message : String(error);
-      throw new SchemaError(`schema step ${migration.version} (${migration.description}) failed: ${message}`, { cause: error });
+      throw new SchemaError(`schema step ${migration.version} (${migration.description}) failed: ${message}`, {
+        cause: error,
+      });
     }
     applied.push(migration.version);
   }
@@ -223,6 +235,7 @@ async function applySteps(client: pg.PoolClient, migrations: readonly PostgresMi
 
 function checkOrder(migrations: readonly PostgresMigration[]): void {
   migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) throw new SchemaError(`schema steps must be numbered 1, 2, 3...: step ${index + 1} says ${migration.version}`);
+    if (migration.version !== index + 1)
+      throw new SchemaError(`schema steps must be numbered 1, 2, 3...: step ${index + 1} says ${migration.version}`);
   });
 }

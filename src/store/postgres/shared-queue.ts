@@ -40,7 +40,8 @@ const HELD = "(status = 'running' OR (status = 'awaiting_approval' AND checkpoin
 export function createPgSharedQueue(pool: pg.Pool, options: SharedQueueOptions): SharedQueue {
   const { owner, leaseMs } = options;
   const prefix = options.channelPrefix ?? 'kubewhy_';
-  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) throw new TypeError(`channel prefix must be lower-case letters, digits and underscores: ${prefix}`);
+  if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix))
+    throw new TypeError(`channel prefix must be lower-case letters, digits and underscores: ${prefix}`);
   const channels = { queued: `${prefix}queued`, ended: `${prefix}ended` };
   const db: Queryable = pool;
   const leaseUntil = (now: Date): string => new Date(now.getTime() + leaseMs).toISOString();
@@ -61,11 +62,10 @@ export function createPgSharedQueue(pool: pg.Pool, options: SharedQueueOptions):
     },
     async heartbeat(ids, now) {
       if (ids.length === 0) return [];
-      const { rows } = await db.query<{ id: string }>(`UPDATE runs SET lease_until = $1 WHERE id = ANY($2::text[]) AND lease_owner = $3 AND ${HELD} RETURNING id`, [
-        leaseUntil(now),
-        [...ids],
-        owner,
-      ]);
+      const { rows } = await db.query<{ id: string }>(
+        `UPDATE runs SET lease_until = $1 WHERE id = ANY($2::text[]) AND lease_owner = $3 AND ${HELD} RETURNING id`,
+        [leaseUntil(now), [...ids], owner],
+      );
       return rows.map((row) => row.id);
     },
     async takeExpired(now) {
@@ -82,7 +82,9 @@ export function createPgSharedQueue(pool: pg.Pool, options: SharedQueueOptions):
       return withAlerts(db, runs, ALERTS_SHOWN_BY_GET);
     },
     async depth() {
-      const { rows } = await db.query<{ depth: number }>("SELECT count(*)::int AS depth FROM runs WHERE status = 'queued'");
+      const { rows } = await db.query<{ depth: number }>(
+        "SELECT count(*)::int AS depth FROM runs WHERE status = 'queued'",
+      );
       return rows[0]?.depth ?? 0;
     },
     async notifyQueued() {
@@ -92,7 +94,12 @@ export function createPgSharedQueue(pool: pg.Pool, options: SharedQueueOptions):
       await db.query('SELECT pg_notify($1, $2)', [channels.ended, runId]);
     },
     listen(handlers) {
-      return listen({ config: options.listenerConfig ?? pool.options, channels, handlers, ...(options.onError ? { onError: options.onError } : {}) });
+      return listen({
+        config: options.listenerConfig ?? pool.options,
+        channels,
+        handlers,
+        ...(options.onError ? { onError: options.onError } : {}),
+      });
     },
   };
 }

@@ -40,14 +40,19 @@ export interface PostgresStoresOptions {
 
 export async function openPostgresStores(url: string, options: PostgresStoresOptions): Promise<Stores> {
   const location = redactDatabaseUrl(url);
-  const pool = createPool(url, { max: options.poolSize ?? 10, name: 'kubewhy', ...(options.onError ? { onError: options.onError } : {}) });
+  const pool = createPool(url, {
+    max: options.poolSize ?? 10,
+    name: 'kubewhy',
+    ...(options.onError ? { onError: options.onError } : {}),
+  });
   try {
     if (options.migrate ?? true) await migratePostgres(pool);
     else await checkSchema(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
     // Name the database, never its password: an operator may run several.
-    if (error instanceof SchemaError) throw new SchemaError(`${location}: ${error.message}`, { cause: error.cause ?? error });
+    if (error instanceof SchemaError)
+      throw new SchemaError(`${location}: ${error.message}`, { cause: error.cause ?? error });
     throw error;
   }
 
@@ -57,8 +62,15 @@ export async function openPostgresStores(url: string, options: PostgresStoresOpt
     runs: createPgRunStore(pool),
     audit: createPgAuditStore(pool),
     outbox: createPgOutbox(pool),
-    shared: createPgSharedQueue(pool, { owner: options.owner, leaseMs: options.leaseMs ?? 30_000, ...(options.onError ? { onError: options.onError } : {}) }),
-    writes: createBatcher({ begin: () => beginBatch(pool) }, options.onAfterCommitError ? { onAfterCommitError: options.onAfterCommitError } : {}),
+    shared: createPgSharedQueue(pool, {
+      owner: options.owner,
+      leaseMs: options.leaseMs ?? 30_000,
+      ...(options.onError ? { onError: options.onError } : {}),
+    }),
+    writes: createBatcher(
+      { begin: () => beginBatch(pool) },
+      options.onAfterCommitError ? { onAfterCommitError: options.onAfterCommitError } : {},
+    ),
     retention: (input) => createRetention({ ...input, retireBatch: pgRetireBatch(pool) }),
     async ping() {
       await pool.query('SELECT 1');
@@ -74,7 +86,9 @@ async function checkSchema(pool: pg.Pool): Promise<void> {
   const current = await postgresSchemaVersion(pool);
   const latest = latestPostgresSchemaVersion();
   if (current !== latest) {
-    throw new SchemaError(`the database is at schema version ${current} and this kubewhy needs ${latest}: open it once with migrations on (or run the kubewhy that matches it)`);
+    throw new SchemaError(
+      `the database is at schema version ${current} and this kubewhy needs ${latest}: open it once with migrations on (or run the kubewhy that matches it)`,
+    );
   }
 }
 
@@ -132,7 +146,8 @@ export function redactDatabaseUrl(url: string): string {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
     // libpq also takes `?password=` (and `sslpassword=`) as query parameters.
-    for (const name of [...parsed.searchParams.keys()]) if (/password/i.test(name)) parsed.searchParams.set(name, '***');
+    for (const name of [...parsed.searchParams.keys()])
+      if (/password/i.test(name)) parsed.searchParams.set(name, '***');
     return parsed.toString();
   } catch {
     return url.replace(/(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)/gi, '$1***');

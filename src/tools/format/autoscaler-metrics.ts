@@ -3,7 +3,13 @@
  * `cpu 92% of 70% target`, `memory 1100Mi of 1Gi average target`,
  * `http_requests_per_second <unknown> of 100 average target`.
  */
-import type { V2HorizontalPodAutoscaler, V2MetricSpec, V2MetricStatus, V2MetricTarget, V2MetricValueStatus } from '@kubernetes/client-node';
+import type {
+  V2HorizontalPodAutoscaler,
+  V2MetricSpec,
+  V2MetricStatus,
+  V2MetricTarget,
+  V2MetricValueStatus,
+} from '@kubernetes/client-node';
 
 interface MetricKey {
   type: string;
@@ -18,7 +24,11 @@ function keyOf(metric: V2MetricSpec | V2MetricStatus): MetricKey {
     case 'Resource':
       return { type: metric.type, name: metric.resource?.name ?? '?' };
     case 'ContainerResource':
-      return { type: metric.type, name: metric.containerResource?.name ?? '?', ...(metric.containerResource?.container ? { container: metric.containerResource.container } : {}) };
+      return {
+        type: metric.type,
+        name: metric.containerResource?.name ?? '?',
+        ...(metric.containerResource?.container ? { container: metric.containerResource.container } : {}),
+      };
     case 'Pods':
       return { type: metric.type, name: metric.pods?.metric.name ?? '?' };
     case 'Object':
@@ -31,11 +41,23 @@ function keyOf(metric: V2MetricSpec | V2MetricStatus): MetricKey {
 }
 
 function targetOf(metric: V2MetricSpec): V2MetricTarget | undefined {
-  return metric.resource?.target ?? metric.containerResource?.target ?? metric.pods?.target ?? metric.object?.target ?? metric.external?.target;
+  return (
+    metric.resource?.target ??
+    metric.containerResource?.target ??
+    metric.pods?.target ??
+    metric.object?.target ??
+    metric.external?.target
+  );
 }
 
 function currentOf(metric: V2MetricStatus): V2MetricValueStatus | undefined {
-  return metric.resource?.current ?? metric.containerResource?.current ?? metric.pods?.current ?? metric.object?.current ?? metric.external?.current;
+  return (
+    metric.resource?.current ??
+    metric.containerResource?.current ??
+    metric.pods?.current ??
+    metric.object?.current ??
+    metric.external?.current
+  );
 }
 
 function formatTarget(target: V2MetricTarget | undefined): string {
@@ -48,9 +70,14 @@ function formatTarget(target: V2MetricTarget | undefined): string {
 /** The current value in the target's own terms: a percentage against a utilization target. */
 function formatCurrent(current: V2MetricValueStatus | undefined, target: V2MetricTarget | undefined): string {
   if (!current) return '<unknown>';
-  if (target?.type === 'Utilization' && current.averageUtilization !== undefined) return `${current.averageUtilization}%`;
+  if (target?.type === 'Utilization' && current.averageUtilization !== undefined)
+    return `${current.averageUtilization}%`;
   if (target?.type === 'AverageValue' && current.averageValue !== undefined) return current.averageValue;
-  return current.value ?? current.averageValue ?? (current.averageUtilization !== undefined ? `${current.averageUtilization}%` : '<unknown>');
+  return (
+    current.value ??
+    current.averageValue ??
+    (current.averageUtilization !== undefined ? `${current.averageUtilization}%` : '<unknown>')
+  );
 }
 
 function sameKey(left: MetricKey, right: MetricKey): boolean {
@@ -59,7 +86,10 @@ function sameKey(left: MetricKey, right: MetricKey): boolean {
 
 /** One phrase per metric of the spec, with the current value the status reports for it. */
 export function formatAutoscalerMetrics(autoscaler: V2HorizontalPodAutoscaler): string[] {
-  const currents = (autoscaler.status?.currentMetrics ?? []).map((metric) => ({ key: keyOf(metric), current: currentOf(metric) }));
+  const currents = (autoscaler.status?.currentMetrics ?? []).map((metric) => ({
+    key: keyOf(metric),
+    current: currentOf(metric),
+  }));
   return (autoscaler.spec?.metrics ?? []).map((metric) => {
     const key = keyOf(metric);
     const target = targetOf(metric);

@@ -64,10 +64,15 @@ export class BudgetedText {
  * The last guard: cuts `content` at a line boundary so it fits `budgetBytes`, and says so.
  * Content already within budget comes back unchanged.
  */
-export function enforceBudget(content: string, budgetBytes: number, narrowHint: string): { content: string; truncated: boolean } {
+export function enforceBudget(
+  content: string,
+  budgetBytes: number,
+  narrowHint: string,
+): { content: string; truncated: boolean } {
   const total = byteLength(content);
   if (total <= budgetBytes) return { content, truncated: false };
-  const note = (omitted: number): string => `\n[cut to fit the output budget of ${budgetBytes} bytes: ${omitted} bytes left out. ${narrowHint}]`;
+  const note = (omitted: number): string =>
+    `\n[cut to fit the output budget of ${budgetBytes} bytes: ${omitted} bytes left out. ${narrowHint}]`;
   const room = Math.max(0, budgetBytes - byteLength(note(total)));
   let cut = Buffer.from(content, 'utf8').subarray(0, room).toString('utf8');
   // A partial multi-byte character decodes to U+FFFD; drop it, then back off to a line end.

@@ -11,7 +11,8 @@ import { summarizePodSpec, templateAnnotations } from './pod-template.ts';
 import { consecutiveChanges, type RevisionData, type RolloutHistory } from './rollout.ts';
 import { formatLabelSelector } from './selectors.ts';
 
-export type RevisionedWorkload = { kind: 'StatefulSet'; object: V1StatefulSet } | { kind: 'DaemonSet'; object: V1DaemonSet };
+export type RevisionedWorkload =
+  { kind: 'StatefulSet'; object: V1StatefulSet } | { kind: 'DaemonSet'; object: V1DaemonSet };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -36,7 +37,10 @@ export function isRevisionOf(revision: V1ControllerRevision, workload: Revisione
   const owner = revision.metadata?.ownerReferences?.find((reference) => reference.controller);
   if (!owner) return true;
   const uid = workload.object.metadata?.uid;
-  return owner.kind === workload.kind && (owner.uid && uid ? owner.uid === uid : owner.name === workload.object.metadata?.name);
+  return (
+    owner.kind === workload.kind &&
+    (owner.uid && uid ? owner.uid === uid : owner.name === workload.object.metadata?.name)
+  );
 }
 
 /** Pods of the current revision, as far as the workload's status tells. */
@@ -46,7 +50,10 @@ function currentPods(workload: RevisionedWorkload): { replicas: number; readyRep
     return { replicas: status?.replicas ?? 0, readyReplicas: status?.readyReplicas ?? 0 };
   }
   const status = workload.object.status;
-  return { replicas: status?.currentNumberScheduled ?? status?.desiredNumberScheduled ?? 0, readyReplicas: status?.numberReady ?? 0 };
+  return {
+    replicas: status?.currentNumberScheduled ?? status?.desiredNumberScheduled ?? 0,
+    readyReplicas: status?.numberReady ?? 0,
+  };
 }
 
 /**
@@ -54,12 +61,19 @@ function currentPods(workload: RevisionedWorkload): { replicas: number; readyRep
  * StatefulSet's status.updateRevision names (the newest when it names none kept), a
  * DaemonSet's newest.
  */
-export function buildControllerRevisionHistory(workload: RevisionedWorkload, controllerRevisions: readonly V1ControllerRevision[], now: Date): RolloutHistory {
+export function buildControllerRevisionHistory(
+  workload: RevisionedWorkload,
+  controllerRevisions: readonly V1ControllerRevision[],
+  now: Date,
+): RolloutHistory {
   const revisions = controllerRevisions
     .filter((revision) => isRevisionOf(revision, workload))
     .map((revision): RevisionData => {
       const annotations = templateAnnotations(templateOfRevision(revision)?.metadata?.annotations);
-      const template = { ...summarizePodSpec(templateOfRevision(revision)?.spec), ...(annotations ? { annotations } : {}) };
+      const template = {
+        ...summarizePodSpec(templateOfRevision(revision)?.spec),
+        ...(annotations ? { annotations } : {}),
+      };
       const createdAt = toIso(revision.metadata?.creationTimestamp);
       const age = ageSeconds(revision.metadata?.creationTimestamp, now);
       const changeCause = revision.metadata?.annotations?.['kubernetes.io/change-cause'];
@@ -79,13 +93,23 @@ export function buildControllerRevisionHistory(workload: RevisionedWorkload, con
     .filter((revision) => Number.isInteger(revision.revision))
     .sort((left, right) => left.revision - right.revision);
   const updateRevision = workload.kind === 'StatefulSet' ? workload.object.status?.updateRevision : undefined;
-  const current = revisions.find((revision) => updateRevision !== undefined && revision.controllerRevision === updateRevision) ?? revisions.at(-1);
+  const current =
+    revisions.find((revision) => updateRevision !== undefined && revision.controllerRevision === updateRevision) ??
+    revisions.at(-1);
   if (current) Object.assign(current, { current: true, ...currentPods(workload) });
-  return { revisions, changes: consecutiveChanges(revisions), ...(current ? { currentRevision: current.revision } : {}) };
+  return {
+    revisions,
+    changes: consecutiveChanges(revisions),
+    ...(current ? { currentRevision: current.revision } : {}),
+  };
 }
 
 /** Reads the ControllerRevisions a StatefulSet or DaemonSet keeps (by its selector) and builds the history. */
-export async function readControllerRevisionHistory(input: { cluster: ReadCluster; workload: RevisionedWorkload; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
+export async function readControllerRevisionHistory(input: {
+  cluster: ReadCluster;
+  workload: RevisionedWorkload;
+  signal: AbortSignal;
+}): Promise<ClusterResult<RolloutHistory>> {
   const { metadata, spec } = input.workload.object;
   const selector = formatLabelSelector(spec?.selector);
   const listed = await input.cluster.list('ControllerRevision', {

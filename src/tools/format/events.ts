@@ -24,7 +24,13 @@ export interface EventData {
 }
 
 function lastSeenOf(event: CoreV1Event): Date | undefined {
-  return toDate(event.lastTimestamp) ?? toDate(event.series?.lastObservedTime) ?? toDate(event.eventTime) ?? toDate(event.firstTimestamp) ?? toDate(event.metadata?.creationTimestamp);
+  return (
+    toDate(event.lastTimestamp) ??
+    toDate(event.series?.lastObservedTime) ??
+    toDate(event.eventTime) ??
+    toDate(event.firstTimestamp) ??
+    toDate(event.metadata?.creationTimestamp)
+  );
 }
 
 function firstSeenOf(event: CoreV1Event): Date | undefined {
@@ -59,7 +65,11 @@ export function foldEvents(events: readonly CoreV1Event[], now: Date): EventData
           reason: event.reason ?? '',
           message,
           count,
-          object: { kind: object.kind ?? '', name: object.name ?? '', ...(object.namespace ? { namespace: object.namespace } : {}) },
+          object: {
+            kind: object.kind ?? '',
+            name: object.name ?? '',
+            ...(object.namespace ? { namespace: object.namespace } : {}),
+          },
           ...(event.source?.component ? { source: event.source.component } : {}),
         },
         ...(first ? { first } : {}),
@@ -74,7 +84,11 @@ export function foldEvents(events: readonly CoreV1Event[], now: Date): EventData
     if (last && (!group.last || last > group.last)) {
       group.last = last;
       // The newest report names the object and carries the message.
-      group.data.object = { kind: object.kind ?? '', name: object.name ?? '', ...(object.namespace ? { namespace: object.namespace } : {}) };
+      group.data.object = {
+        kind: object.kind ?? '',
+        name: object.name ?? '',
+        ...(object.namespace ? { namespace: object.namespace } : {}),
+      };
       group.data.message = message;
     }
   }
@@ -84,7 +98,12 @@ export function foldEvents(events: readonly CoreV1Event[], now: Date): EventData
       return {
         ...data,
         ...(first ? { firstSeen: first.toISOString() } : {}),
-        ...(last ? { lastSeen: last.toISOString(), lastSeenAgeSeconds: Math.max(0, Math.round((now.getTime() - last.getTime()) / 1000)) } : {}),
+        ...(last
+          ? {
+              lastSeen: last.toISOString(),
+              lastSeenAgeSeconds: Math.max(0, Math.round((now.getTime() - last.getTime()) / 1000)),
+            }
+          : {}),
         ...(others.length ? { otherObjects: others } : {}),
       };
     })
@@ -95,9 +114,14 @@ export function foldEvents(events: readonly CoreV1Event[], now: Date): EventData
  * `3m ago Warning BackOff pod/web-1 (x42 over 20m): Back-off restarting failed container`.
  * `withObject: false` drops the object when the caller already named it; `withType: false` the type, under a heading that says it.
  */
-export function formatEvent(event: EventData, now: Date, options: { withObject: boolean; withType?: boolean; messageLimit?: number }): string {
+export function formatEvent(
+  event: EventData,
+  now: Date,
+  options: { withObject: boolean; withType?: boolean; messageLimit?: number },
+): string {
   const age = event.lastSeen ? `${formatAge(event.lastSeen, now)} ago` : 'time unknown';
-  const span = event.firstSeen && event.lastSeen ? new Date(event.lastSeen).getTime() - new Date(event.firstSeen).getTime() : 0;
+  const span =
+    event.firstSeen && event.lastSeen ? new Date(event.lastSeen).getTime() - new Date(event.firstSeen).getTime() : 0;
   const repeats = event.count > 1 ? ` (x${event.count}${span > 0 ? ` over ${formatDuration(span)}` : ''})` : '';
   const others = event.otherObjects?.length ? ` and ${event.otherObjects.length} sibling(s)` : '';
   const object = options.withObject ? ` ${event.object.kind.toLowerCase()}/${event.object.name}${others}` : '';
@@ -106,7 +130,14 @@ export function formatEvent(event: EventData, now: Date, options: { withObject: 
 }
 
 /** Normal events every pod start produces; they are counted, not listed, beside the events that explain something. */
-const ROUTINE_REASONS: ReadonlySet<string> = new Set(['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started', 'SuccessfulCreate']);
+const ROUTINE_REASONS: ReadonlySet<string> = new Set([
+  'Scheduled',
+  'Pulling',
+  'Pulled',
+  'Created',
+  'Started',
+  'SuccessfulCreate',
+]);
 
 export function isRoutineEvent(event: EventData): boolean {
   return event.type === 'Normal' && ROUTINE_REASONS.has(event.reason);
@@ -117,7 +148,10 @@ export function formatRoutineEvents(events: readonly EventData[], now: Date): st
   if (events.length === 0) return undefined;
   const counts = new Map<string, number>();
   for (const event of events) counts.set(event.reason, (counts.get(event.reason) ?? 0) + event.count);
-  const newest = events.map((event) => event.lastSeen ?? '').sort().at(-1);
+  const newest = events
+    .map((event) => event.lastSeen ?? '')
+    .sort()
+    .at(-1);
   const parts = [...counts].map(([reason, count]) => `${reason}${count > 1 ? ` x${count}` : ''}`);
   return `routine: ${parts.join(', ')}${newest ? ` (newest ${formatAge(newest, now)} ago)` : ''}`;
 }

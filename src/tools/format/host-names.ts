@@ -31,8 +31,56 @@ export type ParsedHost =
 export const OUTSIDE_SUFFIXES = {
   id: 'public-tld',
   means: 'a public domain: cluster DNS forwards it upstream; no Service or pod is involved',
-  topLevelDomains: new Set(['com', 'net', 'org', 'io', 'co', 'ai', 'gov', 'edu', 'mil', 'int', 'info', 'biz', 'cloud', 'xyz', 'us', 'uk', 'de', 'fr', 'nl', 'eu', 'jp', 'cn', 'br', 'au', 'ca', 'ch', 'se', 'es', 'pl', 'be', 'dk', 'fi', 'ie', 'nz', 'sg', 'kr', 'ru', 'at']),
-  examples: { match: ['api.stripe.com', 'stripe.com', 'hooks.slack.com:443', 'https://sqs.eu-west-1.amazonaws.com/queue', 'db.example.io'], noMatch: ['redis', 'cart.shop', 'api.dev', 'redis.data.svc.cluster.local', 'redis-0.redis.data'] },
+  topLevelDomains: new Set([
+    'com',
+    'net',
+    'org',
+    'io',
+    'co',
+    'ai',
+    'gov',
+    'edu',
+    'mil',
+    'int',
+    'info',
+    'biz',
+    'cloud',
+    'xyz',
+    'us',
+    'uk',
+    'de',
+    'fr',
+    'nl',
+    'eu',
+    'jp',
+    'cn',
+    'br',
+    'au',
+    'ca',
+    'ch',
+    'se',
+    'es',
+    'pl',
+    'be',
+    'dk',
+    'fi',
+    'ie',
+    'nz',
+    'sg',
+    'kr',
+    'ru',
+    'at',
+  ]),
+  examples: {
+    match: [
+      'api.stripe.com',
+      'stripe.com',
+      'hooks.slack.com:443',
+      'https://sqs.eu-west-1.amazonaws.com/queue',
+      'db.example.io',
+    ],
+    noMatch: ['redis', 'cart.shop', 'api.dev', 'redis.data.svc.cluster.local', 'redis-0.redis.data'],
+  },
 } as const;
 
 const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443, 'ws:': 80, 'wss:': 443 };
@@ -55,7 +103,10 @@ function stripUrl(raw: string): { hostPort: string; defaultPort?: number } | { e
     try {
       const url = new URL(raw);
       const defaultPort = DEFAULT_PORTS[url.protocol];
-      return { hostPort: url.port ? `${url.hostname}:${url.port}` : url.hostname, ...(defaultPort ? { defaultPort } : {}) };
+      return {
+        hostPort: url.port ? `${url.hostname}:${url.port}` : url.hostname,
+        ...(defaultPort ? { defaultPort } : {}),
+      };
     } catch {
       return { error: 'not a URL that can be parsed' };
     }
@@ -67,18 +118,56 @@ function stripUrl(raw: string): { hostPort: string; defaultPort?: number } | { e
 function readNames(host: string, labels: string[], clientNamespace: string, port: number | undefined): ParsedHost {
   const portPart = port !== undefined ? { port } : {};
   const svcAt = labels.indexOf('svc');
-  if (svcAt === 2) return { kind: 'names', host, ...portPart, candidates: [{ service: labels[0] ?? '', namespace: labels[1] ?? '', fqdn: `${labels.slice(0, 2).join('.')}.svc.cluster.local` }] };
+  if (svcAt === 2)
+    return {
+      kind: 'names',
+      host,
+      ...portPart,
+      candidates: [
+        {
+          service: labels[0] ?? '',
+          namespace: labels[1] ?? '',
+          fqdn: `${labels.slice(0, 2).join('.')}.svc.cluster.local`,
+        },
+      ],
+    };
   if (svcAt === 3) {
     const [podHostname = '', service = '', namespace = ''] = labels;
-    return { kind: 'names', host, ...portPart, candidates: [{ podHostname, service, namespace, fqdn: `${podHostname}.${service}.${namespace}.svc.cluster.local` }] };
+    return {
+      kind: 'names',
+      host,
+      ...portPart,
+      candidates: [
+        { podHostname, service, namespace, fqdn: `${podHostname}.${service}.${namespace}.svc.cluster.local` },
+      ],
+    };
   }
-  if (svcAt >= 0) return { kind: 'unserved', host, ...portPart, reason: 'a .svc name needs service.namespace.svc (or pod.service.namespace.svc) before "svc"' };
+  if (svcAt >= 0)
+    return {
+      kind: 'unserved',
+      host,
+      ...portPart,
+      reason: 'a .svc name needs service.namespace.svc (or pod.service.namespace.svc) before "svc"',
+    };
   const dashedIp = labels[0]?.replaceAll('-', '.') ?? '';
   if (labels[2] === 'pod' && IPV4.test(dashedIp)) return { kind: 'ip', host, ip: dashedIp, ...portPart };
   const last = labels.at(-1) ?? '';
-  if (labels.length >= 2 && OUTSIDE_SUFFIXES.topLevelDomains.has(last)) return { kind: 'external', host, ...portPart, reason: OUTSIDE_SUFFIXES.means };
-  if (host.endsWith('.cluster.local')) return { kind: 'unserved', host, ...portPart, reason: 'cluster DNS serves only NAME.NAMESPACE.svc and POD-IP.NAMESPACE.pod names under cluster.local' };
-  if (labels.length === 1) return { kind: 'names', host, ...portPart, candidates: [{ service: host, namespace: clientNamespace, fqdn: `${host}.${clientNamespace}.svc.cluster.local` }] };
+  if (labels.length >= 2 && OUTSIDE_SUFFIXES.topLevelDomains.has(last))
+    return { kind: 'external', host, ...portPart, reason: OUTSIDE_SUFFIXES.means };
+  if (host.endsWith('.cluster.local'))
+    return {
+      kind: 'unserved',
+      host,
+      ...portPart,
+      reason: 'cluster DNS serves only NAME.NAMESPACE.svc and POD-IP.NAMESPACE.pod names under cluster.local',
+    };
+  if (labels.length === 1)
+    return {
+      kind: 'names',
+      host,
+      ...portPart,
+      candidates: [{ service: host, namespace: clientNamespace, fqdn: `${host}.${clientNamespace}.svc.cluster.local` }],
+    };
   if (labels.length === 2) {
     const [first = '', second = ''] = labels;
     // The search path tries <name>.<client namespace>.svc first (pod first of a headless Service second), then Service first in namespace second.
@@ -87,16 +176,31 @@ function readNames(host: string, labels: string[], clientNamespace: string, port
       host,
       ...portPart,
       candidates: [
-        { podHostname: first, service: second, namespace: clientNamespace, fqdn: `${first}.${second}.${clientNamespace}.svc.cluster.local` },
+        {
+          podHostname: first,
+          service: second,
+          namespace: clientNamespace,
+          fqdn: `${first}.${second}.${clientNamespace}.svc.cluster.local`,
+        },
         { service: first, namespace: second, fqdn: `${first}.${second}.svc.cluster.local` },
       ],
     };
   }
   if (labels.length === 3) {
     const [podHostname = '', service = '', namespace = ''] = labels;
-    return { kind: 'names', host, ...portPart, candidates: [{ podHostname, service, namespace, fqdn: `${host}.svc.cluster.local` }] };
+    return {
+      kind: 'names',
+      host,
+      ...portPart,
+      candidates: [{ podHostname, service, namespace, fqdn: `${host}.svc.cluster.local` }],
+    };
   }
-  return { kind: 'unserved', host, ...portPart, reason: 'no reading of this name is a Service or pod name; cluster DNS forwards it upstream' };
+  return {
+    kind: 'unserved',
+    host,
+    ...portPart,
+    reason: 'no reading of this name is a Service or pod name; cluster DNS forwards it upstream',
+  };
 }
 
 /** Reads `raw` (host, host:port, IP, IP:port or URL) as cluster DNS would for a pod in `clientNamespace`. */
@@ -114,7 +218,8 @@ export function parseHost(raw: string, clientNamespace: string): ParsedHost {
   if (host === 'localhost' || host === '::1' || host.startsWith('127.')) return { kind: 'loopback', host, ...portPart };
   if (IPV4.test(host) || host.includes(':')) return { kind: 'ip', host, ip: host, ...portPart };
   const labels = host.split('.');
-  if (!labels.every((label) => DNS_LABEL.test(label))) return { kind: 'invalid', reason: `"${host}" is not a DNS name (labels are lowercase letters, digits and "-")` };
+  if (!labels.every((label) => DNS_LABEL.test(label)))
+    return { kind: 'invalid', reason: `"${host}" is not a DNS name (labels are lowercase letters, digits and "-")` };
   return readNames(host, labels, clientNamespace, port);
 }
 

@@ -12,7 +12,8 @@ const TIME_PREFIXES: RegExp[] = [
 ];
 
 /** logfmt's usual head: `time=2026-11-18T09:36:30.499Z level=INFO msg="connected to database"`. */
-const LOGFMT_HEAD = /^(?:time|ts|t)=("?)(\S+?)\1\s+(?:level|lvl)=("?)(\w+)\3\s+(?:msg|message)=("(?:[^"\\]|\\.)*"|\S+)\s*/;
+const LOGFMT_HEAD =
+  /^(?:time|ts|t)=("?)(\S+?)\1\s+(?:level|lvl)=("?)(\w+)\3\s+(?:msg|message)=("(?:[^"\\]|\\.)*"|\S+)\s*/;
 
 /** klog: `E1129 10:00:00.123456       1 reflector.go:123] message`. */
 const KLOG_PREFIX = /^([IWEF])\d{4} (\d{2}:\d{2}:\d{2})\.\d+\s+\d+ /;
@@ -55,7 +56,9 @@ function compactJsonRecord(line: string): string | undefined {
     }
     return undefined;
   };
-  const parts = [timeOfDay(take(TIME_KEYS)), take(LEVEL_KEYS), take(MESSAGE_KEYS)].filter((part) => part !== undefined && part !== '').map(String);
+  const parts = [timeOfDay(take(TIME_KEYS)), take(LEVEL_KEYS), take(MESSAGE_KEYS)]
+    .filter((part) => part !== undefined && part !== '')
+    .map(String);
   for (const [key, value] of Object.entries(fields)) parts.push(`${key}=${formatValue(value)}`);
   return parts.join(' ');
 }

@@ -139,9 +139,14 @@ function collectNotable(blocks: readonly string[][], limit: number): { lines: st
       seen.last = index;
     } else byKey.set(key, { block, count: 1, first: index, last: index });
   });
-  const kept = [...byKey.values()].sort((left, right) => right.last - left.last).slice(0, limit).sort((left, right) => left.first - right.first);
+  const kept = [...byKey.values()]
+    .sort((left, right) => right.last - left.last)
+    .slice(0, limit)
+    .sort((left, right) => left.first - right.first);
   return {
-    lines: kept.flatMap(({ block, count }) => (count > 1 ? [`${block[0]} [x${count}]`, ...block.slice(1)] : [...block])),
+    lines: kept.flatMap(({ block, count }) =>
+      count > 1 ? [`${block[0]} [x${count}]`, ...block.slice(1)] : [...block],
+    ),
     shownBlocks: kept.reduce((total, entry) => total + entry.count, 0),
   };
 }
@@ -150,13 +155,22 @@ function collectNotable(blocks: readonly string[][], limit: number): { lines: st
  * Digests a log: the last `tailLines` lines (folded, repeats counted) and, from before them,
  * the distinct error and warning lines; everything else is counted, not shown.
  */
-export function digestLog(input: { text: string; tailLines: number; grep?: RegExp; lineLimit?: number; maxNotable?: number; verbatimLines?: number }): LogDigest {
+export function digestLog(input: {
+  text: string;
+  tailLines: number;
+  grep?: RegExp;
+  lineLimit?: number;
+  maxNotable?: number;
+  verbatimLines?: number;
+}): LogDigest {
   const lineLimit = input.lineLimit ?? 300;
   const all = input.text.split(/\r?\n/);
   if (all.at(-1) === '') all.pop();
   const lines = input.grep ? all.filter((line) => input.grep?.test(line)) : all;
   // A structured record whose message spans lines (a validation report, a stack trace) reads as the lines it holds.
-  const folded = foldFrames(lines.flatMap((line) => compactLogLine(line).split('\n')).map((line) => cutLine(line, lineLimit)));
+  const folded = foldFrames(
+    lines.flatMap((line) => compactLogLine(line).split('\n')).map((line) => cutLine(line, lineLimit)),
+  );
   // The window starts on a line of its own, never inside a stack trace.
   let tailStart = Math.max(0, folded.length - input.tailLines);
   while (tailStart > 0 && FRAME_PATTERN.test(folded[tailStart] ?? '')) tailStart -= 1;

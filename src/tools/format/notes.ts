@@ -8,7 +8,8 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { redactNamedValue } from '../../redact/redactor.ts';
 
-const MACHINE_KEYS = /^(kubectl\.kubernetes\.io\/|deployment\.kubernetes\.io\/|meta\.helm\.sh\/|argocd\.argoproj\.io\/|autoscaling\.alpha\.kubernetes\.io\/|control-plane\.alpha\.kubernetes\.io\/|checksum\/|prometheus\.io\/|fluxcd\.io\/|kustomize\.toolkit\.fluxcd\.io\/|field\.cattle\.io\/|cattle\.io\/|objectset\.rio\.cattle\.io\/|kapp\.k14s\.io\/|service\.beta\.kubernetes\.io\/|pv\.kubernetes\.io\/|volume\.)/;
+const MACHINE_KEYS =
+  /^(kubectl\.kubernetes\.io\/|deployment\.kubernetes\.io\/|meta\.helm\.sh\/|argocd\.argoproj\.io\/|autoscaling\.alpha\.kubernetes\.io\/|control-plane\.alpha\.kubernetes\.io\/|checksum\/|prometheus\.io\/|fluxcd\.io\/|kustomize\.toolkit\.fluxcd\.io\/|field\.cattle\.io\/|cattle\.io\/|objectset\.rio\.cattle\.io\/|kapp\.k14s\.io\/|service\.beta\.kubernetes\.io\/|pv\.kubernetes\.io\/|volume\.)/;
 const MAX_NOTES = 4;
 const MAX_NOTE_LENGTH = 200;
 

@@ -15,7 +15,14 @@ export interface OwnerData {
   unresolved?: string;
 }
 
-const RESOLVABLE: ReadonlySet<string> = new Set(['ReplicaSet', 'Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+const RESOLVABLE: ReadonlySet<string> = new Set([
+  'ReplicaSet',
+  'Deployment',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+]);
 
 function controllerOf(metadata: V1ObjectMeta | undefined): V1OwnerReference | undefined {
   return metadata?.ownerReferences?.find((reference) => reference.controller) ?? metadata?.ownerReferences?.[0];
@@ -28,7 +35,12 @@ export function readRevision(metadata: V1ObjectMeta | undefined): number | undef
 }
 
 /** Follows controller references upward, at most four steps; never fails, unresolved links are marked. */
-export async function resolveOwnerChain(input: { cluster: ReadCluster; namespace: string; metadata: V1ObjectMeta | undefined; signal: AbortSignal }): Promise<OwnerData[]> {
+export async function resolveOwnerChain(input: {
+  cluster: ReadCluster;
+  namespace: string;
+  metadata: V1ObjectMeta | undefined;
+  signal: AbortSignal;
+}): Promise<OwnerData[]> {
   const chain: OwnerData[] = [];
   let reference = controllerOf(input.metadata);
   for (let depth = 0; reference && depth < 4; depth += 1) {
@@ -36,7 +48,11 @@ export async function resolveOwnerChain(input: { cluster: ReadCluster; namespace
       chain.push({ kind: reference.kind, name: reference.name });
       break;
     }
-    const owner = await input.cluster.get(reference.kind as ReadableKind, { namespace: input.namespace, name: reference.name }, { signal: input.signal });
+    const owner = await input.cluster.get(
+      reference.kind as ReadableKind,
+      { namespace: input.namespace, name: reference.name },
+      { signal: input.signal },
+    );
     if (!owner.ok) {
       chain.push({ kind: reference.kind, name: reference.name, unresolved: owner.error.kind });
       break;
@@ -52,6 +68,9 @@ export async function resolveOwnerChain(input: { cluster: ReadCluster; namespace
 /** `ReplicaSet checkout-api-7d9f8c6b5 (revision 4) <- Deployment checkout-api`. */
 export function formatOwnerChain(chain: readonly OwnerData[]): string {
   return chain
-    .map((owner) => `${owner.kind} ${owner.name}${owner.revision !== undefined ? ` (revision ${owner.revision})` : ''}${owner.unresolved ? ` (${owner.unresolved})` : ''}`)
+    .map(
+      (owner) =>
+        `${owner.kind} ${owner.name}${owner.revision !== undefined ? ` (revision ${owner.revision})` : ''}${owner.unresolved ? ` (${owner.unresolved})` : ''}`,
+    )
     .join(' <- ');
 }

@@ -3,7 +3,13 @@
  * their keys and values, pod (anti-)affinity with its selector and topology key, and the
  * pod facts kubectl shows beside them (labels a selector matches, the container runtime).
  */
-import type { V1Affinity, V1NodeSelector, V1NodeSelectorRequirement, V1Pod, V1PodAffinityTerm } from '@kubernetes/client-node';
+import type {
+  V1Affinity,
+  V1NodeSelector,
+  V1NodeSelectorRequirement,
+  V1Pod,
+  V1PodAffinityTerm,
+} from '@kubernetes/client-node';
 import { formatLabelSelector } from './selectors.ts';
 
 /** `topology.kubernetes.io/zone in (eu-west-1a,eu-west-1b)`, as a nodeSelectorTerm's expression reads. */
@@ -29,7 +35,9 @@ function formatRequirement(requirement: V1NodeSelectorRequirement): string {
 
 /** A required node selector's terms (a PV's `spec.nodeAffinity.required`): terms are alternatives, joined by `or`. */
 export function formatNodeSelector(selector: V1NodeSelector | undefined): string | undefined {
-  const terms = (selector?.nodeSelectorTerms ?? []).map((term) => [...(term.matchExpressions ?? []), ...(term.matchFields ?? [])].map(formatRequirement).join(',')).filter(Boolean);
+  const terms = (selector?.nodeSelectorTerms ?? [])
+    .map((term) => [...(term.matchExpressions ?? []), ...(term.matchFields ?? [])].map(formatRequirement).join(','))
+    .filter(Boolean);
   return terms.length ? terms.join(' or ') : undefined;
 }
 
@@ -51,8 +59,16 @@ export function singleTermRequirements(selector: V1NodeSelector | undefined): No
   if (terms.length !== 1) return undefined;
   const [term] = terms;
   const requirements = [
-    ...(term?.matchExpressions ?? []).map((requirement) => ({ key: requirement.key, operator: requirement.operator, ...(requirement.values ? { values: requirement.values } : {}) })),
-    ...(term?.matchFields ?? []).map((requirement) => ({ key: 'metadata.name', operator: requirement.operator, ...(requirement.values ? { values: requirement.values } : {}) })),
+    ...(term?.matchExpressions ?? []).map((requirement) => ({
+      key: requirement.key,
+      operator: requirement.operator,
+      ...(requirement.values ? { values: requirement.values } : {}),
+    })),
+    ...(term?.matchFields ?? []).map((requirement) => ({
+      key: 'metadata.name',
+      operator: requirement.operator,
+      ...(requirement.values ? { values: requirement.values } : {}),
+    })),
   ];
   return requirements.length ? requirements : undefined;
 }
@@ -68,8 +84,12 @@ export function describeAffinity(affinity: V1Affinity | undefined): string[] {
   const node = affinity?.nodeAffinity;
   const required = formatNodeSelector(node?.requiredDuringSchedulingIgnoredDuringExecution);
   if (required) rules.push(`nodeAffinity required ${required}`);
-  for (const [kind, podRules] of [['podAffinity', affinity?.podAffinity], ['podAntiAffinity', affinity?.podAntiAffinity]] as const) {
-    for (const term of podRules?.requiredDuringSchedulingIgnoredDuringExecution ?? []) rules.push(`${kind} required ${formatPodTerm(term)}`);
+  for (const [kind, podRules] of [
+    ['podAffinity', affinity?.podAffinity],
+    ['podAntiAffinity', affinity?.podAntiAffinity],
+  ] as const) {
+    for (const term of podRules?.requiredDuringSchedulingIgnoredDuringExecution ?? [])
+      rules.push(`${kind} required ${formatPodTerm(term)}`);
   }
   return rules;
 }
@@ -78,7 +98,8 @@ export function describeAffinity(affinity: V1Affinity | undefined): string[] {
  * Labels the controllers add to tell their own pods apart, and Helm's bookkeeping: no Service
  * selects on them, so they explain no selector mismatch.
  */
-const CONTROLLER_LABELS = /^(pod-template-hash|controller-revision-hash|pod-template-generation|statefulset\.kubernetes\.io\/pod-name|apps\.kubernetes\.io\/pod-index|controller-uid|job-name|batch\.kubernetes\.io\/(controller-uid|job-name|job-completion-index)|helm\.sh\/chart|app\.kubernetes\.io\/managed-by|heritage)$/;
+const CONTROLLER_LABELS =
+  /^(pod-template-hash|controller-revision-hash|pod-template-generation|statefulset\.kubernetes\.io\/pod-name|apps\.kubernetes\.io\/pod-index|controller-uid|job-name|batch\.kubernetes\.io\/(controller-uid|job-name|job-completion-index)|helm\.sh\/chart|app\.kubernetes\.io\/managed-by|heritage)$/;
 
 /** The pod's labels a Service or workload selector would match on, as `key=value` items. */
 export function selectableLabels(labels: Record<string, string> | undefined): string[] {
@@ -90,6 +111,10 @@ export function selectableLabels(labels: Record<string, string> | undefined): st
 /** The container runtime running the pod's containers (`containerd`, `cri-o`, `docker`), from their container IDs. */
 export function containerRuntime(pod: V1Pod): string | undefined {
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  const runtimes = new Set(statuses.map((status) => /^([a-z0-9-]+):\/\//.exec(status.containerID ?? '')?.[1]).filter((runtime): runtime is string => runtime !== undefined));
+  const runtimes = new Set(
+    statuses
+      .map((status) => /^([a-z0-9-]+):\/\//.exec(status.containerID ?? '')?.[1])
+      .filter((runtime): runtime is string => runtime !== undefined),
+  );
   return runtimes.size ? [...runtimes].join(',') : undefined;
 }

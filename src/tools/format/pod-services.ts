@@ -25,7 +25,11 @@ function resembles(service: string, workload: string): boolean {
   return service.length >= 3 && workload.length >= 3 && (service.startsWith(workload) || workload.startsWith(service));
 }
 
-export function matchPodServices(input: { labels: Record<string, string>; services: readonly V1Service[]; workload: string }): PodServicesData {
+export function matchPodServices(input: {
+  labels: Record<string, string>;
+  services: readonly V1Service[];
+  workload: string;
+}): PodServicesData {
   const selecting: string[] = [];
   const nearMisses: ServiceNearMissData[] = [];
   for (const service of input.services) {
@@ -40,7 +44,10 @@ export function matchPodServices(input: { labels: Record<string, string>; servic
     if (!shared && !resembles(name, input.workload)) continue;
     const unmet = Object.entries(selector)
       .filter(([key, value]) => input.labels[key] !== value)
-      .map(([key, value]) => `${key}=${value} (${input.labels[key] === undefined ? 'pod lacks the label' : `pod has ${input.labels[key]}`})`);
+      .map(
+        ([key, value]) =>
+          `${key}=${value} (${input.labels[key] === undefined ? 'pod lacks the label' : `pod has ${input.labels[key]}`})`,
+      );
     nearMisses.push({ service: name, selector, unmet });
   }
   return { selecting: selecting.sort(), nearMisses: nearMisses.slice(0, NEAR_MISS_LIMIT) };
@@ -51,8 +58,11 @@ export function matchPodServices(input: { labels: Record<string, string>; servic
  * labels and the near misses; empty when no Service selects the pod or nearly does (a worker behind none).
  */
 export function formatPodServices(data: PodServicesData, labels: readonly string[]): string {
-  const misses = data.nearMisses.map((miss) => `Service ${miss.service} selector ${formatLabelMap(miss.selector)} misses ${miss.unmet.join(', ')}`);
-  if (data.selecting.length) return `Service selectors match it: ${data.selecting.join(', ')}${misses.length ? `; not matching: ${misses.join('; ')}` : ''}`;
+  const misses = data.nearMisses.map(
+    (miss) => `Service ${miss.service} selector ${formatLabelMap(miss.selector)} misses ${miss.unmet.join(', ')}`,
+  );
+  if (data.selecting.length)
+    return `Service selectors match it: ${data.selecting.join(', ')}${misses.length ? `; not matching: ${misses.join('; ')}` : ''}`;
   if (!misses.length) return '';
   return `no Service selector matches it; labels ${labels.join(',') || 'none'}; near misses: ${misses.join('; ')}`;
 }

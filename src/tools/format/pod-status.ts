@@ -53,7 +53,11 @@ export interface PodSummaryData {
 export function readContainerState(state: V1ContainerState | undefined): ContainerStateData | undefined {
   if (!state) return undefined;
   if (state.waiting) {
-    return { state: 'waiting', ...(state.waiting.reason ? { reason: state.waiting.reason } : {}), ...(state.waiting.message ? { message: state.waiting.message } : {}) };
+    return {
+      state: 'waiting',
+      ...(state.waiting.reason ? { reason: state.waiting.reason } : {}),
+      ...(state.waiting.message ? { message: state.waiting.message } : {}),
+    };
   }
   if (state.terminated) {
     const terminated = state.terminated;
@@ -101,7 +105,14 @@ export function readContainerStatuses(pod: V1Pod): ContainerStatusData[] {
     ...(pod.spec?.containers ?? []).map((container) => ({ container, init: false })),
   ]
     .filter(({ container, init }) => !known.has(`${init}/${container.name}`))
-    .map(({ container, init }): ContainerStatusData => ({ name: container.name, init, image: container.image ?? '', ready: false, restartCount: 0, state: { state: 'unknown' } }));
+    .map(({ container, init }): ContainerStatusData => ({
+      name: container.name,
+      init,
+      image: container.image ?? '',
+      ready: false,
+      restartCount: 0,
+      state: { state: 'unknown' },
+    }));
   return [...reported, ...missing];
 }
 
@@ -115,7 +126,8 @@ export function describePodStatus(pod: V1Pod): string {
     const terminated = container.state?.terminated;
     const waiting = container.state?.waiting;
     if (terminated && terminated.exitCode === 0) continue;
-    if (terminated) return `Init:${terminated.reason || (terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode}`)}`;
+    if (terminated)
+      return `Init:${terminated.reason || (terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode}`)}`;
     if (waiting?.reason && waiting.reason !== 'PodInitializing') return `Init:${waiting.reason}`;
     return `Init:${index}/${initTotal}`;
   }
@@ -124,7 +136,8 @@ export function describePodStatus(pod: V1Pod): string {
     if (container.state?.waiting?.reason) status = container.state.waiting.reason;
     else if (container.state?.terminated) {
       const terminated = container.state.terminated;
-      status = terminated.reason || (terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode}`);
+      status =
+        terminated.reason || (terminated.signal ? `Signal:${terminated.signal}` : `ExitCode:${terminated.exitCode}`);
     } else if (container.ready && container.state?.running) running = true;
   }
   if (status === 'Completed' && running) status = 'Running';
@@ -135,25 +148,43 @@ function isPodHealthy(pod: V1Pod, containers: ContainerStatusData[]): boolean {
   const phase = pod.status?.phase;
   if (phase === 'Succeeded') return true;
   if (phase !== 'Running' || pod.metadata?.deletionTimestamp) return false;
-  return containers.filter((container) => !container.init).every((container) => container.ready && container.state.state === 'running');
+  return containers
+    .filter((container) => !container.init)
+    .every((container) => container.ready && container.state.state === 'running');
 }
 
 /** The container problem worth naming first: a waiting reason beats a termination, current beats last. */
 function findProblem(containers: ContainerStatusData[]): PodSummaryData['problem'] {
-  const waiting = containers.find((container) => container.state.state === 'waiting' && container.state.reason && container.state.reason !== 'PodInitializing');
+  const waiting = containers.find(
+    (container) =>
+      container.state.state === 'waiting' && container.state.reason && container.state.reason !== 'PodInitializing',
+  );
   if (waiting) return { container: waiting.name, state: waiting.state, last: false };
-  const terminated = containers.find((container) => container.state.state === 'terminated' && container.state.exitCode !== 0);
+  const terminated = containers.find(
+    (container) => container.state.state === 'terminated' && container.state.exitCode !== 0,
+  );
   if (terminated) return { container: terminated.name, state: terminated.state, last: false };
-  const restarted = [...containers].filter((container) => container.lastState?.state === 'terminated').sort((left, right) => right.restartCount - left.restartCount)[0];
+  const restarted = [...containers]
+    .filter((container) => container.lastState?.state === 'terminated')
+    .sort((left, right) => right.restartCount - left.restartCount)[0];
   if (restarted?.lastState) return { container: restarted.name, state: restarted.lastState, last: true };
   return undefined;
 }
 
 /** The problem container's previous termination, else the most restarted container's; none when `problem` already is one. */
-function findLastTermination(containers: ContainerStatusData[], problem: PodSummaryData['problem']): PodSummaryData['lastTermination'] {
+function findLastTermination(
+  containers: ContainerStatusData[],
+  problem: PodSummaryData['problem'],
+): PodSummaryData['lastTermination'] {
   if (!problem || problem.last) return undefined;
-  const own = containers.find((container) => container.name === problem.container && container.lastState?.state === 'terminated');
-  const restarted = own ?? [...containers].filter((container) => container.lastState?.state === 'terminated').sort((left, right) => right.restartCount - left.restartCount)[0];
+  const own = containers.find(
+    (container) => container.name === problem.container && container.lastState?.state === 'terminated',
+  );
+  const restarted =
+    own ??
+    [...containers]
+      .filter((container) => container.lastState?.state === 'terminated')
+      .sort((left, right) => right.restartCount - left.restartCount)[0];
   return restarted?.lastState ? { container: restarted.name, state: restarted.lastState } : undefined;
 }
 
@@ -165,7 +196,8 @@ function findUnschedulable(pod: V1Pod): string | undefined {
 export function summarizePod(pod: V1Pod, now: Date): PodSummaryData {
   const containers = readContainerStatuses(pod);
   const regular = containers.filter((container) => !container.init);
-  const owner = pod.metadata?.ownerReferences?.find((reference) => reference.controller) ?? pod.metadata?.ownerReferences?.[0];
+  const owner =
+    pod.metadata?.ownerReferences?.find((reference) => reference.controller) ?? pod.metadata?.ownerReferences?.[0];
   const problem = findProblem(containers);
   const lastTermination = findLastTermination(containers, problem);
   const unschedulable = findUnschedulable(pod);
@@ -189,7 +221,11 @@ export function summarizePod(pod: V1Pod, now: Date): PodSummaryData {
 }
 
 /** `waiting CrashLoopBackOff (back-off 5m0s ...)`, `terminated OOMKilled exit 137, 3m ago`, `running since 2h`. */
-export function formatContainerState(state: ContainerStateData, now: Date, options: { messageLimit?: number } = {}): string {
+export function formatContainerState(
+  state: ContainerStateData,
+  now: Date,
+  options: { messageLimit?: number } = {},
+): string {
   const limit = options.messageLimit ?? 300;
   const message = state.message ? `: ${oneLine(shortenKubeletMessage(state.message), limit)}` : '';
   switch (state.state) {
@@ -198,7 +234,10 @@ export function formatContainerState(state: ContainerStateData, now: Date, optio
     case 'terminated': {
       const when = state.finishedAt ? `, ${formatAge(state.finishedAt, now)} ago` : '';
       const signal = state.signal ? ` signal ${state.signal}` : '';
-      return `terminated ${state.reason ?? ''} exit ${state.exitCode ?? '?'}${signal}${when}${message}`.replace('terminated  ', 'terminated ');
+      return `terminated ${state.reason ?? ''} exit ${state.exitCode ?? '?'}${signal}${when}${message}`.replace(
+        'terminated  ',
+        'terminated ',
+      );
     }
     case 'running':
       return state.startedAt ? `running for ${formatAge(state.startedAt, now)}` : 'running';
@@ -213,15 +252,17 @@ export function formatContainerState(state: ContainerStateData, now: Date, optio
  */
 export function shortenKubeletMessage(message: string): string {
   const seen = new Set<string>();
-  return message
-    .replace(/^(back-off \S+) restarting failed container=\S+ pod=\S+$/, '$1')
-    .replace(/ in pod [^\s_]+_[^\s(]+\([0-9a-f-]{36}\)/, '')
-    // Image pull errors quote the same image three times: keep the first.
-    .replace(/"[^"]{20,}"/g, (quoted) => {
-      if (seen.has(quoted)) return '(same)';
-      seen.add(quoted);
-      return quoted;
-    });
+  return (
+    message
+      .replace(/^(back-off \S+) restarting failed container=\S+ pod=\S+$/, '$1')
+      .replace(/ in pod [^\s_]+_[^\s(]+\([0-9a-f-]{36}\)/, '')
+      // Image pull errors quote the same image three times: keep the first.
+      .replace(/"[^"]{20,}"/g, (quoted) => {
+        if (seen.has(quoted)) return '(same)';
+        seen.add(quoted);
+        return quoted;
+      })
+  );
 }
 
 /** Folds whitespace and cuts a message to `limit` characters, marking the cut. */

@@ -12,7 +12,13 @@ export interface EnvVarData {
   name: string;
   /** A literal value, already redacted. */
   value?: string;
-  source?: { kind: 'secretKeyRef' | 'configMapKeyRef' | 'fieldRef' | 'resourceFieldRef'; name?: string; key?: string; optional?: boolean; fieldPath?: string };
+  source?: {
+    kind: 'secretKeyRef' | 'configMapKeyRef' | 'fieldRef' | 'resourceFieldRef';
+    name?: string;
+    key?: string;
+    optional?: boolean;
+    fieldPath?: string;
+  };
 }
 
 export interface EnvFromData {
@@ -52,7 +58,8 @@ export interface ContainerSpecData {
 
 export interface VolumeData {
   name: string;
-  kind: 'configMap' | 'secret' | 'persistentVolumeClaim' | 'emptyDir' | 'hostPath' | 'projected' | 'downwardAPI' | 'other';
+  kind:
+    'configMap' | 'secret' | 'persistentVolumeClaim' | 'emptyDir' | 'hostPath' | 'projected' | 'downwardAPI' | 'other';
   /** The ConfigMap, Secret or claim it reads (`secretName`, `claimName`...). */
   sourceName?: string;
   optional?: boolean;
@@ -85,13 +92,18 @@ export interface PodTemplateData {
 }
 
 /** Annotations that only record a restart or a tool's bookkeeping, never how the pod runs. */
-const BOOKKEEPING_ANNOTATIONS = /^(kubectl\.kubernetes\.io\/restartedAt|kubectl\.kubernetes\.io\/last-applied-configuration|deployment\.kubernetes\.io\/|kubernetes\.io\/change-cause$)/;
+const BOOKKEEPING_ANNOTATIONS =
+  /^(kubectl\.kubernetes\.io\/restartedAt|kubectl\.kubernetes\.io\/last-applied-configuration|deployment\.kubernetes\.io\/|kubernetes\.io\/change-cause$)/;
 
 /** The template's annotations that say how its pods run, or undefined when there are none. */
-export function templateAnnotations(annotations: Record<string, string> | undefined): Record<string, string> | undefined {
+export function templateAnnotations(
+  annotations: Record<string, string> | undefined,
+): Record<string, string> | undefined {
   const kept = Object.entries(annotations ?? {}).filter(([key]) => !BOOKKEEPING_ANNOTATIONS.test(key));
   // An annotation may carry a token (an agent's credentials): masked by its name before it reaches any diff.
-  return kept.length ? Object.fromEntries(kept.map(([key, value]) => [key, shorten(redactNamedValue(key, value))])) : undefined;
+  return kept.length
+    ? Object.fromEntries(kept.map(([key, value]) => [key, shorten(redactNamedValue(key, value))]))
+    : undefined;
 }
 
 function shorten(value: string): string {
@@ -121,7 +133,13 @@ function summarizeProbe(kind: ProbeData['kind'], probe: V1Probe): ProbeData {
     return { kind, handler: 'exec', command, ...timing, summary: `exec [${command.join(' ')}] ${timingText}` };
   }
   if (probe.grpc) {
-    return { kind, handler: 'grpc', port: probe.grpc.port, ...timing, summary: `grpc :${probe.grpc.port} ${timingText}` };
+    return {
+      kind,
+      handler: 'grpc',
+      port: probe.grpc.port,
+      ...timing,
+      summary: `grpc :${probe.grpc.port} ${timingText}`,
+    };
   }
   return { kind, handler: 'none', ...timing, summary: `(no handler) ${timingText}` };
 }
@@ -130,13 +148,31 @@ function summarizeEnv(container: V1Container): EnvVarData[] {
   return (container.env ?? []).map((variable): EnvVarData => {
     const from = variable.valueFrom;
     if (from?.secretKeyRef) {
-      return { name: variable.name, source: { kind: 'secretKeyRef', name: from.secretKeyRef.name, key: from.secretKeyRef.key, ...(from.secretKeyRef.optional ? { optional: true } : {}) } };
+      return {
+        name: variable.name,
+        source: {
+          kind: 'secretKeyRef',
+          name: from.secretKeyRef.name,
+          key: from.secretKeyRef.key,
+          ...(from.secretKeyRef.optional ? { optional: true } : {}),
+        },
+      };
     }
     if (from?.configMapKeyRef) {
-      return { name: variable.name, source: { kind: 'configMapKeyRef', name: from.configMapKeyRef.name, key: from.configMapKeyRef.key, ...(from.configMapKeyRef.optional ? { optional: true } : {}) } };
+      return {
+        name: variable.name,
+        source: {
+          kind: 'configMapKeyRef',
+          name: from.configMapKeyRef.name,
+          key: from.configMapKeyRef.key,
+          ...(from.configMapKeyRef.optional ? { optional: true } : {}),
+        },
+      };
     }
-    if (from?.fieldRef) return { name: variable.name, source: { kind: 'fieldRef', fieldPath: from.fieldRef.fieldPath } };
-    if (from?.resourceFieldRef) return { name: variable.name, source: { kind: 'resourceFieldRef', fieldPath: from.resourceFieldRef.resource } };
+    if (from?.fieldRef)
+      return { name: variable.name, source: { kind: 'fieldRef', fieldPath: from.fieldRef.fieldPath } };
+    if (from?.resourceFieldRef)
+      return { name: variable.name, source: { kind: 'resourceFieldRef', fieldPath: from.resourceFieldRef.resource } };
     const value = variable.value ?? '';
     const redacted = redactNamedValue(variable.name, value);
     // A masked value keeps a fingerprint, so a changed password still shows as a change.
@@ -162,12 +198,32 @@ function summarizeContainer(container: V1Container, init: boolean): ContainerSpe
     image: container.image ?? '',
     ...(container.command?.length ? { command: redactValue(container.command) } : {}),
     ...(container.args?.length ? { args: redactValue(container.args) } : {}),
-    ports: (container.ports ?? []).map((port) => ({ containerPort: port.containerPort, ...(port.name ? { name: port.name } : {}), ...(port.protocol && port.protocol !== 'TCP' ? { protocol: port.protocol } : {}) })),
+    ports: (container.ports ?? []).map((port) => ({
+      containerPort: port.containerPort,
+      ...(port.name ? { name: port.name } : {}),
+      ...(port.protocol && port.protocol !== 'TCP' ? { protocol: port.protocol } : {}),
+    })),
     env: summarizeEnv(container),
     envFrom: (container.envFrom ?? []).flatMap((source): EnvFromData[] => {
       const common = { ...(source.prefix ? { prefix: source.prefix } : {}) };
-      if (source.secretRef) return [{ kind: 'secretRef', name: source.secretRef.name ?? '', ...common, ...(source.secretRef.optional ? { optional: true } : {}) }];
-      if (source.configMapRef) return [{ kind: 'configMapRef', name: source.configMapRef.name ?? '', ...common, ...(source.configMapRef.optional ? { optional: true } : {}) }];
+      if (source.secretRef)
+        return [
+          {
+            kind: 'secretRef',
+            name: source.secretRef.name ?? '',
+            ...common,
+            ...(source.secretRef.optional ? { optional: true } : {}),
+          },
+        ];
+      if (source.configMapRef)
+        return [
+          {
+            kind: 'configMapRef',
+            name: source.configMapRef.name ?? '',
+            ...common,
+            ...(source.configMapRef.optional ? { optional: true } : {}),
+          },
+        ];
       return [];
     }),
     resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
@@ -184,20 +240,47 @@ function summarizeContainer(container: V1Container, init: boolean): ContainerSpe
 function summarizeVolume(volume: V1Volume): VolumeData {
   if (volume.configMap) {
     const keys = volume.configMap.items?.map((item) => item.key);
-    return { name: volume.name, kind: 'configMap', sourceName: volume.configMap.name ?? '', ...(volume.configMap.optional ? { optional: true } : {}), ...(keys ? { keys } : {}) };
+    return {
+      name: volume.name,
+      kind: 'configMap',
+      sourceName: volume.configMap.name ?? '',
+      ...(volume.configMap.optional ? { optional: true } : {}),
+      ...(keys ? { keys } : {}),
+    };
   }
   if (volume.secret) {
     const keys = volume.secret.items?.map((item) => item.key);
-    return { name: volume.name, kind: 'secret', sourceName: volume.secret.secretName ?? '', ...(volume.secret.optional ? { optional: true } : {}), ...(keys ? { keys } : {}) };
+    return {
+      name: volume.name,
+      kind: 'secret',
+      sourceName: volume.secret.secretName ?? '',
+      ...(volume.secret.optional ? { optional: true } : {}),
+      ...(keys ? { keys } : {}),
+    };
   }
-  if (volume.persistentVolumeClaim) return { name: volume.name, kind: 'persistentVolumeClaim', sourceName: volume.persistentVolumeClaim.claimName };
+  if (volume.persistentVolumeClaim)
+    return { name: volume.name, kind: 'persistentVolumeClaim', sourceName: volume.persistentVolumeClaim.claimName };
   if (volume.emptyDir) return { name: volume.name, kind: 'emptyDir' };
   if (volume.hostPath) return { name: volume.name, kind: 'hostPath', sourceName: volume.hostPath.path };
   if (volume.downwardAPI) return { name: volume.name, kind: 'downwardAPI' };
   if (volume.projected) {
     const sources = (volume.projected.sources ?? []).flatMap((source): NonNullable<VolumeData['sources']> => {
-      if (source.configMap) return [{ kind: 'configMap', sourceName: source.configMap.name ?? '', ...(source.configMap.optional ? { optional: true } : {}) }];
-      if (source.secret) return [{ kind: 'secret', sourceName: source.secret.name ?? '', ...(source.secret.optional ? { optional: true } : {}) }];
+      if (source.configMap)
+        return [
+          {
+            kind: 'configMap',
+            sourceName: source.configMap.name ?? '',
+            ...(source.configMap.optional ? { optional: true } : {}),
+          },
+        ];
+      if (source.secret)
+        return [
+          {
+            kind: 'secret',
+            sourceName: source.secret.name ?? '',
+            ...(source.secret.optional ? { optional: true } : {}),
+          },
+        ];
       return [];
     });
     return { name: volume.name, kind: 'projected', ...(sources.length ? { sources } : {}) };
@@ -212,19 +295,26 @@ export function summarizePodSpec(spec: V1PodSpec | undefined): PodTemplateData {
   if (spec?.affinity?.podAffinity) affinity.push('podAffinity');
   if (spec?.affinity?.podAntiAffinity) affinity.push('podAntiAffinity');
   const affinityRules = describeAffinity(spec?.affinity);
-  const requiredNodeAffinity = singleTermRequirements(spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
+  const requiredNodeAffinity = singleTermRequirements(
+    spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution,
+  );
   return {
     containers: [
       ...(spec?.initContainers ?? []).map((container) => summarizeContainer(container, true)),
       ...(spec?.containers ?? []).map((container) => summarizeContainer(container, false)),
     ],
     volumes: (spec?.volumes ?? []).map(summarizeVolume),
-    ...(spec?.serviceAccountName && spec.serviceAccountName !== 'default' ? { serviceAccountName: spec.serviceAccountName } : {}),
+    ...(spec?.serviceAccountName && spec.serviceAccountName !== 'default'
+      ? { serviceAccountName: spec.serviceAccountName }
+      : {}),
     ...(spec?.nodeSelector && Object.keys(spec.nodeSelector).length ? { nodeSelector: spec.nodeSelector } : {}),
     tolerations: (spec?.tolerations ?? [])
       // node.kubernetes.io/* tolerations are added by Kubernetes itself (defaults, DaemonSets) and explain nothing.
       .filter((toleration) => !(toleration.key ?? '').startsWith('node.kubernetes.io/'))
-      .map((toleration) => `${toleration.key ?? '*'}${toleration.operator === 'Exists' ? '' : `=${toleration.value ?? ''}`}:${toleration.effect ?? '*'}`),
+      .map(
+        (toleration) =>
+          `${toleration.key ?? '*'}${toleration.operator === 'Exists' ? '' : `=${toleration.value ?? ''}`}:${toleration.effect ?? '*'}`,
+      ),
     ...(affinity.length ? { affinity } : {}),
     ...(affinityRules.length ? { affinityRules } : {}),
     ...(requiredNodeAffinity ? { requiredNodeAffinity } : {}),
@@ -239,7 +329,9 @@ function describeDnsConfig(config: NonNullable<V1PodSpec['dnsConfig']>): string 
   const parts = [
     config.nameservers?.length ? `nameservers=${config.nameservers.join(',')}` : '',
     config.searches?.length ? `searches=${config.searches.join(',')}` : '',
-    config.options?.length ? `options=${config.options.map((option) => (option.value ? `${option.name}:${option.value}` : option.name)).join(',')}` : '',
+    config.options?.length
+      ? `options=${config.options.map((option) => (option.value ? `${option.name}:${option.value}` : option.name)).join(',')}`
+      : '',
   ];
   return parts.filter(Boolean).join('; ');
 }

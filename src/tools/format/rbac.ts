@@ -30,18 +30,36 @@ function serviceAccountGroups(account: ServiceAccountRef): string[] {
 }
 
 /** How a binding's subjects name the account (`ServiceAccount shop/checkout`, `Group system:serviceaccounts:shop`), or undefined. */
-export function subjectNaming(subjects: readonly RbacV1Subject[] | undefined, bindingNamespace: string | undefined, account: ServiceAccountRef): string | undefined {
+export function subjectNaming(
+  subjects: readonly RbacV1Subject[] | undefined,
+  bindingNamespace: string | undefined,
+  account: ServiceAccountRef,
+): string | undefined {
   for (const subject of subjects ?? []) {
-    if (subject.kind === 'ServiceAccount' && subject.name === account.name && (subject.namespace ?? bindingNamespace) === account.namespace) return `ServiceAccount ${account.namespace}/${account.name}`;
+    if (
+      subject.kind === 'ServiceAccount' &&
+      subject.name === account.name &&
+      (subject.namespace ?? bindingNamespace) === account.namespace
+    )
+      return `ServiceAccount ${account.namespace}/${account.name}`;
     if (subject.kind === 'User' && subject.name === serviceAccountUser(account)) return `User ${subject.name}`;
-    if (subject.kind === 'Group' && serviceAccountGroups(account).includes(subject.name)) return `Group ${subject.name}`;
+    if (subject.kind === 'Group' && serviceAccountGroups(account).includes(subject.name))
+      return `Group ${subject.name}`;
   }
   return undefined;
 }
 
 /** `ServiceAccount shop/checkout, Group ops`: a binding's subjects in one line, at most `limit` of them. */
-export function formatSubjects(subjects: readonly RbacV1Subject[] | undefined, bindingNamespace: string | undefined, limit = 6): string {
-  const all = (subjects ?? []).map((subject) => (subject.kind === 'ServiceAccount' ? `ServiceAccount ${subject.namespace ?? bindingNamespace ?? '?'}/${subject.name}` : `${subject.kind} ${subject.name}`));
+export function formatSubjects(
+  subjects: readonly RbacV1Subject[] | undefined,
+  bindingNamespace: string | undefined,
+  limit = 6,
+): string {
+  const all = (subjects ?? []).map((subject) =>
+    subject.kind === 'ServiceAccount'
+      ? `ServiceAccount ${subject.namespace ?? bindingNamespace ?? '?'}/${subject.name}`
+      : `${subject.kind} ${subject.name}`,
+  );
   if (all.length === 0) return 'no subjects';
   return `${all.slice(0, limit).join(', ')}${all.length > limit ? `, +${all.length - limit} more` : ''}`;
 }
@@ -52,7 +70,8 @@ function list(values: readonly string[] | undefined): string {
 
 /** `get,list,watch pods,pods/log [core]`, `get secrets [core] names=db-password`, `get /healthz`. */
 export function formatRule(rule: V1PolicyRule): string {
-  if (rule.nonResourceURLs?.length && !rule.resources?.length) return `${list(rule.verbs)} ${list(rule.nonResourceURLs)}`;
+  if (rule.nonResourceURLs?.length && !rule.resources?.length)
+    return `${list(rule.verbs)} ${list(rule.nonResourceURLs)}`;
   const groups = (rule.apiGroups ?? []).map((group) => (group === '' ? 'core' : group)).join(',');
   const names = rule.resourceNames?.length ? ` names=${rule.resourceNames.join(',')}` : '';
   return `${list(rule.verbs)} ${list(rule.resources)} [${groups || '-'}]${names}`;
@@ -66,7 +85,12 @@ export function ruleAllows(rule: V1PolicyRule, request: AccessRequest): boolean 
   if (!groups.includes('*') && !groups.includes(request.apiGroup)) return false;
   const subresource = request.resource.split('/')[1];
   const resources = rule.resources ?? [];
-  const resourceMatches = resources.some((candidate) => candidate === '*' || candidate === request.resource || (subresource !== undefined && candidate === `*/${subresource}`));
+  const resourceMatches = resources.some(
+    (candidate) =>
+      candidate === '*' ||
+      candidate === request.resource ||
+      (subresource !== undefined && candidate === `*/${subresource}`),
+  );
   if (!resourceMatches) return false;
   const names = rule.resourceNames ?? [];
   return names.length === 0 || (request.name !== undefined && names.includes(request.name));

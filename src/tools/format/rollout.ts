@@ -44,11 +44,17 @@ export interface RolloutHistory {
 
 export function isOwnedBy(replicaSet: V1ReplicaSet, deployment: V1Deployment): boolean {
   return (replicaSet.metadata?.ownerReferences ?? []).some(
-    (reference) => reference.kind === 'Deployment' && (reference.uid === deployment.metadata?.uid || reference.name === deployment.metadata?.name),
+    (reference) =>
+      reference.kind === 'Deployment' &&
+      (reference.uid === deployment.metadata?.uid || reference.name === deployment.metadata?.name),
   );
 }
 
-export function buildRolloutHistory(deployment: V1Deployment, replicaSets: readonly V1ReplicaSet[], now: Date): RolloutHistory {
+export function buildRolloutHistory(
+  deployment: V1Deployment,
+  replicaSets: readonly V1ReplicaSet[],
+  now: Date,
+): RolloutHistory {
   const currentRevision = readRevision(deployment.metadata);
   const revisions = replicaSets
     .filter((replicaSet) => isOwnedBy(replicaSet, deployment))
@@ -56,7 +62,10 @@ export function buildRolloutHistory(deployment: V1Deployment, replicaSets: reado
       const revision = readRevision(replicaSet.metadata);
       if (revision === undefined) return [];
       const annotations = templateAnnotations(replicaSet.spec?.template?.metadata?.annotations);
-      const template = { ...summarizePodSpec(replicaSet.spec?.template?.spec), ...(annotations ? { annotations } : {}) };
+      const template = {
+        ...summarizePodSpec(replicaSet.spec?.template?.spec),
+        ...(annotations ? { annotations } : {}),
+      };
       const createdAt = toIso(replicaSet.metadata?.creationTimestamp);
       const age = ageSeconds(replicaSet.metadata?.creationTimestamp, now);
       const changeCause = replicaSet.metadata?.annotations?.['kubernetes.io/change-cause'];
@@ -78,7 +87,11 @@ export function buildRolloutHistory(deployment: V1Deployment, replicaSets: reado
     .sort((left, right) => left.revision - right.revision);
   const current = currentRevision ?? revisions.at(-1)?.revision;
   for (const revision of revisions) revision.current = revision.revision === current;
-  return { revisions, changes: consecutiveChanges(revisions), ...(current !== undefined ? { currentRevision: current } : {}) };
+  return {
+    revisions,
+    changes: consecutiveChanges(revisions),
+    ...(current !== undefined ? { currentRevision: current } : {}),
+  };
 }
 
 /** What changed in the pod template from each revision (oldest first) to the next. */
@@ -87,13 +100,22 @@ export function consecutiveChanges(revisions: readonly RevisionData[]): Revision
   for (let index = 1; index < revisions.length; index += 1) {
     const before = revisions[index - 1];
     const after = revisions[index];
-    if (before && after) changes.push({ fromRevision: before.revision, toRevision: after.revision, changes: diffPodTemplates(before.template, after.template) });
+    if (before && after)
+      changes.push({
+        fromRevision: before.revision,
+        toRevision: after.revision,
+        changes: diffPodTemplates(before.template, after.template),
+      });
   }
   return changes;
 }
 
 /** Reads the Deployment's ReplicaSets (by its selector) and builds the history. */
-export async function readRolloutHistory(input: { cluster: ReadCluster; deployment: V1Deployment; signal: AbortSignal }): Promise<ClusterResult<RolloutHistory>> {
+export async function readRolloutHistory(input: {
+  cluster: ReadCluster;
+  deployment: V1Deployment;
+  signal: AbortSignal;
+}): Promise<ClusterResult<RolloutHistory>> {
   const selector = formatLabelSelector(input.deployment.spec?.selector);
   const listed = await input.cluster.list('ReplicaSet', {
     namespace: input.deployment.metadata?.namespace ?? 'default',

@@ -22,7 +22,10 @@ export function formatLabelMap(labels: Record<string, string> | undefined): stri
 }
 
 /** Whether `labels` satisfy a plain map selector (a Service's); an empty selector matches nothing, as for Services. */
-export function matchesLabelMap(selector: Record<string, string> | undefined, labels: Record<string, string> | undefined): boolean {
+export function matchesLabelMap(
+  selector: Record<string, string> | undefined,
+  labels: Record<string, string> | undefined,
+): boolean {
   const entries = Object.entries(selector ?? {});
   return entries.length > 0 && entries.every(([key, value]) => labels?.[key] === value);
 }

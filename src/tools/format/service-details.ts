@@ -42,7 +42,8 @@ function declaredPortList(pods: readonly V1Pod[]): string[] {
   const ports = new Set<string>();
   for (const pod of pods) {
     for (const container of pod.spec?.containers ?? []) {
-      for (const port of container.ports ?? []) ports.add(port.name ? `${port.name}=${port.containerPort}` : String(port.containerPort));
+      for (const port of container.ports ?? [])
+        ports.add(port.name ? `${port.name}=${port.containerPort}` : String(port.containerPort));
     }
   }
   return [...ports].slice(0, 20);
@@ -67,31 +68,65 @@ interface LabelValues {
 }
 
 /** For each selector key: the values the namespace's pods carry under it, and the labels carrying its wanted value under another key. */
-async function readLabelValues(input: { cluster: ReadCluster; namespace: string; selector: Record<string, string>; signal: AbortSignal }): Promise<LabelValues | undefined> {
+async function readLabelValues(input: {
+  cluster: ReadCluster;
+  namespace: string;
+  selector: Record<string, string>;
+  signal: AbortSignal;
+}): Promise<LabelValues | undefined> {
   const all = await input.cluster.list('Pod', { namespace: input.namespace, maxItems: 5000, signal: input.signal });
   if (!all.ok) return undefined;
   const labels = all.value.items.map((pod) => pod.metadata?.labels ?? {});
-  const distinct = (found: Array<string | undefined>): string[] => [...new Set(found.filter((value): value is string => value !== undefined))].sort().slice(0, 20);
+  const distinct = (found: Array<string | undefined>): string[] =>
+    [...new Set(found.filter((value): value is string => value !== undefined))].sort().slice(0, 20);
   const entries = Object.entries(input.selector);
   const underOtherKeys = Object.fromEntries(
     entries
-      .map(([key, wanted]) => [key, distinct(labels.flatMap((map) => Object.entries(map).filter(([other, value]) => other !== key && value === wanted).map(([other, value]) => `${other}=${value}`)))] as const)
+      .map(
+        ([key, wanted]) =>
+          [
+            key,
+            distinct(
+              labels.flatMap((map) =>
+                Object.entries(map)
+                  .filter(([other, value]) => other !== key && value === wanted)
+                  .map(([other, value]) => `${other}=${value}`),
+              ),
+            ),
+          ] as const,
+      )
       .filter(([, found]) => found.length > 0),
   );
-  return { values: Object.fromEntries(entries.map(([key]) => [key, distinct(labels.map((map) => map[key]))])), underOtherKeys };
+  return {
+    values: Object.fromEntries(entries.map(([key]) => [key, distinct(labels.map((map) => map[key]))])),
+    underOtherKeys,
+  };
 }
 
 /** Reads a Service's endpoints and the pods behind it; the Service itself was read by the caller. */
-export async function readServiceDetails(input: { cluster: ReadCluster; service: V1Service; signal: AbortSignal }): Promise<ServiceDetails> {
+export async function readServiceDetails(input: {
+  cluster: ReadCluster;
+  service: V1Service;
+  signal: AbortSignal;
+}): Promise<ServiceDetails> {
   const namespace = input.service.metadata?.namespace ?? '';
   const name = input.service.metadata?.name ?? '';
   const selector = input.service.spec?.selector ?? {};
   const selectorText = formatLabelMap(selector);
   const [endpointsResult, pods] = await Promise.all([
     input.cluster.get('Endpoints', { namespace, name }, { signal: input.signal }),
-    readPodGroup({ cluster: input.cluster, namespace, labelSelector: selectorText, signal: input.signal, filter: (pod) => matchesLabelMap(selector, pod.metadata?.labels) }),
+    readPodGroup({
+      cluster: input.cluster,
+      namespace,
+      labelSelector: selectorText,
+      signal: input.signal,
+      filter: (pod) => matchesLabelMap(selector, pod.metadata?.labels),
+    }),
   ]);
-  const labelValues = selectorText && pods.total === 0 ? await readLabelValues({ cluster: input.cluster, namespace, selector, signal: input.signal }) : undefined;
+  const labelValues =
+    selectorText && pods.total === 0
+      ? await readLabelValues({ cluster: input.cluster, namespace, selector, signal: input.signal })
+      : undefined;
   const ports = (input.service.spec?.ports ?? []).map((port) => ({
     ...(port.name ? { name: port.name } : {}),
     port: port.port,
@@ -112,9 +147,13 @@ export async function readServiceDetails(input: { cluster: ReadCluster; service:
     endpoints: readEndpoints(endpointsResult.ok ? endpointsResult.value : undefined),
     pods: podGroup,
     ...(labelValues ? { labelValuesInNamespace: labelValues.values } : {}),
-    ...(labelValues && Object.keys(labelValues.underOtherKeys).length ? { wantedValueUnderOtherKeys: labelValues.underOtherKeys } : {}),
+    ...(labelValues && Object.keys(labelValues.underOtherKeys).length
+      ? { wantedValueUnderOtherKeys: labelValues.underOtherKeys }
+      : {}),
     declaredPorts: declaredPortList(pods.items),
-    unmatchedTargetPorts: pods.items.length ? ports.map((port) => port.targetPort).filter((target) => !declared.has(target)) : [],
+    unmatchedTargetPorts: pods.items.length
+      ? ports.map((port) => port.targetPort).filter((target) => !declared.has(target))
+      : [],
   };
   return { data, ...(endpointsResult.ok ? {} : { endpointsError: endpointsResult.error }) };
 }
@@ -128,27 +167,47 @@ export function formatServiceDetailPorts(ports: ServiceDetailsData['ports']): st
 export function formatServiceDetails(details: ServiceDetails, now: Date): string[] {
   const { data } = details;
   const selectorText = formatLabelMap(data.selector);
-  const address = data.clusterIP ? ` ${data.clusterIP}${data.clusterIP === 'None' ? ' (headless: DNS answers the pod IPs)' : ''}` : '';
-  const lines = [`Service ${data.namespace}/${data.name}: ${data.type}${address}, selector ${selectorText || '(none)'}, ports ${formatServiceDetailPorts(data.ports).join(' ') || '-'}`];
-  if (data.externalName) lines.push(`ExternalName: DNS answers a CNAME to ${data.externalName}; no pods or endpoints are involved.`);
-  const endpointText = (list: ServiceEndpointsData['ready']): string => list.slice(0, 10).map((entry) => `${entry.ip}${entry.pod ? ` (${entry.pod})` : ''}`).join(', ');
+  const address = data.clusterIP
+    ? ` ${data.clusterIP}${data.clusterIP === 'None' ? ' (headless: DNS answers the pod IPs)' : ''}`
+    : '';
+  const lines = [
+    `Service ${data.namespace}/${data.name}: ${data.type}${address}, selector ${selectorText || '(none)'}, ports ${formatServiceDetailPorts(data.ports).join(' ') || '-'}`,
+  ];
+  if (data.externalName)
+    lines.push(`ExternalName: DNS answers a CNAME to ${data.externalName}; no pods or endpoints are involved.`);
+  const endpointText = (list: ServiceEndpointsData['ready']): string =>
+    list
+      .slice(0, 10)
+      .map((entry) => `${entry.ip}${entry.pod ? ` (${entry.pod})` : ''}`)
+      .join(', ');
   const { endpoints } = data;
-  if (details.endpointsError) lines.push(`endpoints: ${details.endpointsError.kind === 'not-found' ? 'no Endpoints object' : `could not be read (${details.endpointsError.message})`}`);
-  else lines.push(`endpoints: ${endpoints.ready.length} ready${endpoints.ready.length ? ` [${endpointText(endpoints.ready)}]` : ''}, ${endpoints.notReady.length} not ready${endpoints.notReady.length ? ` [${endpointText(endpoints.notReady)}]` : ''}`);
+  if (details.endpointsError)
+    lines.push(
+      `endpoints: ${details.endpointsError.kind === 'not-found' ? 'no Endpoints object' : `could not be read (${details.endpointsError.message})`}`,
+    );
+  else
+    lines.push(
+      `endpoints: ${endpoints.ready.length} ready${endpoints.ready.length ? ` [${endpointText(endpoints.ready)}]` : ''}, ${endpoints.notReady.length} not ready${endpoints.notReady.length ? ` [${endpointText(endpoints.notReady)}]` : ''}`,
+    );
   if (!selectorText) lines.push("no selector: Kubernetes does not manage this Service's endpoints.");
   else {
     lines.push(`pods matching selector ${selectorText}:`);
     for (const line of formatPodGroup(data.pods, now)) lines.push(`  ${line}`);
   }
   if (data.labelValuesInNamespace) {
-    const values = Object.entries(data.labelValuesInNamespace).map(([key, found]) => `${key}=${data.selector[key]} wanted; pods here have ${key} in {${found.join(', ') || 'no such label'}}`);
+    const values = Object.entries(data.labelValuesInNamespace).map(
+      ([key, found]) =>
+        `${key}=${data.selector[key]} wanted; pods here have ${key} in {${found.join(', ') || 'no such label'}}`,
+    );
     lines.push(`the selector matches no pod in ${data.namespace}: ${values.join('; ')}`);
   }
   for (const [key, found] of Object.entries(data.wantedValueUnderOtherKeys ?? {})) {
     lines.push(`pods here carry the wanted value of ${key} under another key: ${found.join(', ')}`);
   }
   if (data.unmatchedTargetPorts.length) {
-    lines.push(`targetPort(s) ${data.unmatchedTargetPorts.join(', ')} not declared by any matched pod's containers, which declare ${data.declaredPorts.join(', ') || 'no port'} (a named targetPort must match a container port name).`);
+    lines.push(
+      `targetPort(s) ${data.unmatchedTargetPorts.join(', ')} not declared by any matched pod's containers, which declare ${data.declaredPorts.join(', ') || 'no port'} (a named targetPort must match a container port name).`,
+    );
   }
   return lines;
 }

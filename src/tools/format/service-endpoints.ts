@@ -18,7 +18,11 @@ export function readEndpoints(endpoints: V1Endpoints | undefined): ServiceEndpoi
   const notReady: EndpointAddressData[] = [];
   const ports = new Set<string>();
   for (const subset of endpoints?.subsets ?? []) {
-    const read = (address: { ip: string; targetRef?: { kind?: string; name?: string }; nodeName?: string }): EndpointAddressData => ({
+    const read = (address: {
+      ip: string;
+      targetRef?: { kind?: string; name?: string };
+      nodeName?: string;
+    }): EndpointAddressData => ({
       ip: address.ip,
       ...(address.targetRef?.kind === 'Pod' && address.targetRef.name ? { pod: address.targetRef.name } : {}),
       ...(address.nodeName ? { node: address.nodeName } : {}),

@@ -29,7 +29,9 @@ export function describeEnvVar(variable: EnvVarData): string {
 /** `secret checkout-db`, `configMap app-config keys=a,b`, `persistentVolumeClaim data`. */
 export function describeVolume(volume: VolumeData): string {
   if (volume.kind === 'projected') {
-    const sources = (volume.sources ?? []).map((source) => `${source.kind} ${source.sourceName}${source.optional ? ' (optional)' : ''}`);
+    const sources = (volume.sources ?? []).map(
+      (source) => `${source.kind} ${source.sourceName}${source.optional ? ' (optional)' : ''}`,
+    );
     return `projected ${sources.join(' + ') || '(service account token)'}`;
   }
   const keys = volume.keys?.length ? ` keys=${volume.keys.join(',')}` : '';
@@ -75,7 +77,13 @@ function compareKeyed(input: {
   }
 }
 
-function compareValue(input: { entries: TemplateDiffEntry[]; container?: string; field: string; from: string | undefined; to: string | undefined }): void {
+function compareValue(input: {
+  entries: TemplateDiffEntry[];
+  container?: string;
+  field: string;
+  from: string | undefined;
+  to: string | undefined;
+}): void {
   if (input.from === input.to) return;
   input.entries.push({
     ...(input.container ? { container: input.container } : {}),
@@ -94,12 +102,18 @@ function containerFacts(container: ContainerSpecData): Map<string, string> {
   if (args) facts.set('args', args);
   for (const variable of container.env) facts.set(`env ${variable.name}`, describeEnvVar(variable));
   for (const source of container.envFrom) facts.set(`envFrom ${source.kind}/${source.name}`, describeEnvFrom(source));
-  for (const [name, quantity] of Object.entries(container.resources.requests ?? {})) facts.set(`resources requests.${name}`, quantity);
-  for (const [name, quantity] of Object.entries(container.resources.limits ?? {})) facts.set(`resources limits.${name}`, quantity);
+  for (const [name, quantity] of Object.entries(container.resources.requests ?? {}))
+    facts.set(`resources requests.${name}`, quantity);
+  for (const [name, quantity] of Object.entries(container.resources.limits ?? {}))
+    facts.set(`resources limits.${name}`, quantity);
   for (const probe of container.probes) facts.set(`probe ${probe.kind}`, probe.summary);
   const ports = container.ports.map((port) => `${port.containerPort}${port.name ? `/${port.name}` : ''}`).join(',');
   if (ports) facts.set('ports', ports);
-  for (const mount of container.volumeMounts) facts.set(`mount ${mount.mountPath}`, `${mount.name}${mount.subPath ? ` subPath=${mount.subPath}` : ''}${mount.readOnly ? ' (ro)' : ''}`);
+  for (const mount of container.volumeMounts)
+    facts.set(
+      `mount ${mount.mountPath}`,
+      `${mount.name}${mount.subPath ? ` subPath=${mount.subPath}` : ''}${mount.readOnly ? ' (ro)' : ''}`,
+    );
   return facts;
 }
 
@@ -117,7 +131,13 @@ export function diffPodTemplates(before: PodTemplateData, after: PodTemplateData
       return `${container.init ? 'init container' : 'container'} image ${container.image}${runs ? `, runs ${runs.length > 200 ? `${runs.slice(0, 200)}…` : runs}` : ''}`;
     };
     if (!left || !right) {
-      compareValue({ entries, container: name, field: 'container', from: left ? label(left) : undefined, to: right ? label(right) : undefined });
+      compareValue({
+        entries,
+        container: name,
+        field: 'container',
+        from: left ? label(left) : undefined,
+        to: right ? label(right) : undefined,
+      });
       continue;
     }
     compareKeyed({ entries, container: name, prefix: '', before: containerFacts(left), after: containerFacts(right) });
@@ -129,15 +149,40 @@ export function diffPodTemplates(before: PodTemplateData, after: PodTemplateData
     after: new Map(after.volumes.map((volume) => [volume.name, describeVolume(volume)])),
   });
   compareValue({ entries, field: 'serviceAccountName', from: before.serviceAccountName, to: after.serviceAccountName });
-  compareValue({ entries, field: 'nodeSelector', from: describeRecord(before.nodeSelector), to: describeRecord(after.nodeSelector) });
-  compareValue({ entries, field: 'tolerations', from: describeList(before.tolerations), to: describeList(after.tolerations) });
+  compareValue({
+    entries,
+    field: 'nodeSelector',
+    from: describeRecord(before.nodeSelector),
+    to: describeRecord(after.nodeSelector),
+  });
+  compareValue({
+    entries,
+    field: 'tolerations',
+    from: describeList(before.tolerations),
+    to: describeList(after.tolerations),
+  });
   compareValue({ entries, field: 'affinity', from: describeList(before.affinity), to: describeList(after.affinity) });
-  compareValue({ entries, field: 'imagePullSecrets', from: describeList(before.imagePullSecrets), to: describeList(after.imagePullSecrets) });
+  compareValue({
+    entries,
+    field: 'imagePullSecrets',
+    from: describeList(before.imagePullSecrets),
+    to: describeList(after.imagePullSecrets),
+  });
   compareValue({ entries, field: 'priorityClassName', from: before.priorityClassName, to: after.priorityClassName });
-  compareValue({ entries, field: 'dnsPolicy', from: before.dnsPolicy ?? 'ClusterFirst', to: after.dnsPolicy ?? 'ClusterFirst' });
+  compareValue({
+    entries,
+    field: 'dnsPolicy',
+    from: before.dnsPolicy ?? 'ClusterFirst',
+    to: after.dnsPolicy ?? 'ClusterFirst',
+  });
   compareValue({ entries, field: 'dnsConfig', from: before.dnsConfig, to: after.dnsConfig });
   // Injected sidecars and agents are configured through the template's annotations.
-  compareKeyed({ entries, prefix: 'annotation ', before: new Map(Object.entries(before.annotations ?? {})), after: new Map(Object.entries(after.annotations ?? {})) });
+  compareKeyed({
+    entries,
+    prefix: 'annotation ',
+    before: new Map(Object.entries(before.annotations ?? {})),
+    after: new Map(Object.entries(after.annotations ?? {})),
+  });
   return entries;
 }
 

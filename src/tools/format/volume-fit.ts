@@ -11,14 +11,21 @@ import { parseQuantity } from './quantity.ts';
 export function volumeMisfits(claim: V1PersistentVolumeClaim, volume: V1PersistentVolume): string[] {
   const reasons: string[] = [];
   const claimRef = volume.spec?.claimRef;
-  if (claimRef?.name && (claimRef.name !== claim.metadata?.name || claimRef.namespace !== claim.metadata?.namespace)) reasons.push(`claimed by ${claimRef.namespace ?? '?'}/${claimRef.name}`);
+  if (claimRef?.name && (claimRef.name !== claim.metadata?.name || claimRef.namespace !== claim.metadata?.namespace))
+    reasons.push(`claimed by ${claimRef.namespace ?? '?'}/${claimRef.name}`);
   const wantedClass = claim.spec?.storageClassName ?? '';
   const volumeClass = volume.spec?.storageClassName ?? '';
-  if (wantedClass !== volumeClass) reasons.push(`class ${volumeClass ? `"${volumeClass}"` : 'none'}, the claim's is ${wantedClass ? `"${wantedClass}"` : 'none'}`);
+  if (wantedClass !== volumeClass)
+    reasons.push(
+      `class ${volumeClass ? `"${volumeClass}"` : 'none'}, the claim's is ${wantedClass ? `"${wantedClass}"` : 'none'}`,
+    );
   reasons.push(...selectorMisses(claim.spec?.selector, volume.metadata?.labels ?? {}));
   const requested = parseQuantity(String(claim.spec?.resources?.requests?.storage ?? '0'));
   const capacity = parseQuantity(String(volume.spec?.capacity?.storage ?? '0'));
-  if (Number.isFinite(requested) && Number.isFinite(capacity) && capacity < requested) reasons.push(`capacity ${String(volume.spec?.capacity?.storage)}, the claim requests ${String(claim.spec?.resources?.requests?.storage)}`);
+  if (Number.isFinite(requested) && Number.isFinite(capacity) && capacity < requested)
+    reasons.push(
+      `capacity ${String(volume.spec?.capacity?.storage)}, the claim requests ${String(claim.spec?.resources?.requests?.storage)}`,
+    );
   const modes = volume.spec?.accessModes ?? [];
   const missing = (claim.spec?.accessModes ?? []).filter((mode) => !modes.includes(mode));
   if (missing.length) reasons.push(`access modes ${modes.join(',') || 'none'}, the claim needs ${missing.join(',')}`);
@@ -31,13 +38,28 @@ export function volumeMisfits(claim: V1PersistentVolumeClaim, volume: V1Persiste
 export function selectorMisses(selector: V1LabelSelector | undefined, labels: Record<string, string>): string[] {
   const misses: string[] = [];
   for (const [key, value] of Object.entries(selector?.matchLabels ?? {})) {
-    if (labels[key] !== value) misses.push(labels[key] === undefined ? `no label ${key}, the claim selects ${key}=${value}` : `label ${key}=${labels[key]}, the claim selects ${key}=${value}`);
+    if (labels[key] !== value)
+      misses.push(
+        labels[key] === undefined
+          ? `no label ${key}, the claim selects ${key}=${value}`
+          : `label ${key}=${labels[key]}, the claim selects ${key}=${value}`,
+      );
   }
   for (const expression of selector?.matchExpressions ?? []) {
     const held = labels[expression.key];
     const values = expression.values ?? [];
-    const fits = expression.operator === 'In' ? held !== undefined && values.includes(held) : expression.operator === 'NotIn' ? held === undefined || !values.includes(held) : expression.operator === 'Exists' ? held !== undefined : held === undefined;
-    if (!fits) misses.push(`label ${expression.key}${held === undefined ? ' absent' : `=${held}`}, the claim selects ${expression.key} ${expression.operator} (${values.join(',')})`);
+    const fits =
+      expression.operator === 'In'
+        ? held !== undefined && values.includes(held)
+        : expression.operator === 'NotIn'
+          ? held === undefined || !values.includes(held)
+          : expression.operator === 'Exists'
+            ? held !== undefined
+            : held === undefined;
+    if (!fits)
+      misses.push(
+        `label ${expression.key}${held === undefined ? ' absent' : `=${held}`}, the claim selects ${expression.key} ${expression.operator} (${values.join(',')})`,
+      );
   }
   return misses;
 }

@@ -27,16 +27,35 @@ export async function readWorkloadDetails(input: {
 }): Promise<{ details: WorkloadDetailsData; pods: Awaited<ReturnType<typeof readPodGroup>> }> {
   const template = summarizePodSpec(input.podSpec);
   const [pods, eventList] = await Promise.all([
-    readPodGroup({ cluster: input.cluster, namespace: input.namespace, labelSelector: input.selector, signal: input.signal }),
-    input.cluster.list('Event', { namespace: input.namespace, fieldSelector: `involvedObject.name=${input.name}`, maxItems: 500, signal: input.signal }),
+    readPodGroup({
+      cluster: input.cluster,
+      namespace: input.namespace,
+      labelSelector: input.selector,
+      signal: input.signal,
+    }),
+    input.cluster.list('Event', {
+      namespace: input.namespace,
+      fieldSelector: `involvedObject.name=${input.name}`,
+      maxItems: 500,
+      signal: input.signal,
+    }),
   ]);
-  const events = eventList.ok ? foldEvents(eventList.value.items.filter((event) => event.involvedObject.name === input.name), input.now) : [];
+  const events = eventList.ok
+    ? foldEvents(
+        eventList.value.items.filter((event) => event.involvedObject.name === input.name),
+        input.now,
+      )
+    : [];
   const { items: _items, ...podGroup } = pods;
   return { details: { template, pods: podGroup, events }, pods };
 }
 
 /** The pods, then each container's spec, the pod-level fields and the newest events. */
-export function writeWorkloadDetails(text: BudgetedText, read: Awaited<ReturnType<typeof readWorkloadDetails>>, now: Date): void {
+export function writeWorkloadDetails(
+  text: BudgetedText,
+  read: Awaited<ReturnType<typeof readWorkloadDetails>>,
+  now: Date,
+): void {
   const { template, events } = read.details;
   for (const line of formatPodGroup(read.pods, now)) text.addIfRoom(line);
   for (const container of template.containers) {
@@ -47,7 +66,8 @@ export function writeWorkloadDetails(text: BudgetedText, read: Awaited<ReturnTyp
   if (events.length) {
     text.addIfRoom(`events (${events.length}, newest first):`);
     // Pod creation and the like, counted in one line; everything else in full.
-    for (const event of events.filter((item) => !isRoutineEvent(item)).slice(0, 15)) text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
+    for (const event of events.filter((item) => !isRoutineEvent(item)).slice(0, 15))
+      text.addIfRoom(`  ${formatEvent(event, now, { withObject: false })}`);
     const routine = formatRoutineEvents(events.filter(isRoutineEvent), now);
     if (routine) text.addIfRoom(`  ${routine}`);
   }

@@ -52,7 +52,9 @@ export function isBadCondition(condition: WorkloadConditionData): boolean {
   return false;
 }
 
-function readConditions(conditions: Array<{ type: string; status: string; reason?: string; message?: string }> | undefined): WorkloadConditionData[] {
+function readConditions(
+  conditions: Array<{ type: string; status: string; reason?: string; message?: string }> | undefined,
+): WorkloadConditionData[] {
   return (conditions ?? []).map((condition) => ({
     type: condition.type,
     status: condition.status,
@@ -61,10 +63,18 @@ function readConditions(conditions: Array<{ type: string; status: string; reason
   }));
 }
 
-function counts(kind: WorkloadSummaryData['kind'], workload: Workload): Pick<WorkloadSummaryData, 'desired' | 'ready' | 'updated' | 'available'> {
+function counts(
+  kind: WorkloadSummaryData['kind'],
+  workload: Workload,
+): Pick<WorkloadSummaryData, 'desired' | 'ready' | 'updated' | 'available'> {
   if (kind === 'DaemonSet') {
     const status = (workload as V1DaemonSet).status;
-    return { desired: status?.desiredNumberScheduled ?? 0, ready: status?.numberReady ?? 0, updated: status?.updatedNumberScheduled ?? 0, available: status?.numberAvailable ?? 0 };
+    return {
+      desired: status?.desiredNumberScheduled ?? 0,
+      ready: status?.numberReady ?? 0,
+      updated: status?.updatedNumberScheduled ?? 0,
+      available: status?.numberAvailable ?? 0,
+    };
   }
   const status = (workload as V1Deployment).status;
   const desired = (workload as V1Deployment).spec?.replicas ?? 1;
@@ -76,7 +86,11 @@ function counts(kind: WorkloadSummaryData['kind'], workload: Workload): Pick<Wor
   };
 }
 
-export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: Workload, now: Date): WorkloadSummaryData {
+export function summarizeWorkload(
+  kind: WorkloadSummaryData['kind'],
+  workload: Workload,
+  now: Date,
+): WorkloadSummaryData {
   const numbers = counts(kind, workload);
   const conditions = readConditions(workload.status?.conditions);
   const owner = workload.metadata?.ownerReferences?.find((reference) => reference.controller);
@@ -84,7 +98,8 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
   const age = ageSeconds(workload.metadata?.creationTimestamp, now);
   const paused = kind === 'Deployment' && (workload as V1Deployment).spec?.paused === true;
   const notes = kind === 'ReplicaSet' ? undefined : readNotes(workload.metadata);
-  const partition = kind === 'StatefulSet' ? (workload as V1StatefulSet).spec?.updateStrategy?.rollingUpdate?.partition : undefined;
+  const partition =
+    kind === 'StatefulSet' ? (workload as V1StatefulSet).spec?.updateStrategy?.rollingUpdate?.partition : undefined;
   return {
     kind,
     namespace: workload.metadata?.namespace ?? '',
@@ -104,7 +119,11 @@ export function summarizeWorkload(kind: WorkloadSummaryData['kind'], workload: W
 }
 
 /** `checkout-api ready 0/3, updated 3, available 0, revision 4, age 2d, image x` and the bad conditions. */
-export function formatWorkloadLine(summary: WorkloadSummaryData, now: Date, options: { withNamespace: boolean }): string {
+export function formatWorkloadLine(
+  summary: WorkloadSummaryData,
+  now: Date,
+  options: { withNamespace: boolean },
+): string {
   const name = options.withNamespace ? `${summary.namespace}/${summary.name}` : summary.name;
   const parts = [`${name}: ready ${summary.ready}/${summary.desired}`];
   if (summary.updated !== undefined) parts.push(`updated ${summary.updated}`);
@@ -112,11 +131,14 @@ export function formatWorkloadLine(summary: WorkloadSummaryData, now: Date, opti
   if (summary.revision !== undefined) parts.push(`revision ${summary.revision}`);
   if (summary.paused) parts.push('PAUSED');
   if (summary.partition) parts.push(`rollout partition ${summary.partition} (ordinals below it keep the old revision)`);
-  if (summary.ageSeconds !== undefined) parts.push(`age ${formatAge(new Date(now.getTime() - summary.ageSeconds * 1000), now)}`);
+  if (summary.ageSeconds !== undefined)
+    parts.push(`age ${formatAge(new Date(now.getTime() - summary.ageSeconds * 1000), now)}`);
   parts.push(`image ${summary.images.join(' ')}`);
   // Why a workload runs nothing is what a person wrote on it; elsewhere the notes stay in the data.
   if (summary.desired === 0 || summary.paused || summary.partition) parts.push(...formatNotes(summary.notes));
   const bad = summary.conditions.filter(isBadCondition);
-  const conditions = bad.length ? `\n  ${bad.map((condition) => `${condition.type}=${condition.status} ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('\n  ')}` : '';
+  const conditions = bad.length
+    ? `\n  ${bad.map((condition) => `${condition.type}=${condition.status} ${condition.reason ?? ''}: ${oneLine(condition.message ?? '', 300)}`).join('\n  ')}`
+    : '';
   return parts.join(', ') + conditions;
 }

@@ -33,7 +33,10 @@ export function summarizeTemplate(template: V1PodTemplateSpec | undefined): PodT
 }
 
 /** The lines that change from one pod template to the other, cut to MAX_DIFF_LINES with a count of the rest. */
-export function templateChangeLines(before: V1PodTemplateSpec | undefined, after: V1PodTemplateSpec | undefined): string[] {
+export function templateChangeLines(
+  before: V1PodTemplateSpec | undefined,
+  after: V1PodTemplateSpec | undefined,
+): string[] {
   return capLines(diffPodTemplates(summarizeTemplate(before), summarizeTemplate(after)).map(formatChangeLine));
 }
 

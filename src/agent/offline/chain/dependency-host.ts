@@ -23,8 +23,21 @@ export function followDependencyHost(input: HopInput & { pod: PodDetailsData; li
     if (resolved.resolvedBy !== 'none') return { gathered, finding };
     const where = resolved.namespace ?? pod.namespace;
     const similar = resolved.similar.length ? `; similar Services there: ${resolved.similar.join(', ')}` : '';
-    return { gathered, finding: withEvidence(finding, [`${named.target.host} resolves to no Service: there is no Service "${resolved.name ?? named.target.host}" in namespace ${where}${similar}`]) };
+    return {
+      gathered,
+      finding: withEvidence(finding, [
+        `${named.target.host} resolves to no Service: there is no Service "${resolved.name ?? named.target.host}" in namespace ${where}${similar}`,
+      ]),
+    };
   }
   const trail = `followed ${named.target.host} from the log of pod ${pod.name} to Service ${resolved.service.namespace}/${resolved.service.name}`;
-  return followService({ gathered, finding, query, follow: input.follow, hops: hops + 1, service: resolved.service, trail });
+  return followService({
+    gathered,
+    finding,
+    query,
+    follow: input.follow,
+    hops: hops + 1,
+    service: resolved.service,
+    trail,
+  });
 }

@@ -23,14 +23,18 @@ import { followWaitingContainer, waitingContainer } from './waiting-container.ts
 /** The client's case and finding, or the backend's when the client's failure leads to a broken backend. */
 export function followChain(gathered: Case, finding: Finding, query: Query, hops = 0): Conclusion {
   const hop = { gathered, finding, query, hops, follow: followChain };
-  if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0) return lookBehindHealthy(hop);
+  if (finding.category === 'no-issue' && !gathered.pod && (gathered.workloadPods?.length ?? 0) > 0)
+    return lookBehindHealthy(hop);
   if (finding.category === 'pvc-unbound' && gathered.pod && hops < MAX_HOPS) return followProvisioner(hop);
   const pod = gathered.pod;
   // An init container that waits on a dependency is its client: where it waits leads on.
   const waiting = hops < MAX_HOPS && finding.category === 'init-failure' ? waitingContainer(gathered) : undefined;
   if (waiting) return followWaitingContainer({ ...hop, ...waiting });
   // A client that dials localhost: the sidecar it dials through may say what really fails.
-  const proxied = hops < MAX_HOPS && (finding.category === 'app-crash' || finding.category === 'dependency-unreachable') ? followLocalProxy(hop) : undefined;
+  const proxied =
+    hops < MAX_HOPS && (finding.category === 'app-crash' || finding.category === 'dependency-unreachable')
+      ? followLocalProxy(hop)
+      : undefined;
   if (proxied) return proxied;
   if (finding.category !== 'dependency-unreachable' || !pod || hops >= MAX_HOPS) return { gathered, finding };
   const lines = logLinesOf(gathered, finding);

@@ -20,7 +20,11 @@ export interface HopInput {
 }
 
 /** The backend's finding, with the trail and the client's symptom after its own evidence. */
-export function merge(backend: Finding, trail: string, client: { label: string; lines: string[]; rule: string }): Finding {
+export function merge(
+  backend: Finding,
+  trail: string,
+  client: { label: string; lines: string[]; rule: string },
+): Finding {
   return {
     ...backend,
     cause: `${backend.cause}; this is why ${client.label} cannot reach it`,
@@ -32,7 +36,11 @@ export function merge(backend: Finding, trail: string, client: { label: string; 
 export function clientEvidence(gathered: Case, finding: Finding): { label: string; lines: string[]; rule: string } {
   const workload = gathered.workload;
   const label = workload ? `${workload.kind} ${workload.namespace}/${workload.name}` : `pod ${gathered.pod?.name}`;
-  return { label, rule: finding.rule ?? 'unknown', lines: finding.evidence.slice(0, 3).map((line) => `${label} (where the failure shows): ${line}`) };
+  return {
+    label,
+    rule: finding.rule ?? 'unknown',
+    lines: finding.evidence.slice(0, 3).map((line) => `${label} (where the failure shows): ${line}`),
+  };
 }
 
 export function withEvidence(finding: Finding, lines: string[]): Finding {

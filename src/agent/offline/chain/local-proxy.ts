@@ -21,7 +21,10 @@ export function followLocalProxy({ gathered, finding, query }: HopInput): Conclu
   const pod = gathered.pod;
   const sidecars = localSidecars(finding, gathered);
   if (!pod || sidecars.length === 0) return undefined;
-  const logs = sidecars.map((container) => ({ container, log: query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }) }));
+  const logs = sidecars.map((container) => ({
+    container,
+    log: query.data('get_pod_logs', { namespace: pod.namespace, name: pod.name, container: container.name }),
+  }));
   query.barrier();
   for (const { container, log } of logs) {
     if (!log) continue;

@@ -32,7 +32,11 @@ export function lookBehindHealthy(input: HopInput): Conclusion {
  * running pod per workload (the ones the words name first) has its current log read, and
  * the first whose log says its dependency fails now is followed. At most MAX_PODS_READ.
  */
-export function lookAcrossHealthyNamespace(input: { gathered: Case; query: Query; follow: FollowChain }): Conclusion | undefined {
+export function lookAcrossHealthyNamespace(input: {
+  gathered: Case;
+  query: Query;
+  follow: FollowChain;
+}): Conclusion | undefined {
   const { gathered, query } = input;
   const focus = gathered.focus;
   if (focus.kind !== 'namespace') return undefined;
@@ -42,7 +46,9 @@ export function lookAcrossHealthyNamespace(input: { gathered: Case; query: Query
     const workload = workloadOfPod(pod)?.name ?? pod.name;
     if (pod.phase === 'Running' && !byWorkload.has(workload)) byWorkload.set(workload, pod);
   }
-  const ranked = [...byWorkload.entries()].sort(([left], [right]) => mentionScore(right, focus.hint ?? '') - mentionScore(left, focus.hint ?? '')).slice(0, MAX_PODS_READ);
+  const ranked = [...byWorkload.entries()]
+    .sort(([left], [right]) => mentionScore(right, focus.hint ?? '') - mentionScore(left, focus.hint ?? ''))
+    .slice(0, MAX_PODS_READ);
   for (const [, pod] of ranked) {
     const failing = readPodThatLooksHealthy({ pod, known: { focus }, clusterNow: gathered.clusterNow, query });
     if (failing) return input.follow(failing.gathered, failing.finding, query, 1);
@@ -56,9 +62,17 @@ const MAX_PODS_READ = 4;
  * A running pod that looks healthy, with its current log read: its case and finding when
  * that log says a dependency fails now. An old restart of a ready pod is history, not this.
  */
-function readPodThatLooksHealthy(input: { pod: PodSummaryData; known: Gathered; clusterNow: Date; query: Query }): Conclusion | undefined {
+function readPodThatLooksHealthy(input: {
+  pod: PodSummaryData;
+  known: Gathered;
+  clusterNow: Date;
+  query: Query;
+}): Conclusion | undefined {
   const { pod, query } = input;
-  const podCase: Case = { clusterNow: input.clusterNow, ...createGathering(query).pod({ namespace: pod.namespace, name: pod.name }, input.known, { readHealthyLogs: true }) };
+  const podCase: Case = {
+    clusterNow: input.clusterNow,
+    ...createGathering(query).pod({ namespace: pod.namespace, name: pod.name }, input.known, { readHealthyLogs: true }),
+  };
   const podFinding = classifyCase(podCase);
   return podFinding?.rule === 'ready-but-failing-dependency' ? { gathered: podCase, finding: podFinding } : undefined;
 }

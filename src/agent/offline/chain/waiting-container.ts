@@ -17,11 +17,15 @@ export function waitingContainer(gathered: Case): { container: ContainerSpecData
   const status = pod ? troubledContainer(pod.containers) : undefined;
   if (!pod || !status?.init) return undefined;
   const container = pod.spec.containers.find((spec) => spec.init && spec.name === status.name);
-  const target = container ? readWaitTarget([...(container.command ?? []), ...(container.args ?? [])].join(' ')) : undefined;
+  const target = container
+    ? readWaitTarget([...(container.command ?? []), ...(container.args ?? [])].join(' '))
+    : undefined;
   return container && target ? { container, target } : undefined;
 }
 
-export function followWaitingContainer(input: HopInput & { container: ContainerSpecData; target: WaitTarget }): Conclusion {
+export function followWaitingContainer(
+  input: HopInput & { container: ContainerSpecData; target: WaitTarget },
+): Conclusion {
   const { gathered, finding, query, hops, container, target } = input;
   const pod = gathered.pod!;
   const host = target.port ? `${target.host}:${target.port}` : target.host;
@@ -31,8 +35,22 @@ export function followWaitingContainer(input: HopInput & { container: ContainerS
   if (!resolved?.service) {
     if (resolved?.resolvedBy !== 'none') return { gathered, finding: withEvidence(finding, [waits]) };
     const similar = resolved.similar.length ? `; similar Services there: ${resolved.similar.join(', ')}` : '';
-    return { gathered, finding: withEvidence(finding, [waits, `${target.host} resolves to no Service: there is no Service "${resolved.name ?? target.host}" in namespace ${resolved.namespace ?? pod.namespace}${similar}`]) };
+    return {
+      gathered,
+      finding: withEvidence(finding, [
+        waits,
+        `${target.host} resolves to no Service: there is no Service "${resolved.name ?? target.host}" in namespace ${resolved.namespace ?? pod.namespace}${similar}`,
+      ]),
+    };
   }
   const trail = `${waits}: followed to Service ${resolved.service.namespace}/${resolved.service.name}`;
-  return followService({ gathered, finding, query, follow: input.follow, hops: hops + 1, service: resolved.service, trail });
+  return followService({
+    gathered,
+    finding,
+    query,
+    follow: input.follow,
+    hops: hops + 1,
+    service: resolved.service,
+    trail,
+  });
 }

@@ -16,14 +16,19 @@ const EPHEMERAL_PORT = 32768;
 export function addressNameEvidence(finding: Finding, gathered: Case, query: Query): string[] {
   const namespace = gathered.pod?.namespace ?? gathered.workload?.namespace;
   // A recovered pod's lost dependency, or a client whose chain named no Service: elsewhere the hop already said where the address leads.
-  const unnamed = finding.category === 'no-issue' || (DEPENDENCY_CATEGORIES.has(finding.category) && !finding.evidence.some((line) => line.startsWith('followed ')));
+  const unnamed =
+    finding.category === 'no-issue' ||
+    (DEPENDENCY_CATEGORIES.has(finding.category) && !finding.evidence.some((line) => line.startsWith('followed ')));
   if (!namespace || !unnamed) return [];
   const addresses = new Set<string>();
   for (const line of finding.evidence) {
     if (!/\blog\b|logged|log:/.test(line)) continue;
-    for (const match of line.matchAll(ADDRESS)) if (!isLoopbackHost(match[1]!) && Number(match[2]) < EPHEMERAL_PORT) addresses.add(`${match[1]}:${match[2]}`);
+    for (const match of line.matchAll(ADDRESS))
+      if (!isLoopbackHost(match[1]!) && Number(match[2]) < EPHEMERAL_PORT) addresses.add(`${match[1]}:${match[2]}`);
   }
-  const wanted = [...addresses].slice(0, MAX_ADDRESSES).map((host) => ({ host, resolved: query.data('resolve_host', { host, namespace }) }));
+  const wanted = [...addresses]
+    .slice(0, MAX_ADDRESSES)
+    .map((host) => ({ host, resolved: query.data('resolve_host', { host, namespace }) }));
   query.barrier();
   return wanted.flatMap(({ host, resolved }) => {
     if (resolved?.service) return [`address ${host} is Service ${resolved.service.namespace}/${resolved.service.name}`];

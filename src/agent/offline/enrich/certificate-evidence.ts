@@ -18,9 +18,15 @@ export function certificateEvidence(finding: Finding, gathered: Case): string[] 
     if (!match) continue;
     const [, current, side, bound] = match as unknown as [string, string | undefined, string, string];
     const host = readFailingValues(line).find((value) => value.kind === 'host' || value.kind === 'url')?.value;
-    const whose = host ? `the TLS certificate of ${host.replace(/^https?:\/\//, '').replace(/[/:].*$/, '')}` : 'the TLS certificate the app was shown';
+    const whose = host
+      ? `the TLS certificate of ${host.replace(/^https?:\/\//, '').replace(/[/:].*$/, '')}`
+      : 'the TLS certificate the app was shown';
     const clock = current ? ` (the client's clock read ${current})` : '';
-    return [side === 'after' ? `${whose} expired at ${bound}${clock}` : `${whose} is not valid before ${bound}${clock}: check the clock or the certificate`];
+    return [
+      side === 'after'
+        ? `${whose} expired at ${bound}${clock}`
+        : `${whose} is not valid before ${bound}${clock}: check the clock or the certificate`,
+    ];
   }
   return [];
 }

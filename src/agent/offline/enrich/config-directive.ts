@@ -22,9 +22,12 @@ export const DIRECTIVE_ROWS: readonly DirectiveRow[] = [
     id: 'coredns-forward-loop',
     failure: /plugin\/loop: Loop \(.*\) detected/,
     directive: /^\s*forward\s+\S+.*$/gm,
-    means: 'CoreDNS forwards queries back to itself: its forward target must be an upstream resolver, not the cluster DNS address or a resolv.conf that points at it',
+    means:
+      'CoreDNS forwards queries back to itself: its forward target must be an upstream resolver, not the cluster DNS address or a resolv.conf that points at it',
     examples: {
-      fails: ['[FATAL] plugin/loop: Loop (127.0.0.1:45145 -> :53) detected for zone ".", see https://coredns.io/plugins/loop#troubleshooting'],
+      fails: [
+        '[FATAL] plugin/loop: Loop (127.0.0.1:45145 -> :53) detected for zone ".", see https://coredns.io/plugins/loop#troubleshooting',
+      ],
       doesNotFail: ['[ERROR] plugin/errors: 2 example.com. A: read udp 10.0.0.5:53: i/o timeout'],
       directives: ['    forward . 172.20.0.10', 'forward . /etc/resolv.conf {'],
       notDirectives: ['    cache 30', '    # forward . 8.8.8.8 was here'],
@@ -58,13 +61,27 @@ export function configDirectiveEvidence(finding: Finding, gathered: Case, query:
   const lines = [...finding.evidence, ...(gathered.logs?.errorLines ?? [])];
   const row = DIRECTIVE_ROWS.find((candidate) => lines.some((line) => candidate.failure.test(line)));
   if (!row) return [];
-  const mounted = [...new Set(pod.spec.volumes.filter((volume) => volume.kind === 'configMap' && volume.sourceName).map((volume) => volume.sourceName!))].slice(0, 2);
-  const configMaps = mounted.map((name) => query.data('list_config_maps', { namespace: pod.namespace, name })?.configMaps[0]);
+  const mounted = [
+    ...new Set(
+      pod.spec.volumes
+        .filter((volume) => volume.kind === 'configMap' && volume.sourceName)
+        .map((volume) => volume.sourceName!),
+    ),
+  ].slice(0, 2);
+  const configMaps = mounted.map(
+    (name) => query.data('list_config_maps', { namespace: pod.namespace, name })?.configMaps[0],
+  );
   query.barrier();
   for (const configMap of configMaps) {
     for (const [key, value] of Object.entries(configMap?.values ?? {})) {
       const found = directiveLines(row, value);
-      if (found.length) return [`ConfigMap ${pod.namespace}/${configMap?.name ?? ''} key ${key} says: ${found.slice(0, QUOTED).map((line) => `"${line}"`).join(', ')}; ${row.means}`];
+      if (found.length)
+        return [
+          `ConfigMap ${pod.namespace}/${configMap?.name ?? ''} key ${key} says: ${found
+            .slice(0, QUOTED)
+            .map((line) => `"${line}"`)
+            .join(', ')}; ${row.means}`,
+        ];
     }
   }
   return [];

@@ -24,15 +24,51 @@ export interface Enricher {
 }
 
 export const ENRICHERS: readonly Enricher[] = [
-  { id: 'value-source', tells: 'where the value a failing line names is set, and the revision that changed it', lines: valueSourceEvidence },
-  { id: 'refusal', tells: 'who the Kubernetes API refused what, and what binds that service account', lines: refusalEvidence },
-  { id: 'address-names', tells: 'the Service or pod behind an IP address a failing line names', lines: addressNameEvidence },
-  { id: 'mismatch', tells: 'both sides of two objects that must agree and do not (explainers/)', lines: mismatchEvidence },
-  { id: 'sidecar', tells: 'what the sidecar a client dials on localhost logs, and how it is run', lines: sidecarEvidence },
-  { id: 'config-directive', tells: 'the line of the process\'s own configuration its failure blames, as its ConfigMap writes it', lines: configDirectiveEvidence },
-  { id: 'certificate', tells: 'whose TLS certificate a client refused for its dates, and when it expired', lines: certificateEvidence },
-  { id: 'limit-range', tells: 'which LimitRange sets the bound a refused pod broke, and by how much', lines: limitRangeEvidence },
-  { id: 'filled-claim', tells: 'how big the full claim is, and whether its class lets it grow', lines: filledClaimEvidence },
+  {
+    id: 'value-source',
+    tells: 'where the value a failing line names is set, and the revision that changed it',
+    lines: valueSourceEvidence,
+  },
+  {
+    id: 'refusal',
+    tells: 'who the Kubernetes API refused what, and what binds that service account',
+    lines: refusalEvidence,
+  },
+  {
+    id: 'address-names',
+    tells: 'the Service or pod behind an IP address a failing line names',
+    lines: addressNameEvidence,
+  },
+  {
+    id: 'mismatch',
+    tells: 'both sides of two objects that must agree and do not (explainers/)',
+    lines: mismatchEvidence,
+  },
+  {
+    id: 'sidecar',
+    tells: 'what the sidecar a client dials on localhost logs, and how it is run',
+    lines: sidecarEvidence,
+  },
+  {
+    id: 'config-directive',
+    tells: "the line of the process's own configuration its failure blames, as its ConfigMap writes it",
+    lines: configDirectiveEvidence,
+  },
+  {
+    id: 'certificate',
+    tells: 'whose TLS certificate a client refused for its dates, and when it expired',
+    lines: certificateEvidence,
+  },
+  {
+    id: 'limit-range',
+    tells: 'which LimitRange sets the bound a refused pod broke, and by how much',
+    lines: limitRangeEvidence,
+  },
+  {
+    id: 'filled-claim',
+    tells: 'how big the full claim is, and whether its class lets it grow',
+    lines: filledClaimEvidence,
+  },
 ];
 
 export function enrichEvidence(finding: Finding, gathered: Case, query: Query): string[] {

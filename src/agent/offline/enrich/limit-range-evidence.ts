@@ -21,32 +21,58 @@ export interface LimitBreach {
   of: 'limit' | 'request' | 'ratio';
 }
 
-const BOUND = /\b(maximum|minimum) ([\w./-]+) usage per (Container|Pod|PersistentVolumeClaim) is ([\w.]+), but (limit|request) is ([\w.]+)/gi;
-const RATIO = /\b([\w./-]+) max limit to request ratio per (Container|Pod) is ([\d.]+), but provided ratio is ([\d.]+)/gi;
+const BOUND =
+  /\b(maximum|minimum) ([\w./-]+) usage per (Container|Pod|PersistentVolumeClaim) is ([\w.]+), but (limit|request) is ([\w.]+)/gi;
+const RATIO =
+  /\b([\w./-]+) max limit to request ratio per (Container|Pod) is ([\d.]+), but provided ratio is ([\d.]+)/gi;
 
 /** Every bound the message says was broken, as the LimitRanger admission plugin words them. */
 export function readLimitBreaches(message: string): LimitBreach[] {
   const breaches: LimitBreach[] = [];
   for (const [, word, resource, type, allowed, of, actual] of message.matchAll(BOUND)) {
-    breaches.push({ bound: word!.toLowerCase() === 'maximum' ? 'max' : 'min', resource: resource!, type: type!, allowed: allowed!, actual: actual!, of: of!.toLowerCase() as 'limit' | 'request' });
+    breaches.push({
+      bound: word!.toLowerCase() === 'maximum' ? 'max' : 'min',
+      resource: resource!,
+      type: type!,
+      allowed: allowed!,
+      actual: actual!,
+      of: of!.toLowerCase() as 'limit' | 'request',
+    });
   }
   for (const [, resource, type, allowed, actual] of message.matchAll(RATIO)) {
-    breaches.push({ bound: 'maxLimitRequestRatio', resource: resource!, type: type!, allowed: allowed!, actual: String(Number(actual)), of: 'ratio' });
+    breaches.push({
+      bound: 'maxLimitRequestRatio',
+      resource: resource!,
+      type: type!,
+      allowed: allowed!,
+      actual: String(Number(actual)),
+      of: 'ratio',
+    });
   }
   return breaches;
 }
 
 /** The LimitRanges whose bound is the one broken (same type, resource and value), named with both numbers. */
-export function describeBreach(breach: LimitBreach, ranges: ResourceQuotasData['limitRanges'], namespace: string): string | undefined {
+export function describeBreach(
+  breach: LimitBreach,
+  ranges: ResourceQuotasData['limitRanges'],
+  namespace: string,
+): string | undefined {
   const setting = ranges.flatMap((range) =>
     range.limits
       .filter((limit) => limit.type.toLowerCase() === breach.type.toLowerCase())
       .map((limit) => ({ range: range.name, value: limit[breach.bound]?.[breach.resource] }))
-      .filter((found): found is { range: string; value: string } => found.value !== undefined && sameQuantity(found.value, breach.allowed)),
+      .filter(
+        (found): found is { range: string; value: string } =>
+          found.value !== undefined && sameQuantity(found.value, breach.allowed),
+      ),
   );
   const first = setting[0];
   if (!first) return undefined;
-  const bound = breach.bound === 'maxLimitRequestRatio' ? `largest ${breach.resource} limit/request ratio` : `${breach.bound === 'max' ? 'maximum' : 'minimum'} ${breach.resource}`;
+  const bound =
+    breach.bound === 'maxLimitRequestRatio'
+      ? `largest ${breach.resource} limit/request ratio`
+      : `${breach.bound === 'max' ? 'maximum' : 'minimum'} ${breach.resource}`;
   const gap = breach.of === 'ratio' ? '' : gapText(breach);
   return `LimitRange ${namespace}/${first.range} sets the ${bound} per ${breach.type} to ${breach.allowed}; the pod's ${breach.of} is ${breach.actual}${gap}`;
 }
@@ -59,7 +85,9 @@ export function limitRangeEvidence(finding: Finding, gathered: Case, query: Quer
   const quotas = query.data('list_resource_quotas', { namespace });
   query.barrier();
   if (!quotas) return [];
-  return breaches.map((breach) => describeBreach(breach, quotas.limitRanges, namespace)).filter((line): line is string => line !== undefined);
+  return breaches
+    .map((breach) => describeBreach(breach, quotas.limitRanges, namespace))
+    .filter((line): line is string => line !== undefined);
 }
 
 function sameQuantity(left: string, right: string): boolean {
@@ -70,5 +98,7 @@ function sameQuantity(left: string, right: string): boolean {
 function gapText(breach: LimitBreach): string {
   const [allowed, actual] = [parseQuantity(breach.allowed), parseQuantity(breach.actual)];
   if (!Number.isFinite(allowed) || !Number.isFinite(actual) || allowed === actual) return '';
-  return breach.bound === 'max' ? ` (${formatQuantity(breach.resource, actual - allowed)} over)` : ` (${formatQuantity(breach.resource, allowed - actual)} under)`;
+  return breach.bound === 'max'
+    ? ` (${formatQuantity(breach.resource, actual - allowed)} over)`
+    : ` (${formatQuantity(breach.resource, allowed - actual)} under)`;
 }

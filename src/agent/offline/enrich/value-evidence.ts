@@ -36,14 +36,21 @@ export function valueSourceEvidence(finding: Finding, gathered: Case, query: Que
     configMaps,
     ...(change ? { change: { revision: change.toRevision, entries: change.changes } } : {}),
   });
-  const lines = describeValueSources(sources).slice(0, MAX_LINES).map((line) => `${container.init ? 'init container' : 'container'} ${container.name}: ${line}`);
+  const lines = describeValueSources(sources)
+    .slice(0, MAX_LINES)
+    .map((line) => `${container.init ? 'init container' : 'container'} ${container.name}: ${line}`);
   return [...lines, ...servicePortEvidence(values, query)];
 }
 
 /** The values named by the lines the finding quotes, then by the rest of the log's errors and the container's own message. */
 function failingValues(finding: Finding, gathered: Case, message: string | undefined): FailingValue[] {
   const quoted = finding.evidence.filter((line) => line.startsWith('log: ')).map((line) => line.slice(5));
-  const lines = [...quoted, ...continuations(quoted, gathered.logs?.lines ?? []), ...(message ? [message] : []), ...(gathered.logs?.errorLines ?? []).slice(-20)];
+  const lines = [
+    ...quoted,
+    ...continuations(quoted, gathered.logs?.lines ?? []),
+    ...(message ? [message] : []),
+    ...(gathered.logs?.errorLines ?? []).slice(-20),
+  ];
   return readFailingValuesIn(lines).slice(0, 8);
 }
 
@@ -52,16 +59,23 @@ function continuations(quoted: readonly string[], log: readonly string[]): strin
   const found: string[] = [];
   for (const line of quoted) {
     const at = log.findIndex((candidate) => candidate === line || candidate.endsWith(line) || line.endsWith(candidate));
-    for (let next = at + 1; at >= 0 && next < log.length && next <= at + 3 && /^\s+\S/.test(log[next]!); next++) found.push(log[next]!);
+    for (let next = at + 1; at >= 0 && next < log.length && next <= at + 3 && /^\s+\S/.test(log[next]!); next++)
+      found.push(log[next]!);
   }
   return found;
 }
 
 /** The ConfigMaps the container reads (env refs, envFrom, mounted volumes), with their values. */
-function readConfigMaps(container: ContainerSpecData, spec: PodTemplateData, namespace: string, query: Query): ConfigMapSummaryData[] {
+function readConfigMaps(
+  container: ContainerSpecData,
+  spec: PodTemplateData,
+  namespace: string,
+  query: Query,
+): ConfigMapSummaryData[] {
   const mounted = new Set(container.volumeMounts.map((mount) => mount.name));
   const names = new Set<string>();
-  for (const variable of container.env) if (variable.source?.kind === 'configMapKeyRef' && variable.source.name) names.add(variable.source.name);
+  for (const variable of container.env)
+    if (variable.source?.kind === 'configMapKeyRef' && variable.source.name) names.add(variable.source.name);
   for (const source of container.envFrom) if (source.kind === 'configMapRef') names.add(source.name);
   for (const volume of spec.volumes) {
     if (!mounted.has(volume.name)) continue;
@@ -86,7 +100,9 @@ function servicePortEvidence(values: readonly FailingValue[], query: Query): str
     const exposed = service.ports.map((port) => port.port);
     const dialed = data.port ?? ports.find((port) => !exposed.includes(port));
     if (dialed === undefined || exposed.includes(dialed)) continue;
-    lines.push(`Service ${service.namespace}/${service.name} exposes port ${exposed.join(', ') || '(none)'}, not ${dialed}, the port the client dials`);
+    lines.push(
+      `Service ${service.namespace}/${service.name} exposes port ${exposed.join(', ') || '(none)'}, not ${dialed}, the port the client dials`,
+    );
   }
   return lines;
 }

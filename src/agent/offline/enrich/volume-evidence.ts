@@ -18,6 +18,12 @@ export function filledClaimEvidence(finding: Finding, _gathered: Case, query: Qu
   if (!found) return [];
   const size = found.capacity ?? found.requested;
   const storageClass = classes?.storageClasses.find((candidate) => candidate.name === found.storageClassName);
-  const growth = storageClass ? (storageClass.allowVolumeExpansion ? `; class ${storageClass.name} allows expansion: raise the claim's request` : `; class ${storageClass.name} does not allow expansion`) : '';
-  return [`PersistentVolumeClaim ${namespace}/${name} is full: capacity ${size ?? 'unknown'}${found.requested && found.capacity && found.requested !== found.capacity ? ` (requests ${found.requested})` : ''}${found.volumeName ? `, volume ${found.volumeName}` : ''}${growth}`];
+  const growth = storageClass
+    ? storageClass.allowVolumeExpansion
+      ? `; class ${storageClass.name} allows expansion: raise the claim's request`
+      : `; class ${storageClass.name} does not allow expansion`
+    : '';
+  return [
+    `PersistentVolumeClaim ${namespace}/${name} is full: capacity ${size ?? 'unknown'}${found.requested && found.capacity && found.requested !== found.capacity ? ` (requests ${found.requested})` : ''}${found.volumeName ? `, volume ${found.volumeName}` : ''}${growth}`,
+  ];
 }

@@ -28,7 +28,13 @@ export function exampleNode(name: string, options: NodeOptions = {}): NodeFacts 
 }
 
 export function exampleContainer(name: string, options: Partial<Omit<ContainerFacts, 'name'>> = {}): ContainerFacts {
-  return { name, image: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/shop/${name}:1.8.2`, ports: [], probes: [], ...options };
+  return {
+    name,
+    image: `123456789012.dkr.ecr.eu-west-1.amazonaws.com/shop/${name}:1.8.2`,
+    ports: [],
+    probes: [],
+    ...options,
+  };
 }
 
 /** A Deployment pod with the kubelet's default tolerations and one container named after the app. */
@@ -37,7 +43,10 @@ export function examplePod(app: string, options: Partial<PodFacts> = {}): PodFac
     name: `${app}-7c9d5b6f4-2xkqp`,
     namespace: 'shop',
     labels: { app, 'pod-template-hash': '7c9d5b6f4' },
-    tolerations: ['node.kubernetes.io/not-ready:NoExecute op=Exists for 300s', 'node.kubernetes.io/unreachable:NoExecute op=Exists for 300s'],
+    tolerations: [
+      'node.kubernetes.io/not-ready:NoExecute op=Exists for 300s',
+      'node.kubernetes.io/unreachable:NoExecute op=Exists for 300s',
+    ],
     containers: [exampleContainer(app)],
     owner: { kind: 'ReplicaSet', name: `${app}-7c9d5b6f4` },
     ...options,

@@ -10,5 +10,7 @@ export function logContainerOf({ pod, logContainer }: MismatchFacts): ContainerF
 
 /** `8080 (http)`, `3000, 9090 (metrics)`. */
 export function describePorts(ports: readonly { readonly name?: string; readonly containerPort: number }[]): string {
-  return ports.map((port) => (port.name ? `${port.containerPort} (${port.name})` : String(port.containerPort))).join(', ');
+  return ports
+    .map((port) => (port.name ? `${port.containerPort} (${port.name})` : String(port.containerPort)))
+    .join(', ');
 }

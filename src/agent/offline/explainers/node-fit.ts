@@ -41,7 +41,10 @@ export function parseTaint(text: string): Taint | undefined {
 
 function parseToleration(text: string): Toleration {
   const exists = /(^|\s)op=Exists\b/.test(text);
-  const head = text.replace(/\s*op=Exists\b/, '').replace(/\s+for \d+s$/, '').trim();
+  const head = text
+    .replace(/\s*op=Exists\b/, '')
+    .replace(/\s+for \d+s$/, '')
+    .trim();
   const [keyAndValue = '', effect = ''] = head.split(':');
   const [key = '', value = ''] = keyAndValue.split('=');
   return { key, operator: exists ? 'Exists' : 'Equal', value, effect };
@@ -57,9 +60,13 @@ function toleratesTaint(toleration: Toleration, taint: Taint): boolean {
 /** The node's NoSchedule and NoExecute taints (the cordon included) that none of the pod's tolerations covers. */
 export function blockingTaints(node: NodeFacts, pod: PodFacts | undefined): Taint[] {
   const taints = node.taints.map(parseTaint).filter((taint): taint is Taint => taint !== undefined);
-  if (node.unschedulable && !taints.some((taint) => taint.key === 'node.kubernetes.io/unschedulable')) taints.push(parseTaint(CORDON_TAINT)!);
+  if (node.unschedulable && !taints.some((taint) => taint.key === 'node.kubernetes.io/unschedulable'))
+    taints.push(parseTaint(CORDON_TAINT)!);
   const tolerations = (pod?.tolerations ?? []).map(parseToleration);
-  return taints.filter((taint) => BLOCKING_EFFECTS.has(taint.effect) && !tolerations.some((toleration) => toleratesTaint(toleration, taint)));
+  return taints.filter(
+    (taint) =>
+      BLOCKING_EFFECTS.has(taint.effect) && !tolerations.some((toleration) => toleratesTaint(toleration, taint)),
+  );
 }
 
 /** Whether the pod may land on the node as far as a cordon goes (DaemonSet pods tolerate it). */
@@ -81,12 +88,18 @@ export function meetsRequirement(node: NodeFacts, requirement: NodeRequirement):
   const value = nodeValue(node, requirement.key);
   const values = requirement.values ?? [];
   switch (requirement.operator) {
-    case 'In': return value !== undefined && values.includes(value);
-    case 'NotIn': return value === undefined || !values.includes(value);
-    case 'Exists': return value !== undefined;
-    case 'DoesNotExist': return value === undefined;
-    case 'Gt': return value !== undefined && Number(value) > Number(values[0]);
-    case 'Lt': return value !== undefined && Number(value) < Number(values[0]);
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+      return value !== undefined && Number(value) > Number(values[0]);
+    case 'Lt':
+      return value !== undefined && Number(value) < Number(values[0]);
   }
 }
 
@@ -96,15 +109,24 @@ export function meetsAll(node: NodeFacts, requirements: readonly NodeRequirement
 
 /** The pod's nodeSelector (as `In` expressions) followed by its required node affinity. */
 export function podRequirements(pod: PodFacts): PodRequirement[] {
-  const fromSelector = Object.entries(pod.nodeSelector ?? {}).map(([key, value]): PodRequirement => ({ requirement: { key, operator: 'In', values: [value] }, origin: 'nodeSelector' }));
-  const fromAffinity = (pod.requiredNodeAffinity ?? []).map((requirement): PodRequirement => ({ requirement, origin: 'required node affinity' }));
+  const fromSelector = Object.entries(pod.nodeSelector ?? {}).map(([key, value]): PodRequirement => ({
+    requirement: { key, operator: 'In', values: [value] },
+    origin: 'nodeSelector',
+  }));
+  const fromAffinity = (pod.requiredNodeAffinity ?? []).map((requirement): PodRequirement => ({
+    requirement,
+    origin: 'required node affinity',
+  }));
   return [...fromSelector, ...fromAffinity];
 }
 
 /** The one node the pod may run on: its spec.nodeName, or a `metadata.name in [node]` affinity (a DaemonSet pod). */
 export function pinnedNode(pod: PodFacts): { readonly name: string; readonly by: string } | undefined {
   if (pod.nodeName) return { name: pod.nodeName, by: `spec.nodeName ${pod.nodeName}` };
-  const pin = pod.requiredNodeAffinity?.find((requirement) => requirement.key === 'metadata.name' && requirement.operator === 'In' && requirement.values?.length === 1);
+  const pin = pod.requiredNodeAffinity?.find(
+    (requirement) =>
+      requirement.key === 'metadata.name' && requirement.operator === 'In' && requirement.values?.length === 1,
+  );
   return pin ? { name: pin.values![0]!, by: `required node affinity metadata.name in [${pin.values![0]}]` } : undefined;
 }
 
@@ -112,20 +134,35 @@ export function pinnedNode(pod: PodFacts): { readonly name: string; readonly by:
 export function candidateNodes(pod: PodFacts, nodes: readonly NodeFacts[]): NodeFacts[] {
   const requirements = podRequirements(pod).map(({ requirement }) => requirement);
   const pin = pinnedNode(pod);
-  return nodes.filter((node) => (!pin || node.name === pin.name) && meetsAll(node, requirements) && blockingTaints(node, pod).length === 0);
+  return nodes.filter(
+    (node) =>
+      (!pin || node.name === pin.name) && meetsAll(node, requirements) && blockingTaints(node, pod).length === 0,
+  );
 }
 
 /** `topology.kubernetes.io/zone in [eu-west-1a]`, `disktype=ssd` for a nodeSelector entry. */
-export function describeRequirement({ requirement, origin }: { requirement: NodeRequirement; origin?: PodRequirement['origin'] }): string {
+export function describeRequirement({
+  requirement,
+  origin,
+}: {
+  requirement: NodeRequirement;
+  origin?: PodRequirement['origin'];
+}): string {
   const { key, operator, values = [] } = requirement;
   if (origin === 'nodeSelector') return `${key}=${values[0]}`;
   switch (operator) {
-    case 'In': return `${key} in [${values.join(', ')}]`;
-    case 'NotIn': return `${key} notin [${values.join(', ')}]`;
-    case 'Exists': return `${key} to exist`;
-    case 'DoesNotExist': return `${key} to be absent`;
-    case 'Gt': return `${key} > ${values[0]}`;
-    case 'Lt': return `${key} < ${values[0]}`;
+    case 'In':
+      return `${key} in [${values.join(', ')}]`;
+    case 'NotIn':
+      return `${key} notin [${values.join(', ')}]`;
+    case 'Exists':
+      return `${key} to exist`;
+    case 'DoesNotExist':
+      return `${key} to be absent`;
+    case 'Gt':
+      return `${key} > ${values[0]}`;
+    case 'Lt':
+      return `${key} < ${values[0]}`;
   }
 }
 
@@ -138,7 +175,9 @@ export function describeValues(nodes: readonly NodeFacts[], key: string): string
   }
   if (counts.size === 0) return undefined;
   const names = key === 'metadata.name' || key === 'kubernetes.io/hostname';
-  return [...counts].map(([value, count]) => (names ? value : `${value} (${count} ${count === 1 ? 'node' : 'nodes'})`)).join(', ');
+  return [...counts]
+    .map(([value, count]) => (names ? value : `${value} (${count} ${count === 1 ? 'node' : 'nodes'})`))
+    .join(', ');
 }
 
 export function selects(selector: Labels, labels: Labels): boolean {

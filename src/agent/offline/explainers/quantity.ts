@@ -5,8 +5,26 @@
  * (`pods`, `nvidia.com/gpu`). Rounds up, as the API server does.
  */
 
-const BINARY_SUFFIXES: Readonly<Record<string, number>> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
-const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+const BINARY_SUFFIXES: Readonly<Record<string, number>> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+const DECIMAL_SUFFIXES: Readonly<Record<string, number>> = {
+  n: 1e-9,
+  u: 1e-6,
+  m: 1e-3,
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+};
 // An exponent is tried before the suffix, so "1E3" is 1000 and "1E" is one exa.
 const QUANTITY = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;
 
@@ -15,7 +33,8 @@ export function parseQuantity(text: string): number | undefined {
   const match = QUANTITY.exec(text.trim());
   if (!match) return undefined;
   const [, number, exponent, suffix = ''] = match;
-  const scale = exponent !== undefined ? 10 ** Number(exponent) : (BINARY_SUFFIXES[suffix] ?? DECIMAL_SUFFIXES[suffix] ?? 1);
+  const scale =
+    exponent !== undefined ? 10 ** Number(exponent) : (BINARY_SUFFIXES[suffix] ?? DECIMAL_SUFFIXES[suffix] ?? 1);
   return Number(number) * scale;
 }
 

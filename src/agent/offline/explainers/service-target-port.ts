@@ -28,32 +28,80 @@ function explain(facts: MismatchFacts): Mismatch | undefined {
   const podSide = [
     declared.length > 0 ? `declares ${describePorts(declared)}` : 'declares no container ports',
     listening.length > 0 ? `its log says it listens on ${listening.join(', ')}` : undefined,
-  ].filter(Boolean).join(' and ');
-  const evidence = unserved.map(({ port, targetPort }) => (typeof targetPort === 'string' && !/^\d+$/.test(targetPort)
-    ? `Service ${service.namespace}/${service.name} port ${port} targets the named port ${targetPort}, but no container of pod ${pod.name} has a port named ${targetPort}: it ${podSide}.`
-    : `Service ${service.namespace}/${service.name} port ${port} targets port ${targetPort}, but pod ${pod.name} ${podSide}.`));
+  ]
+    .filter(Boolean)
+    .join(' and ');
+  const evidence = unserved.map(({ port, targetPort }) =>
+    typeof targetPort === 'string' && !/^\d+$/.test(targetPort)
+      ? `Service ${service.namespace}/${service.name} port ${port} targets the named port ${targetPort}, but no container of pod ${pod.name} has a port named ${targetPort}: it ${podSide}.`
+      : `Service ${service.namespace}/${service.name} port ${port} targets port ${targetPort}, but pod ${pod.name} ${podSide}.`,
+  );
   const served = declared[0] ? (declared[0].name ?? String(declared[0].containerPort)) : listening[0];
-  evidence.push(served !== undefined
-    ? `Set the Service's targetPort to ${served}, or make the container serve ${unserved.map((port) => port.targetPort).join(', ')}; until then requests to the Service are refused.`
-    : `Make the container declare and serve ${unserved.map((port) => port.targetPort).join(', ')}.`);
-  return { id: ID, evidence, sides: { expected: `targetPort ${unserved.map((port) => port.targetPort).join(', ')}`, actual: [declared.length > 0 ? `container ports ${describePorts(declared)}` : 'no container ports', listening.length > 0 ? `listening on ${listening.join(', ')}` : undefined].filter(Boolean).join('; ') } };
+  evidence.push(
+    served !== undefined
+      ? `Set the Service's targetPort to ${served}, or make the container serve ${unserved.map((port) => port.targetPort).join(', ')}; until then requests to the Service are refused.`
+      : `Make the container declare and serve ${unserved.map((port) => port.targetPort).join(', ')}.`,
+  );
+  return {
+    id: ID,
+    evidence,
+    sides: {
+      expected: `targetPort ${unserved.map((port) => port.targetPort).join(', ')}`,
+      actual: [
+        declared.length > 0 ? `container ports ${describePorts(declared)}` : 'no container ports',
+        listening.length > 0 ? `listening on ${listening.join(', ')}` : undefined,
+      ]
+        .filter(Boolean)
+        .join('; '),
+    },
+  };
 }
 
-const orders = examplePod('orders', { containers: [exampleContainer('orders', { ports: [{ name: 'http', containerPort: 3000 }, { name: 'metrics', containerPort: 9464 }] })] });
-const ordersService = (targetPort: number | string) => ({ name: 'orders', namespace: 'shop', selector: { app: 'orders' }, ports: [{ name: 'http', port: 80, targetPort }] });
+const orders = examplePod('orders', {
+  containers: [
+    exampleContainer('orders', {
+      ports: [
+        { name: 'http', containerPort: 3000 },
+        { name: 'metrics', containerPort: 9464 },
+      ],
+    }),
+  ],
+});
+const ordersService = (targetPort: number | string) => ({
+  name: 'orders',
+  namespace: 'shop',
+  selector: { app: 'orders' },
+  ports: [{ name: 'http', port: 80, targetPort }],
+});
 
 export const SERVICE_TARGET_PORT: Explainer = {
   id: ID,
   compares: 'Service targetPort ↔ container ports',
-  means: 'The Service forwards to a port the pod does not serve: with a named targetPort the pod gets no endpoint; with a number, connections are refused.',
-  source: 'Service spec.ports[].targetPort against spec.containers[].ports of the selected pod, and the port its log says it listens on',
+  means:
+    'The Service forwards to a port the pod does not serve: with a named targetPort the pod gets no endpoint; with a number, connections are refused.',
+  source:
+    'Service spec.ports[].targetPort against spec.containers[].ports of the selected pod, and the port its log says it listens on',
   explain,
   examples: {
     match: [
-      { facts: { service: ordersService(8080), pod: orders }, says: [/port 80 targets port 8080, but pod orders-7c9d5b6f4-2xkqp declares 3000 \(http\), 9464 \(metrics\)/, /targetPort to http/] },
-      { facts: { service: ordersService('web'), pod: orders }, says: [/named port web, but no container .* has a port named web/, /declares 3000 \(http\)/] },
       {
-        facts: { service: ordersService(8080), pod: examplePod('orders'), listeningPorts: [3000], logLines: ['{"level":30,"msg":"Server listening at http://0.0.0.0:3000"}'] },
+        facts: { service: ordersService(8080), pod: orders },
+        says: [
+          /port 80 targets port 8080, but pod orders-7c9d5b6f4-2xkqp declares 3000 \(http\), 9464 \(metrics\)/,
+          /targetPort to http/,
+        ],
+      },
+      {
+        facts: { service: ordersService('web'), pod: orders },
+        says: [/named port web, but no container .* has a port named web/, /declares 3000 \(http\)/],
+      },
+      {
+        facts: {
+          service: ordersService(8080),
+          pod: examplePod('orders'),
+          listeningPorts: [3000],
+          logLines: ['{"level":30,"msg":"Server listening at http://0.0.0.0:3000"}'],
+        },
         says: [/targets port 8080, but pod .* declares no container ports and its log says it listens on 3000/],
       },
     ],

@@ -10,13 +10,17 @@ test('every explainer has an id, both sides, a meaning, a source and examples bo
     assert.ok(row.means.length > 20 && row.source.length > 20, `${row.id} says what it means and where it reads`);
     assert.ok(row.examples.match.length > 0, `${row.id} has facts it must explain`);
     assert.ok(row.examples.noMatch.length > 0, `${row.id} has near misses it must leave alone`);
-    for (const example of row.examples.match) assert.ok(example.says.length > 0, `${row.id}: each match example says what the evidence must contain`);
+    for (const example of row.examples.match)
+      assert.ok(example.says.length > 0, `${row.id}: each match example says what the evidence must contain`);
   }
 });
 
 test('explainer ids are unique', () => {
   const ids = EXPLAINERS.map((row) => row.id);
-  assert.deepEqual(ids.filter((id, index) => ids.indexOf(id) !== index), []);
+  assert.deepEqual(
+    ids.filter((id, index) => ids.indexOf(id) !== index),
+    [],
+  );
 });
 
 test('every explainer explains its match examples in the words its examples expect', () => {
@@ -26,7 +30,10 @@ test('every explainer explains its match examples in the words its examples expe
       assert.ok(found, `${row.id} match #${index} yields a mismatch`);
       const evidence = found.evidence.join('\n');
       for (const says of example.says) assert.match(evidence, says, `${row.id} match #${index}`);
-      assert.ok(found.sides.expected.length > 0 && found.sides.actual.length > 0, `${row.id} match #${index} names both sides`);
+      assert.ok(
+        found.sides.expected.length > 0 && found.sides.actual.length > 0,
+        `${row.id} match #${index} names both sides`,
+      );
       assert.ok(found.evidence.length >= 2, `${row.id} match #${index} says what to change as well as what differs`);
     });
   }
@@ -36,7 +43,10 @@ test('every explainer leaves its near misses alone', () => {
   for (const row of EXPLAINERS) {
     row.examples.noMatch.forEach((facts, index) => {
       assert.equal(row.explain(facts), undefined, `${row.id} noMatch #${index}`);
-      assert.ok(!explainMismatches(facts).some((mismatch) => mismatch.id === row.id), `${row.id} noMatch #${index} through the table`);
+      assert.ok(
+        !explainMismatches(facts).some((mismatch) => mismatch.id === row.id),
+        `${row.id} noMatch #${index} through the table`,
+      );
     });
   }
 });
@@ -47,7 +57,10 @@ test('empty facts explain nothing', () => {
 
 test('a DaemonSet pod pinned to a full node lacks room even when the other nodes are empty', () => {
   const full = exampleNode('ip-10-0-1-23.eu-west-1.compute.internal', { requested: { cpu: '3900m', memory: '4Gi' } });
-  const empty = exampleNode('ip-10-0-2-87.eu-west-1.compute.internal', { zone: 'eu-west-1b', requested: { cpu: '0', memory: '0' } });
+  const empty = exampleNode('ip-10-0-2-87.eu-west-1.compute.internal', {
+    zone: 'eu-west-1b',
+    requested: { cpu: '0', memory: '0' },
+  });
   const pod = examplePod('fluent-bit', {
     name: 'fluent-bit-8xk2q',
     namespace: 'logging',
@@ -63,7 +76,10 @@ test('a DaemonSet pod pinned to a full node lacks room even when the other nodes
 test('a pod repelled by taints is explained by the taint row alone, not as a lack of room', () => {
   const tainted = exampleNode('ip-10-0-2-201.eu-west-1.compute.internal', { taints: ['dedicated=batch:NoSchedule'] });
   const pod = examplePod('reports', { containers: [exampleContainer('reports', { requests: { cpu: '8' } })] });
-  assert.deepEqual(explainMismatches({ pod, nodes: [tainted] }).map((mismatch) => mismatch.id), ['taint-not-tolerated']);
+  assert.deepEqual(
+    explainMismatches({ pod, nodes: [tainted] }).map((mismatch) => mismatch.id),
+    ['taint-not-tolerated'],
+  );
 });
 
 test('a NoExecute taint is not tolerated by a NoSchedule toleration of the same key', () => {

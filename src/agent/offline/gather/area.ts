@@ -21,12 +21,15 @@ export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering
   query.barrier();
   const now = query.clusterNow().getTime();
   const listed = pods?.pods ?? [];
-  const unhealthy = listed.filter((pod) => (!pod.healthy || restartsAtPace(pod, now)) && !retriedToSuccess(pod, listed));
+  const unhealthy = listed.filter(
+    (pod) => (!pod.healthy || restartsAtPace(pod, now)) && !retriedToSuccess(pod, listed),
+  );
   // Several pods failing at once on a node that is itself unwell: the node is the story.
   const sick = (nodes?.nodes ?? []).filter((node) => !node.healthy);
   for (const node of sick) {
     const onNode = unhealthy.filter((pod) => pod.node === node.name);
-    if (onNode.length > 0 && onNode.length * 2 >= unhealthy.length) return gathering.node({ kind: 'node', name: node.name });
+    if (onNode.length > 0 && onNode.length * 2 >= unhealthy.length)
+      return gathering.node({ kind: 'node', name: node.name });
   }
   // A workload that serves nothing is the bigger story than a rollout stuck beside healthy replicas.
   const worst = pickWorstPod(podsOfWorkloadsDown(unhealthy, listed));
@@ -37,27 +40,47 @@ export function gatherForArea(focus: FocusOf<'namespace' | 'cluster'>, gathering
   // Only a Service that reaches no pod is a lead of its own; the others are found through their workloads.
   const services = query.data('list_services', { ...scope, noReadyEndpoints: true });
   // Asked for now so they arrive in the same turn; read below when the checks before them find nothing.
-  const daemonSets = focus.kind === 'namespace' ? query.data('list_daemon_sets', { namespace: focus.namespace }) : undefined;
+  const daemonSets =
+    focus.kind === 'namespace' ? query.data('list_daemon_sets', { namespace: focus.namespace }) : undefined;
   if (focus.kind === 'namespace') query.data('list_events', { namespace: focus.namespace, type: 'Warning' });
   query.barrier();
   const failing = deployments?.items.find((item) => !item.healthy && item.kind === 'Deployment');
-  if (failing) return gathering.workload({ kind: 'workload', workloadKind: 'Deployment', namespace: failing.namespace, name: failing.name });
+  if (failing)
+    return gathering.workload({
+      kind: 'workload',
+      workloadKind: 'Deployment',
+      namespace: failing.namespace,
+      name: failing.name,
+    });
   // Every pod and workload is fine: a Service that reaches none of them is what is left.
   const empty = services?.services.find((service) => service.noReadyEndpoints);
   if (empty) return gathering.service({ kind: 'service', namespace: empty.namespace, name: empty.name });
   // Pods that were never created leave no pod to look at: only their controller's events tell.
-  const refused = focus.kind === 'namespace' ? workloadRefusedByQuota({ namespace: focus.namespace }, query) : undefined;
-  if (refused && focus.kind === 'namespace') return gathering.workload({ kind: 'workload', workloadKind: refused.workloadKind, namespace: focus.namespace, name: refused.name });
+  const refused =
+    focus.kind === 'namespace' ? workloadRefusedByQuota({ namespace: focus.namespace }, query) : undefined;
+  if (refused && focus.kind === 'namespace')
+    return gathering.workload({
+      kind: 'workload',
+      workloadKind: refused.workloadKind,
+      namespace: focus.namespace,
+      name: refused.name,
+    });
   // A DaemonSet whose pods all run ready can still be kept off the nodes it belongs on.
   if (focus.kind === 'namespace') {
     for (const daemonSet of (daemonSets?.items ?? []).slice(0, MAX_DAEMON_SETS_CHECKED)) {
-      const checked = gathering.workload({ kind: 'workload', workloadKind: 'DaemonSet', namespace: focus.namespace, name: daemonSet.name });
+      const checked = gathering.workload({
+        kind: 'workload',
+        workloadKind: 'DaemonSet',
+        namespace: focus.namespace,
+        name: daemonSet.name,
+      });
       if (isMisscheduled({ ...checked, clusterNow: query.clusterNow() })) return checked;
     }
   }
   // Nothing visibly fails, yet something was reported: the pod whose workload the words name best may say in its log.
   const hinted = focus.kind === 'namespace' && focus.hint ? podNamedBy(focus.hint, pods?.pods ?? []) : undefined;
-  if (hinted) return gathering.pod({ namespace: hinted.namespace, name: hinted.name }, { focus }, { readHealthyLogs: true });
+  if (hinted)
+    return gathering.pod({ namespace: hinted.namespace, name: hinted.name }, { focus }, { readHealthyLogs: true });
   return { focus, notFound: 'an unhealthy pod or workload' };
 }
 
@@ -66,7 +89,9 @@ const MAX_DAEMON_SETS_CHECKED = 3;
 /** The workloads (or bare pods) with a pod in trouble in the area, from the pods already listed. */
 export function countFailingWorkloads(focus: FocusOf<'namespace' | 'cluster'>, query: Query): number {
   const pods = focus.kind === 'namespace' ? namespacePods(focus.namespace, query) : query.data('list_pods', {});
-  const failing = (pods?.pods ?? []).filter((pod) => !pod.healthy).map((pod) => `${pod.namespace}/${workloadOfPod(pod)?.name ?? pod.name}`);
+  const failing = (pods?.pods ?? [])
+    .filter((pod) => !pod.healthy)
+    .map((pod) => `${pod.namespace}/${workloadOfPod(pod)?.name ?? pod.name}`);
   return new Set(failing).size;
 }
 

@@ -10,7 +10,9 @@ export function gatherForClaim(focus: FocusOf<'pvc'>, gathering: Gathering): Gat
   const pods = query.data('list_pods', { namespace: focus.namespace });
   query.barrier();
   // StatefulSet claims are named <template>-<pod>: find the pod that mounts this one.
-  const user = (pods?.pods ?? []).find((pod) => focus.name.endsWith(`-${pod.name}`)) ?? pickWorstPod((pods?.pods ?? []).filter((pod) => pod.phase === 'Pending'));
+  const user =
+    (pods?.pods ?? []).find((pod) => focus.name.endsWith(`-${pod.name}`)) ??
+    pickWorstPod((pods?.pods ?? []).filter((pod) => pod.phase === 'Pending'));
   if (!user) return { focus, notFound: `a pod using claim ${focus.namespace}/${focus.name}` };
   return gathering.pod({ namespace: user.namespace, name: user.name }, { focus });
 }

@@ -65,5 +65,11 @@ function gatherForAbsent(focus: FocusOf<'absent'>): Gathered {
 
 /** A namespace or the cluster reported on: the words that matched nothing stay with the case, whatever it leads to (a pod, a node). */
 function gatherForReportedArea(focus: FocusOf<'namespace' | 'cluster'>, gathering: Gathering): Gathered {
-  return { ...gathering.area(focus), failingWorkloads: countFailingWorkloads(focus, gathering.query), ...(focus.unmatched !== undefined ? { unmatched: { words: focus.unmatched, ...(focus.kind === 'namespace' ? { namespace: focus.namespace } : {}) } } : {}) };
+  return {
+    ...gathering.area(focus),
+    failingWorkloads: countFailingWorkloads(focus, gathering.query),
+    ...(focus.unmatched !== undefined
+      ? { unmatched: { words: focus.unmatched, ...(focus.kind === 'namespace' ? { namespace: focus.namespace } : {}) } }
+      : {}),
+  };
 }

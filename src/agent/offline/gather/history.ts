@@ -5,7 +5,11 @@
 import type { RolloutHistoryData } from '../../../tools/rollout-history.ts';
 import type { WorkloadHistory } from '../case.ts';
 
-export function historyFrom(rollout: RolloutHistoryData, kind: 'StatefulSet' | 'DaemonSet', desired: number): WorkloadHistory {
+export function historyFrom(
+  rollout: RolloutHistoryData,
+  kind: 'StatefulSet' | 'DaemonSet',
+  desired: number,
+): WorkloadHistory {
   return {
     kind,
     namespace: rollout.namespace,

@@ -13,18 +13,39 @@ import type { Query } from '../query.ts';
 import { workloadBehind } from './workload-behind.ts';
 
 export function intentOfWorkload(summary: WorkloadSummaryData): Deliberate | undefined {
-  return readDeliberateState({ kind: summary.kind, namespace: summary.namespace, name: summary.name, desired: summary.desired, ...(summary.paused ? { paused: true } : {}), ...(summary.partition ? { partition: summary.partition } : {}), ...(summary.updated !== undefined ? { updated: summary.updated } : {}), notes: summary.notes ?? {} });
+  return readDeliberateState({
+    kind: summary.kind,
+    namespace: summary.namespace,
+    name: summary.name,
+    desired: summary.desired,
+    ...(summary.paused ? { paused: true } : {}),
+    ...(summary.partition ? { partition: summary.partition } : {}),
+    ...(summary.updated !== undefined ? { updated: summary.updated } : {}),
+    notes: summary.notes ?? {},
+  });
 }
 
 export function intentOfCronJob(cronJob: CronJobSummaryData): Deliberate | undefined {
-  return readDeliberateState({ kind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name, suspended: cronJob.suspended, notes: cronJob.notes ?? {} });
+  return readDeliberateState({
+    kind: 'CronJob',
+    namespace: cronJob.namespace,
+    name: cronJob.name,
+    suspended: cronJob.suspended,
+    notes: cronJob.notes ?? {},
+  });
 }
 
 /** A Service that selects no pod because the workload behind it is at 0 on purpose: that workload, and why. */
-export function intentBehindService(service: ServiceDetailsData, query: Query): Pick<Gathered, 'workload' | 'intent'> | undefined {
+export function intentBehindService(
+  service: ServiceDetailsData,
+  query: Query,
+): Pick<Gathered, 'workload' | 'intent'> | undefined {
   if (Object.keys(service.selector).length === 0 || service.pods.total > 0) return undefined;
   const owner = workloadBehind(service, query);
   const intent = owner ? intentOfWorkload(owner) : undefined;
   if (!owner || !intent || owner.kind === 'ReplicaSet') return undefined;
-  return { workload: { kind: owner.kind, namespace: owner.namespace, name: owner.name }, intent: { ...intent, detail: `Service ${service.namespace}/${service.name} has no endpoints because of it` } };
+  return {
+    workload: { kind: owner.kind, namespace: owner.namespace, name: owner.name },
+    intent: { ...intent, detail: `Service ${service.namespace}/${service.name} has no endpoints because of it` },
+  };
 }

@@ -34,11 +34,25 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   }
   const job = query.data('list_jobs', { namespace, name: jobName });
   query.barrier();
-  if (!job?.details) return { ...base, notFound: `Job ${namespace}/${jobName}`, ...(jobName === name ? missingField({ kind: 'Job', namespace, name }, query.get('list_jobs', { namespace, name })) : {}) };
+  if (!job?.details)
+    return {
+      ...base,
+      notFound: `Job ${namespace}/${jobName}`,
+      ...(jobName === name
+        ? missingField({ kind: 'Job', namespace, name }, query.get('list_jobs', { namespace, name }))
+        : {}),
+    };
   // A Job a CronJob made is the CronJob's failure: it makes the next one the same way.
   const owner = job.jobs[0]?.owner;
-  const workload = owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
-  let known: Gathered = { ...base, ...(workload ? { workload } : {}), job, workloadPods: job.details.pods.pods, workloadEvents: job.details.events };
+  const workload =
+    owner?.kind === 'CronJob' ? { kind: 'CronJob' as const, namespace, name: owner.name } : base.workload;
+  let known: Gathered = {
+    ...base,
+    ...(workload ? { workload } : {}),
+    job,
+    workloadPods: job.details.pods.pods,
+    workloadEvents: job.details.events,
+  };
   // A failed run the CronJob has since run again successfully: the failed Job object lingers (and alerts) until it is cleaned up.
   if (owner?.kind === 'CronJob' && job.jobs[0]?.state === 'Failed') {
     const cronJob = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0];
@@ -51,12 +65,23 @@ export function gatherForJob(focus: FocusOf<'workload'>, gathering: Gathering): 
   }
   // The failed Job's pods are gone (a deadline deletes them): the CronJob's newer run fails the same way, and shows how.
   if (owner?.kind === 'CronJob' && !job.details.pods.pods.some((pod) => !pod.healthy)) {
-    const newer = query.data('list_cron_jobs', { namespace, name: owner.name })?.cronJobs[0]?.recentJobs.find((candidate) => candidate.name !== jobName && candidate.state !== 'Complete');
+    const newer = query
+      .data('list_cron_jobs', { namespace, name: owner.name })
+      ?.cronJobs[0]?.recentJobs.find((candidate) => candidate.name !== jobName && candidate.state !== 'Complete');
     query.barrier();
     const next = newer ? query.data('list_jobs', { namespace, name: newer.name }) : undefined;
     query.barrier();
     const failing = next?.details?.pods.pods.filter((pod) => !pod.healthy) ?? [];
-    if (next?.details && failing.length > 0) return followWorstPod({ ...known, workloadPods: next.details.pods.pods, workloadEvents: [...job.details.events, ...next.details.events] }, next.details.pods.pods, gathering);
+    if (next?.details && failing.length > 0)
+      return followWorstPod(
+        {
+          ...known,
+          workloadPods: next.details.pods.pods,
+          workloadEvents: [...job.details.events, ...next.details.events],
+        },
+        next.details.pods.pods,
+        gathering,
+      );
   }
   return followWorstPod(known, job.details.pods.pods, gathering);
 }
@@ -66,7 +91,12 @@ function supersessionOf(cronJob: CronJobSummaryData, failed: string): Gathered['
   const index = cronJob.recentJobs.findIndex((job) => job.name === failed);
   const newest = cronJob.recentJobs[0];
   if (index <= 0 || newest?.state !== 'Complete') return undefined;
-  return { cronJob: cronJob.name, failed, by: newest.name, ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}) };
+  return {
+    cronJob: cronJob.name,
+    failed,
+    by: newest.name,
+    ...(cronJob.lastSuccessfulTime ? { lastSucceeded: cronJob.lastSuccessfulTime } : {}),
+  };
 }
 
 /** A CronJob's recorded intent (suspended on purpose) once nothing of it runs: its failed runs are then history. */

@@ -28,12 +28,18 @@ export function locateFocus(trigger: Trigger, query: Query): Focus {
     if (node) return { kind: 'node', name: node };
     // An application's own alert names no Kubernetes object: its words are matched against the inventory like a sentence.
     const namespace = focus.kind === 'namespace' ? focus.namespace : undefined;
-    const located = locateFromText({ text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false }, query);
+    const located = locateFromText(
+      { text: alertWords(trigger.alert), ...(namespace ? { namespace } : {}), spoken: false },
+      query,
+    );
     // When nothing visibly fails there, the alert's own name ("CheckoutErrorRateHigh") is the best hint at which pods to read.
     const name = (trigger.alert.labels.alertname ?? '').replace(/([a-z0-9])([A-Z])/g, '$1 $2');
     return located.kind === 'namespace' ? { ...located, hint: `${name} ${located.hint ?? ''}` } : located;
   }
-  return locateFromText({ text: trigger.text, ...(trigger.namespace ? { namespace: trigger.namespace } : {}), spoken: true }, query);
+  return locateFromText(
+    { text: trigger.text, ...(trigger.namespace ? { namespace: trigger.namespace } : {}), spoken: true },
+    query,
+  );
 }
 
 /**
@@ -47,7 +53,9 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const pods = query.data('list_pods', scope);
   query.barrier();
   // The namespace the person gave does not exist: that is the answer, not an empty namespace.
-  const missingScope = trigger.namespace ? missingObject({ kind: 'Namespace', name: trigger.namespace }, query.get('list_pods', scope)) : undefined;
+  const missingScope = trigger.namespace
+    ? missingObject({ kind: 'Namespace', name: trigger.namespace }, query.get('list_pods', scope))
+    : undefined;
   if (missingScope) return { kind: 'absent', missing: missingScope };
   // A second thing mentioned beside the complaint ("also the relay is red") is read only when the complaint itself names nothing failing.
   const complaint = trigger.spoken ? complaintOf(trigger.text) : trigger.text;
@@ -74,33 +82,84 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   for (const list of [deployments, statefulSets, daemonSets]) {
     for (const item of list?.items ?? []) {
       if (item.kind === 'ReplicaSet') continue;
-      candidates.push({ focus: { kind: 'workload', workloadKind: item.kind, namespace: item.namespace, name: item.name }, name: item.name, namespace: item.namespace, unhealthy: !item.healthy, ...workloadStates(item.kind, item.namespace, item.name) });
+      candidates.push({
+        focus: { kind: 'workload', workloadKind: item.kind, namespace: item.namespace, name: item.name },
+        name: item.name,
+        namespace: item.namespace,
+        unhealthy: !item.healthy,
+        ...workloadStates(item.kind, item.namespace, item.name),
+      });
     }
   }
   for (const cronJob of cronJobs?.cronJobs ?? []) {
     const unhealthy = cronJob.recentJobs.some((job) => job.state === 'Failed');
-    candidates.push({ focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name }, name: cronJob.name, namespace: cronJob.namespace, unhealthy, ...(unhealthy ? { states: FAILED_RUN } : {}) });
+    candidates.push({
+      focus: { kind: 'workload', workloadKind: 'CronJob', namespace: cronJob.namespace, name: cronJob.name },
+      name: cronJob.name,
+      namespace: cronJob.namespace,
+      unhealthy,
+      ...(unhealthy ? { states: FAILED_RUN } : {}),
+    });
   }
   // A Job of its own (no CronJob above it) is a workload a person may name.
   for (const job of jobs?.jobs ?? []) {
     if (job.owner?.kind === 'CronJob') continue;
     const unhealthy = job.state === 'Failed';
-    candidates.push({ focus: { kind: 'workload', workloadKind: 'Job', namespace: job.namespace, name: job.name }, name: job.name, namespace: job.namespace, unhealthy, ...(unhealthy ? { states: FAILED_RUN } : {}) });
+    candidates.push({
+      focus: { kind: 'workload', workloadKind: 'Job', namespace: job.namespace, name: job.name },
+      name: job.name,
+      namespace: job.namespace,
+      unhealthy,
+      ...(unhealthy ? { states: FAILED_RUN } : {}),
+    });
   }
   for (const service of services?.services ?? []) {
     // A Service is named only when it is the thing in trouble; its workload is a candidate of its own.
-    if (service.noReadyEndpoints) candidates.push({ focus: { kind: 'service', namespace: service.namespace, name: service.name }, name: service.name, namespace: service.namespace, unhealthy: true, states: NO_ENDPOINTS });
+    if (service.noReadyEndpoints)
+      candidates.push({
+        focus: { kind: 'service', namespace: service.namespace, name: service.name },
+        name: service.name,
+        namespace: service.namespace,
+        unhealthy: true,
+        states: NO_ENDPOINTS,
+      });
   }
-  for (const node of nodes?.nodes ?? []) candidates.push({ focus: { kind: 'node', name: node.name }, name: node.name, unhealthy: !node.healthy });
+  for (const node of nodes?.nodes ?? [])
+    candidates.push({ focus: { kind: 'node', name: node.name }, name: node.name, unhealthy: !node.healthy });
   for (const pod of pods?.pods ?? []) {
     const state = failingStateOf(pod);
-    if (!pod.owner) candidates.push({ focus: { kind: 'pod', namespace: pod.namespace, name: pod.name }, name: pod.name, namespace: pod.namespace, unhealthy: !pod.healthy, ...(state ? { states: new Set([state]) } : {}) });
+    if (!pod.owner)
+      candidates.push({
+        focus: { kind: 'pod', namespace: pod.namespace, name: pod.name },
+        name: pod.name,
+        namespace: pod.namespace,
+        unhealthy: !pod.healthy,
+        ...(state ? { states: new Set([state]) } : {}),
+      });
   }
 
-  const namespaces = [...new Set([...(pods?.pods ?? []).map((pod) => pod.namespace), ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : []))])];
-  const named = pickMentioned(candidates, complaint, namespaces) ?? (complaint === trigger.text ? undefined : pickMentioned(candidates, trigger.text, namespaces));
+  const namespaces = [
+    ...new Set([
+      ...(pods?.pods ?? []).map((pod) => pod.namespace),
+      ...candidates.flatMap((candidate) => (candidate.namespace ? [candidate.namespace] : [])),
+    ]),
+  ];
+  const named =
+    pickMentioned(candidates, complaint, namespaces) ??
+    (complaint === trigger.text ? undefined : pickMentioned(candidates, trigger.text, namespaces));
   // A name nothing carries, where nothing is named in full: say that it does not exist rather than blame a namesake.
-  const unknown = !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90) ? undefined : unknownName(trigger.text, [...candidates.map((candidate) => candidate.name), ...namespaces, ...(pods?.pods ?? []).map((pod) => pod.name)], namespaces);
+  const unknown =
+    !trigger.spoken || (named && mentionScore(named.name, trigger.text) >= 90)
+      ? undefined
+      : unknownName(
+          trigger.text,
+          [
+            ...candidates.map((candidate) => candidate.name),
+            ...namespaces,
+            ...(pods?.pods ?? []).map((pod) => pod.name),
+          ],
+          namespaces,
+        );
   if (unknown) {
     const namespace = trigger.namespace ?? mentionedNamespaces(namespaces, trigger.text)[0];
     return { kind: 'absent', missing: missingFromWords({ unknown, candidates, namespaces, namespace }) };
@@ -110,7 +169,13 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   if (site && !(named?.unhealthy && mentionScore(named.name, complaint) >= 90)) return site;
   // A workload and the Service in front of it often share a name: the failing workload is the better lead.
   if (named?.focus.kind === 'service') {
-    const twin = candidates.find((candidate) => candidate.focus.kind === 'workload' && candidate.name === named.name && candidate.namespace === named.namespace && candidate.unhealthy);
+    const twin = candidates.find(
+      (candidate) =>
+        candidate.focus.kind === 'workload' &&
+        candidate.name === named.name &&
+        candidate.namespace === named.namespace &&
+        candidate.unhealthy,
+    );
     if (twin) return twin.focus;
   }
   // "No logs in Grafana", "queue has no consumers": the words name where the trouble shows; the component whose job failed is the lead.
@@ -126,18 +191,33 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
   const namespace = trigger.namespace ?? mentioned;
   // A person's words that matched nothing, not even a namespace: what fails may not be what they meant.
   const names = [...candidates.map((candidate) => candidate.name), ...namespaces];
-  const unmatched = trigger.spoken && !mentioned && !player && !nearlyNamed(trigger.text, names) && !namesAKind(trigger.text) ? { unmatched: trigger.text } : {};
-  return namespace ? { kind: 'namespace', namespace, hint: trigger.text, ...unmatched } : { kind: 'cluster', ...unmatched };
+  const unmatched =
+    trigger.spoken && !mentioned && !player && !nearlyNamed(trigger.text, names) && !namesAKind(trigger.text)
+      ? { unmatched: trigger.text }
+      : {};
+  return namespace
+    ? { kind: 'namespace', namespace, hint: trigger.text, ...unmatched }
+    : { kind: 'cluster', ...unmatched };
 }
 
 /** The workload that plays the role the report's symptom points at, failing first, when the named one is healthy or nothing is named. */
-function rolePlayer(candidates: readonly Candidate[], text: string, named: Candidate | undefined, spoken: boolean): Candidate | undefined {
+function rolePlayer(
+  candidates: readonly Candidate[],
+  text: string,
+  named: Candidate | undefined,
+  spoken: boolean,
+): Candidate | undefined {
   if (named?.unhealthy) return undefined;
   const roles = rolesReported(text);
-  const players = roles.flatMap((role) => candidates.filter((candidate) => candidate.focus.kind === 'workload' && role.players.test(candidate.name)));
+  const players = roles.flatMap((role) =>
+    candidates.filter((candidate) => candidate.focus.kind === 'workload' && role.players.test(candidate.name)),
+  );
   const failing = players.find((candidate) => candidate.unhealthy);
   // A node agent plays its role even when it looks well, but only a person's report is read that way.
-  const agents = spoken && roles.some((role) => role.agentFallback) ? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet') : undefined;
+  const agents =
+    spoken && roles.some((role) => role.agentFallback)
+      ? players.find((candidate) => candidate.focus.kind === 'workload' && candidate.focus.workloadKind === 'DaemonSet')
+      : undefined;
   // Nothing named, and one workload plays the role the symptom points at: it is what the person means, however well it looks.
   const only = spoken && !named && players.length === 1 ? players[0] : undefined;
   return failing ?? agents ?? only;
@@ -147,12 +227,22 @@ function rolePlayer(candidates: readonly Candidate[], text: string, named: Candi
  * The Service behind the first site an Ingress serves: a route whose Service has no ready
  * endpoint, or whose workload of the same name fails, before the others.
  */
-function siteBackend(sites: readonly string[], candidates: readonly Candidate[], scope: { namespace?: string }, query: Query): Focus | undefined {
+function siteBackend(
+  sites: readonly string[],
+  candidates: readonly Candidate[],
+  scope: { namespace?: string },
+  query: Query,
+): Focus | undefined {
   for (const host of sites) {
     const ingresses = query.data('list_ingresses', { ...scope, host });
     query.barrier();
-    const routes = (ingresses?.ingresses ?? []).flatMap((ingress) => ingress.routes.flatMap((route) => (route.service ? [{ namespace: ingress.namespace, name: route.service }] : [])));
-    const failing = (route: { namespace: string; name: string }): boolean => candidates.some((candidate) => candidate.unhealthy && candidate.namespace === route.namespace && candidate.name === route.name);
+    const routes = (ingresses?.ingresses ?? []).flatMap((ingress) =>
+      ingress.routes.flatMap((route) => (route.service ? [{ namespace: ingress.namespace, name: route.service }] : [])),
+    );
+    const failing = (route: { namespace: string; name: string }): boolean =>
+      candidates.some(
+        (candidate) => candidate.unhealthy && candidate.namespace === route.namespace && candidate.name === route.name,
+      );
     const route = routes.find(failing) ?? routes[0];
     if (route) return { kind: 'service', namespace: route.namespace, name: route.name };
   }
@@ -165,7 +255,9 @@ function nodeOfInstance(labels: Record<string, string>, query: Query): string | 
   const host = (labels.instance ?? '').replace(/:\d+$/, '');
   const nodes = query.data('list_nodes', {})?.nodes ?? [];
   query.barrier();
-  const named = nodes.find((node) => node.name === host || node.internalIP === host || node.name.split('.')[0] === host)?.name;
+  const named = nodes.find(
+    (node) => node.name === host || node.internalIP === host || node.name.split('.')[0] === host,
+  )?.name;
   // A node alert whose instance names no node (relabelled, or stripped): the one node in trouble is what it is about.
   const troubled = nodes.filter((node) => !node.healthy);
   return named ?? (troubled.length === 1 ? troubled[0]?.name : undefined);

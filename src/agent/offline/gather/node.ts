@@ -11,6 +11,11 @@ export function gatherForNode(focus: FocusOf<'node'>, gathering: Gathering): Gat
   const node = query.data('list_nodes', { name })?.nodes[0];
   const pods = query.data('list_pods', { fieldSelector: `spec.nodeName=${name}` });
   query.barrier();
-  if (!node) return { focus, notFound: `node ${name}`, ...missingField({ kind: 'Node', name }, query.get('list_nodes', { name })) };
+  if (!node)
+    return {
+      focus,
+      notFound: `node ${name}`,
+      ...missingField({ kind: 'Node', name }, query.get('list_nodes', { name })),
+    };
   return { focus, node, workloadPods: pods?.pods ?? [] };
 }

@@ -13,14 +13,23 @@ export function gatherForQuota(focus: FocusOf<'quota'>, gathering: Gathering): G
   const { query } = gathering;
   const workload = workloadRefusedByQuota({ namespace: focus.namespace, quota: focus.name }, query);
   if (!workload) return gathering.area({ kind: 'namespace', namespace: focus.namespace });
-  return gathering.workload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: focus.namespace, name: workload.name });
+  return gathering.workload({
+    kind: 'workload',
+    workloadKind: workload.workloadKind,
+    namespace: focus.namespace,
+    name: workload.name,
+  });
 }
 
 /** The workload whose controller reports that a quota or LimitRange refused its pods, if any. */
-export function workloadRefusedByQuota(input: { namespace: string; quota?: string }, query: Query): { workloadKind: WorkloadKind; name: string } | undefined {
+export function workloadRefusedByQuota(
+  input: { namespace: string; quota?: string },
+  query: Query,
+): { workloadKind: WorkloadKind; name: string } | undefined {
   const events = query.data('list_events', { namespace: input.namespace, type: 'Warning' });
   query.barrier();
   const refused = (events?.events ?? []).filter((event) => isQuotaRefusal(event.message));
-  const refusal = (input.quota ? refused.find((event) => event.message.includes(input.quota!)) : undefined) ?? refused[0];
+  const refusal =
+    (input.quota ? refused.find((event) => event.message.includes(input.quota!)) : undefined) ?? refused[0];
   return refusal ? workloadOfController(refusal.object) : undefined;
 }

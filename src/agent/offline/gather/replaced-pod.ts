@@ -18,12 +18,31 @@ export function podGone(target: PodTarget, known: Gathered, gathering: Gathering
   const prefix = POD_NAME_SUFFIX.exec(target.name)?.[1];
   const sibling = (pods?.pods ?? []).find((pod) => prefix !== undefined && pod.name.startsWith(`${prefix}-`));
   const workload = sibling ? workloadOfPod(sibling) : undefined;
-  if (!workload) return { ...known, notFound: `pod ${target.namespace}/${target.name}`, ...missingField({ kind: 'Pod', namespace: target.namespace, name: target.name, ...workloadsOf(target.namespace, pods?.pods) }, query.get('describe_pod', { namespace: target.namespace, name: target.name })) };
-  return { ...gathering.workload({ kind: 'workload', workloadKind: workload.workloadKind, namespace: target.namespace, name: workload.name }), replacedPod: target.name };
+  if (!workload)
+    return {
+      ...known,
+      notFound: `pod ${target.namespace}/${target.name}`,
+      ...missingField(
+        { kind: 'Pod', namespace: target.namespace, name: target.name, ...workloadsOf(target.namespace, pods?.pods) },
+        query.get('describe_pod', { namespace: target.namespace, name: target.name }),
+      ),
+    };
+  return {
+    ...gathering.workload({
+      kind: 'workload',
+      workloadKind: workload.workloadKind,
+      namespace: target.namespace,
+      name: workload.name,
+    }),
+    replacedPod: target.name,
+  };
 }
 
 /** What a missing pod's namespace runs instead: its workloads (and bare pods), by name. */
-function workloadsOf(namespace: string, pods: readonly PodSummaryData[] | undefined): Pick<Missing, 'existing' | 'existingLabel'> {
+function workloadsOf(
+  namespace: string,
+  pods: readonly PodSummaryData[] | undefined,
+): Pick<Missing, 'existing' | 'existingLabel'> {
   if (!pods) return {};
   const names = [...new Set(pods.map((pod) => workloadOfPod(pod)?.name ?? pod.name))].sort().slice(0, 10);
   return { existing: names, existingLabel: `workloads in ${namespace}` };

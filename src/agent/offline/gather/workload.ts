@@ -18,9 +18,20 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
   if (workloadKind === 'Deployment') {
     const deployment = query.data('describe_deployment', { namespace, name });
     query.barrier();
-    if (!deployment) return { ...base, notFound: `Deployment ${namespace}/${name}`, ...missingField({ kind: 'Deployment', namespace, name }, query.get('describe_deployment', { namespace, name })) };
+    if (!deployment)
+      return {
+        ...base,
+        notFound: `Deployment ${namespace}/${name}`,
+        ...missingField({ kind: 'Deployment', namespace, name }, query.get('describe_deployment', { namespace, name })),
+      };
     const intent = intentOfWorkload(deployment.summary);
-    const withDeployment: Gathered = { ...base, deployment, workloadPods: deployment.pods.pods, workloadEvents: deployment.events, ...(intent ? { intent } : {}) };
+    const withDeployment: Gathered = {
+      ...base,
+      deployment,
+      workloadPods: deployment.pods.pods,
+      workloadEvents: deployment.events,
+      ...(intent ? { intent } : {}),
+    };
     return followWorstPod(withDeployment, deployment.pods.pods, gathering, deployment.summary.healthy);
   }
   if (workloadKind === 'StatefulSet' || workloadKind === 'DaemonSet') {
@@ -30,13 +41,30 @@ export function gatherForWorkload(focus: FocusOf<'workload'>, gathering: Gatheri
     // A DaemonSet belongs on every node it tolerates: the nodes say where it runs that it should not, or not where it should.
     const nodes = workloadKind === 'DaemonSet' ? query.data('list_nodes', {}) : undefined;
     query.barrier();
-    if (!listed?.details) return { ...base, notFound: `${workloadKind} ${namespace}/${name}`, ...missingField({ kind: workloadKind, namespace, name }, query.get(tool, { namespace, name })) };
+    if (!listed?.details)
+      return {
+        ...base,
+        notFound: `${workloadKind} ${namespace}/${name}`,
+        ...missingField({ kind: workloadKind, namespace, name }, query.get(tool, { namespace, name })),
+      };
     const item = listed.items.find((candidate) => candidate.name === name);
     const desired = item?.desired ?? listed.details.pods.total;
     const intent = item ? intentOfWorkload(item) : undefined;
     const history = rollout ? { history: historyFrom(rollout, workloadKind, desired) } : {};
     const daemonSet = nodes ? { daemonSet: { template: listed.details.template, nodes: nodes.nodes } } : {};
-    return followWorstPod({ ...base, ...history, ...daemonSet, ...(intent ? { intent } : {}), workloadPods: listed.details.pods.pods, workloadEvents: listed.details.events }, listed.details.pods.pods, gathering, item?.healthy === true);
+    return followWorstPod(
+      {
+        ...base,
+        ...history,
+        ...daemonSet,
+        ...(intent ? { intent } : {}),
+        workloadPods: listed.details.pods.pods,
+        workloadEvents: listed.details.events,
+      },
+      listed.details.pods.pods,
+      gathering,
+      item?.healthy === true,
+    );
   }
   return gatherForJob(focus, gathering);
 }

@@ -4,7 +4,11 @@ import { describeRestartHistory, readRestartHistory, RESTART_EXAMPLES } from './
 
 describe('restart history', () => {
   it('has examples of a pace that goes on, one that stopped, and none', () => {
-    assert.ok(RESTART_EXAMPLES.ongoing.length > 0 && RESTART_EXAMPLES.recovered.length > 0 && RESTART_EXAMPLES.noPace.length > 0);
+    assert.ok(
+      RESTART_EXAMPLES.ongoing.length > 0 &&
+        RESTART_EXAMPLES.recovered.length > 0 &&
+        RESTART_EXAMPLES.noPace.length > 0,
+    );
   });
   for (const [index, example] of RESTART_EXAMPLES.ongoing.entries()) {
     it(`reads ongoing example ${index + 1} as not recovered`, () => {

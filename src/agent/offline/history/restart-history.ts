@@ -66,19 +66,55 @@ function formatSince(seconds: number): string {
 
 /** `14 restarts, about every 4 h, the last 3 h ago (OOMKilled, limit 512Mi): still going on`. */
 export function describeRestartHistory(history: RestartHistory, memoryLimit?: string): string {
-  const reason = history.lastReason ? ` (${history.lastReason}${memoryLimit && history.lastReason === 'OOMKilled' ? `, memory limit ${memoryLimit}` : ''})` : '';
-  const verdict = history.ongoing ? 'the pace goes on, so it has not recovered' : `none since: the pace stopped ${formatSince(history.sinceLastSeconds)} ago`;
+  const reason = history.lastReason
+    ? ` (${history.lastReason}${memoryLimit && history.lastReason === 'OOMKilled' ? `, memory limit ${memoryLimit}` : ''})`
+    : '';
+  const verdict = history.ongoing
+    ? 'the pace goes on, so it has not recovered'
+    : `none since: the pace stopped ${formatSince(history.sinceLastSeconds)} ago`;
   return `${history.count} restarts, ${formatPace(history.paceSeconds)}, the last ${formatSince(history.sinceLastSeconds)} ago${reason}; ${verdict}`;
 }
 
 /** Examples the pace must read as ongoing, and as over. */
-export const RESTART_EXAMPLES: { ongoing: Array<{ facts: RestartFacts; says: RegExp }>; recovered: Array<{ facts: RestartFacts; says: RegExp }>; noPace: RestartFacts[] } = {
+export const RESTART_EXAMPLES: {
+  ongoing: Array<{ facts: RestartFacts; says: RegExp }>;
+  recovered: Array<{ facts: RestartFacts; says: RegExp }>;
+  noPace: RestartFacts[];
+} = {
   ongoing: [
-    { facts: { restartCount: 14, podAgeSeconds: 56 * 3600, runningForSeconds: 3 * 3600, lastReason: 'OOMKilled', lastExitCode: 137, memoryLimit: '512Mi' }, says: /14 restarts, about every 4 h, the last 3 h ago \(OOMKilled, memory limit 512Mi\); the pace goes on/ },
-    { facts: { restartCount: 40, podAgeSeconds: 10 * 3600, runningForSeconds: 600, lastReason: 'Error', lastExitCode: 1 }, says: /40 restarts, about every 15 min/ },
+    {
+      facts: {
+        restartCount: 14,
+        podAgeSeconds: 56 * 3600,
+        runningForSeconds: 3 * 3600,
+        lastReason: 'OOMKilled',
+        lastExitCode: 137,
+        memoryLimit: '512Mi',
+      },
+      says: /14 restarts, about every 4 h, the last 3 h ago \(OOMKilled, memory limit 512Mi\); the pace goes on/,
+    },
+    {
+      facts: {
+        restartCount: 40,
+        podAgeSeconds: 10 * 3600,
+        runningForSeconds: 600,
+        lastReason: 'Error',
+        lastExitCode: 1,
+      },
+      says: /40 restarts, about every 15 min/,
+    },
   ],
   recovered: [
-    { facts: { restartCount: 3, podAgeSeconds: 72 * 3600, runningForSeconds: 48 * 3600, lastReason: 'Error', lastExitCode: 1 }, says: /3 restarts, about every 8 h, the last 2 d ago \(Error\); none since/ },
+    {
+      facts: {
+        restartCount: 3,
+        podAgeSeconds: 72 * 3600,
+        runningForSeconds: 48 * 3600,
+        lastReason: 'Error',
+        lastExitCode: 1,
+      },
+      says: /3 restarts, about every 8 h, the last 2 d ago \(Error\); none since/,
+    },
   ],
   noPace: [
     { restartCount: 1, podAgeSeconds: 86400, runningForSeconds: 3600, lastReason: 'OOMKilled' },

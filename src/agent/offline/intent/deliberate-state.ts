@@ -39,7 +39,8 @@ export interface IntentRow {
 }
 
 /** Words that record a decision, in an annotation's key or value. */
-const DECISION = /decommission|retir(ed|e)\b|sunset|deprecat|replaced by|migrat(ed|ing) to|scaled? (down )?to (0|zero)|--replicas[= ]0\b|\bpaused?\b|do not (scale|start|restart)|don'?t (scale|start)|keep (it )?(off|down|at 0)|disabled?\b|maintenance|freeze|on hold|suspend|\b(CHG|CR|RFC|CHANGE|TICKET|OPS|INC)[-_ ]?\d+|change (request|ticket)/i;
+const DECISION =
+  /decommission|retir(ed|e)\b|sunset|deprecat|replaced by|migrat(ed|ing) to|scaled? (down )?to (0|zero)|--replicas[= ]0\b|\bpaused?\b|do not (scale|start|restart)|don'?t (scale|start)|keep (it )?(off|down|at 0)|disabled?\b|maintenance|freeze|on hold|suspend|\b(CHG|CR|RFC|CHANGE|TICKET|OPS|INC)[-_ ]?\d+|change (request|ticket)/i;
 
 /** The annotation that records a decision, as `key: value`: one whose value says it first ("paused for the migration, CHG-2291"), then one whose key does ("suspended-by"). */
 function decisionNote(notes: Record<string, string>): string | undefined {
@@ -59,14 +60,32 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     read(workload) {
       if (workload.desired !== 0) return undefined;
       const note = decisionNote(workload.notes);
-      return note ? { row: 'scaled-to-zero-on-record', state: `${label(workload)} is scaled to 0 replicas on purpose`, note } : undefined;
+      return note
+        ? { row: 'scaled-to-zero-on-record', state: `${label(workload)} is scaled to 0 replicas on purpose`, note }
+        : undefined;
     },
     examples: {
       match: [
-        { workload: intent({ desired: 0, notes: { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471' } }), says: /scaled to 0 .*CHG-4471/ },
-        { workload: intent({ desired: 0, notes: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' } }), says: /decommissioned: 2026-11-20, replaced by ledger-v2/ },
+        {
+          workload: intent({
+            desired: 0,
+            notes: { 'kubernetes.io/change-cause': 'scaled to 0: decommissioned per CHG-4471' },
+          }),
+          says: /scaled to 0 .*CHG-4471/,
+        },
+        {
+          workload: intent({
+            desired: 0,
+            notes: { 'ops.example.com/decommissioned': '2026-11-20, replaced by ledger-v2' },
+          }),
+          says: /decommissioned: 2026-11-20, replaced by ledger-v2/,
+        },
       ],
-      noMatch: [intent({ desired: 0, notes: {} }), intent({ desired: 0, notes: { 'kubernetes.io/change-cause': 'bump image to 2.4.1' } }), intent({ desired: 3, notes: { 'ops.example.com/note': 'do not scale' } })],
+      noMatch: [
+        intent({ desired: 0, notes: {} }),
+        intent({ desired: 0, notes: { 'kubernetes.io/change-cause': 'bump image to 2.4.1' } }),
+        intent({ desired: 3, notes: { 'ops.example.com/note': 'do not scale' } }),
+      ],
     },
   },
   {
@@ -75,12 +94,33 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     read(workload) {
       if (workload.kind !== 'CronJob' || !workload.suspended) return undefined;
       const note = decisionNote(workload.notes);
-      return { row: 'suspended-cronjob', state: `${label(workload)} is suspended (spec.suspend: true), so it schedules no Job`, ...(note ? { note } : {}) };
+      return {
+        row: 'suspended-cronjob',
+        state: `${label(workload)} is suspended (spec.suspend: true), so it schedules no Job`,
+        ...(note ? { note } : {}),
+      };
     },
     examples: {
       match: [
-        { workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' } }), says: /suspended .*OPS-812/ },
-        { workload: intent({ kind: 'CronJob', suspended: true, notes: { 'team.example.com/suspended-by': 'j.doe', 'team.example.com/suspended-reason': 'on hold until the cutover, CHG-41' } }), says: /suspended-reason: on hold until the cutover, CHG-41/ },
+        {
+          workload: intent({
+            kind: 'CronJob',
+            suspended: true,
+            notes: { 'team.example.com/why': 'paused during the warehouse migration, OPS-812' },
+          }),
+          says: /suspended .*OPS-812/,
+        },
+        {
+          workload: intent({
+            kind: 'CronJob',
+            suspended: true,
+            notes: {
+              'team.example.com/suspended-by': 'j.doe',
+              'team.example.com/suspended-reason': 'on hold until the cutover, CHG-41',
+            },
+          }),
+          says: /suspended-reason: on hold until the cutover, CHG-41/,
+        },
       ],
       noMatch: [intent({ kind: 'CronJob', suspended: false, notes: {} })],
     },
@@ -91,7 +131,11 @@ export const INTENT_ROWS: readonly IntentRow[] = [
     read(workload) {
       if (workload.kind !== 'Deployment' || !workload.paused) return undefined;
       const note = decisionNote(workload.notes);
-      return { row: 'paused-rollout', state: `${label(workload)} has its rollout paused (spec.paused: true)`, ...(note ? { note } : {}) };
+      return {
+        row: 'paused-rollout',
+        state: `${label(workload)} has its rollout paused (spec.paused: true)`,
+        ...(note ? { note } : {}),
+      };
     },
     examples: {
       match: [{ workload: intent({ paused: true, desired: 3, notes: {} }), says: /rollout paused/ }],
@@ -100,19 +144,38 @@ export const INTENT_ROWS: readonly IntentRow[] = [
   },
   {
     id: 'partitioned-rollout',
-    means: 'a StatefulSet whose rolling update has a partition keeps the pods below that ordinal on the old revision: a staged (canary) rollout, held by design',
+    means:
+      'a StatefulSet whose rolling update has a partition keeps the pods below that ordinal on the old revision: a staged (canary) rollout, held by design',
     read(workload) {
       if (workload.kind !== 'StatefulSet' || !workload.partition || workload.desired === undefined) return undefined;
-      const note = decisionNote(workload.notes) ?? Object.entries(workload.notes).map(([key, value]) => `${key}: ${value}`)[0];
+      const note =
+        decisionNote(workload.notes) ?? Object.entries(workload.notes).map(([key, value]) => `${key}: ${value}`)[0];
       const held = `${label(workload)} rolls out in stages: its update strategy's partition is ${workload.partition}, so pods with an ordinal below ${workload.partition} stay on the old revision${workload.updated !== undefined ? ` (${workload.updated} of ${workload.desired} updated)` : ''}`;
       return { row: 'partitioned-rollout', state: held, ...(note ? { note } : {}) };
     },
     examples: {
       match: [
-        { workload: intent({ kind: 'StatefulSet', name: 'nats', desired: 3, partition: 2, updated: 1, notes: { 'eventbus.example.com/rollout-note': 'nats-2 soaks 72h on 2.10.22 before the rest, CHG-7712' } }), says: /partition is 2, so pods with an ordinal below 2 stay on the old revision \(1 of 3 updated\).*CHG-7712/ },
-        { workload: intent({ kind: 'StatefulSet', name: 'kafka', desired: 5, partition: 4, notes: {} }), says: /partition is 4/ },
+        {
+          workload: intent({
+            kind: 'StatefulSet',
+            name: 'nats',
+            desired: 3,
+            partition: 2,
+            updated: 1,
+            notes: { 'eventbus.example.com/rollout-note': 'nats-2 soaks 72h on 2.10.22 before the rest, CHG-7712' },
+          }),
+          says: /partition is 2, so pods with an ordinal below 2 stay on the old revision \(1 of 3 updated\).*CHG-7712/,
+        },
+        {
+          workload: intent({ kind: 'StatefulSet', name: 'kafka', desired: 5, partition: 4, notes: {} }),
+          says: /partition is 4/,
+        },
       ],
-      noMatch: [intent({ kind: 'StatefulSet', desired: 3, notes: {} }), intent({ kind: 'StatefulSet', desired: 3, partition: 0, notes: {} }), intent({ kind: 'Deployment', desired: 3, partition: 2, notes: {} })],
+      noMatch: [
+        intent({ kind: 'StatefulSet', desired: 3, notes: {} }),
+        intent({ kind: 'StatefulSet', desired: 3, partition: 0, notes: {} }),
+        intent({ kind: 'Deployment', desired: 3, partition: 2, notes: {} }),
+      ],
     },
   },
 ];

@@ -14,7 +14,12 @@ export function misscheduledFinding(gathered: Case): Finding {
     category: 'unschedulable-placement',
     cause: `the nodes tainted ${taints.join(', ')} are closed to ${workload.kind} ${workload.namespace}/${workload.name}, which does not tolerate the taint: the pods it has there are misscheduled and new nodes get none`,
     evidence: [
-      ...nodes.slice(0, 6).map((entry) => `node ${entry.node.name} has taint ${entry.taints.join(', ')} that ${workload.name} does not tolerate; ${entry.pods.length ? `its pod ${entry.pods.join(', ')} runs there (misscheduled)` : 'no pod of it runs there'}`),
+      ...nodes
+        .slice(0, 6)
+        .map(
+          (entry) =>
+            `node ${entry.node.name} has taint ${entry.taints.join(', ')} that ${workload.name} does not tolerate; ${entry.pods.length ? `its pod ${entry.pods.join(', ')} runs there (misscheduled)` : 'no pod of it runs there'}`,
+        ),
       `${workload.kind} ${workload.name} tolerations: ${tolerations.length ? tolerations.join(', ') : 'none'}`,
     ],
     confidence: 'high',

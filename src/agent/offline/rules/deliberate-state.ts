@@ -10,7 +10,8 @@ export function isDeliberate(view: CaseView): boolean {
   const { gathered } = view;
   if (!gathered.intent) return false;
   // A suspended CronJob starts nothing more: its failed runs are history; a run still going is not.
-  if (gathered.intent.row === SUSPENDED_CRONJOB) return !(gathered.workloadPods ?? []).some((pod) => !pod.healthy && pod.phase !== 'Failed');
+  if (gathered.intent.row === SUSPENDED_CRONJOB)
+    return !(gathered.workloadPods ?? []).some((pod) => !pod.healthy && pod.phase !== 'Failed');
   // A pod of it that fails is a failure, however deliberate the rest.
   return !(gathered.workloadPods ?? []).some((pod) => !pod.healthy) && (!view.pod || view.container === undefined);
 }
@@ -20,7 +21,11 @@ export function deliberateFinding(view: CaseView): Finding {
   return {
     category: 'no-issue',
     cause: `${intent.state}${intent.note ? ` (${intent.note})` : ''}, so nothing is broken${intent.detail ? `: ${intent.detail.charAt(0).toLowerCase()}${intent.detail.slice(1)}` : ''}`,
-    evidence: [intent.note ? `${intent.state}: ${intent.note}` : intent.state, ...(intent.detail ? [intent.detail] : []), ...earlierRun(view)],
+    evidence: [
+      intent.note ? `${intent.state}: ${intent.note}` : intent.state,
+      ...(intent.detail ? [intent.detail] : []),
+      ...earlierRun(view),
+    ],
     confidence: intent.note ? 'high' : 'medium',
   };
 }
@@ -32,5 +37,7 @@ function earlierRun(view: CaseView): string[] {
   const job = view.gathered.job?.jobs[0];
   if (view.gathered.intent?.row !== SUSPENDED_CRONJOB || job?.state !== 'Failed') return [];
   const said = view.reading?.evidence[0];
-  return [`its Job ${job.name} failed earlier${said ? `; its log: ${said.trim().slice(0, 300)}` : ''}; no new Job starts while it is suspended`];
+  return [
+    `its Job ${job.name} failed earlier${said ? `; its log: ${said.trim().slice(0, 300)}` : ''}; no new Job starts while it is suspended`,
+  ];
 }

@@ -8,13 +8,22 @@ const PATTERNS: { name: string; pattern: RegExp; match: string[]; noMatch: strin
   {
     name: 'STARTUP_TIME (how long an app takes to start)',
     pattern: STARTUP_TIME,
-    match: ['Started StockServiceApplication in 47.3 seconds (process running for 49.1)', 'Server startup in 52000 ms', 'HTTP server listening on :8080, ready in 61s', 'Keycloak 24.0.4 on JVM started in 38.112s'],
+    match: [
+      'Started StockServiceApplication in 47.3 seconds (process running for 49.1)',
+      'Server startup in 52000 ms',
+      'HTTP server listening on :8080, ready in 61s',
+      'Keycloak 24.0.4 on JVM started in 38.112s',
+    ],
     noMatch: ['Starting StockServiceApplication using Java 21', 'processed 412 orders in 3 batches'],
   },
   {
     name: 'SLOW_HEALTH (a health check that says how long it took)',
     pattern: SLOW_HEALTH,
-    match: ['Health contributor fxRates (fxRates) took 2759ms to respond', 'readiness check took 3.2s', 'probe handler exceeded 1500 ms'],
+    match: [
+      'Health contributor fxRates (fxRates) took 2759ms to respond',
+      'readiness check took 3.2s',
+      'probe handler exceeded 1500 ms',
+    ],
     noMatch: ['Health contributor fxRates is UP', 'pushed 412 offers to partner=initech in 3.2s'],
   },
   {

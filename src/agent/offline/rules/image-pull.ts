@@ -16,10 +16,20 @@ export function imagePullFinding(view: CaseView): Finding {
   const events = view.pod?.events ?? [];
   // The kubelet's "Failed to pull image ...: <registry's answer>" says why; "Error: ErrImagePull" only that.
   const pullEvents = events
-    .filter((event) => event.type === 'Warning' && /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized|denied/i.test(event.message))
-    .sort((left, right) => Number(/Failed to pull image/i.test(right.message)) - Number(/Failed to pull image/i.test(left.message)) || right.message.length - left.message.length);
+    .filter(
+      (event) =>
+        event.type === 'Warning' &&
+        /Failed to pull image|ErrImagePull|not found|manifest unknown|unauthorized|denied/i.test(event.message),
+    )
+    .sort(
+      (left, right) =>
+        Number(/Failed to pull image/i.test(right.message)) - Number(/Failed to pull image/i.test(left.message)) ||
+        right.message.length - left.message.length,
+    );
   const pullSecrets = view.pod?.spec.imagePullSecrets ?? [];
-  const unauthorized = pullEvents.some((event) => /unauthori[sz]ed|denied|401|403|authentication required/i.test(event.message));
+  const unauthorized = pullEvents.some((event) =>
+    /unauthori[sz]ed|denied|401|403|authentication required/i.test(event.message),
+  );
   return {
     category: 'image-pull',
     cause: `the image ${container.image} cannot be pulled${unauthorized ? ' (the registry refuses the pull)' : ''}`,

@@ -19,10 +19,14 @@ function findMissingInEvents(events: EventData[]): ReturnType<typeof readMissing
 /** The Secret or ConfigMap (or key of one) a waiting container references and cannot find. */
 export function missingReferenceOf(view: CaseView): MissingReference | undefined {
   // A pod stuck in ContainerCreating may show no container state at all: the kubelet's FailedMount event names the object.
-  const mount = view.pod?.events.find((event) => (event.reason === 'FailedMount' || event.reason === 'FailedAttachVolume') && readMissingReference(event.message));
+  const mount = view.pod?.events.find(
+    (event) =>
+      (event.reason === 'FailedMount' || event.reason === 'FailedAttachVolume') && readMissingReference(event.message),
+  );
   if (view.container?.state.state !== 'waiting') return mount ? readMissingReference(mount.message) : undefined;
   const reason = view.waiting?.reason;
-  const message = reason === 'CreateContainerConfigError' || reason === 'CreateContainerError' ? (view.waiting?.message ?? '') : '';
+  const message =
+    reason === 'CreateContainerConfigError' || reason === 'CreateContainerError' ? (view.waiting?.message ?? '') : '';
   return readMissingReference(message) ?? findMissingInEvents(view.pod?.events ?? []);
 }
 
@@ -30,8 +34,12 @@ export function missingReferenceOf(view: CaseView): MissingReference | undefined
 export function missingObjectOf(view: CaseView): (MissingReference & { object: 'Secret' | 'ConfigMap' }) | undefined {
   const found = missingReferenceOf(view);
   if (!found) return undefined;
-  const missing = { ...found, object: found.verdict === 'missing-secret' ? ('Secret' as const) : ('ConfigMap' as const) };
-  if (missing.volume) missing.name = view.pod?.spec.volumes.find((volume) => volume.name === missing.volume)?.sourceName ?? missing.name;
+  const missing = {
+    ...found,
+    object: found.verdict === 'missing-secret' ? ('Secret' as const) : ('ConfigMap' as const),
+  };
+  if (missing.volume)
+    missing.name = view.pod?.spec.volumes.find((volume) => volume.name === missing.volume)?.sourceName ?? missing.name;
   return missing;
 }
 
@@ -42,7 +50,13 @@ export function missingReferenceFinding(view: CaseView): Finding {
   return {
     category: missing.verdict,
     cause: `${what} that the pod references does not exist`,
-    evidence: [`${view.container ? containerPlace(view) : `pod ${view.pod?.name}`} is waiting: ${view.waiting ? stateLine(view.waiting) : 'not started'}`, ...(view.pod?.events ?? []).filter((event) => readMissingReference(event.message)).slice(0, 2).map(eventLine)],
+    evidence: [
+      `${view.container ? containerPlace(view) : `pod ${view.pod?.name}`} is waiting: ${view.waiting ? stateLine(view.waiting) : 'not started'}`,
+      ...(view.pod?.events ?? [])
+        .filter((event) => readMissingReference(event.message))
+        .slice(0, 2)
+        .map(eventLine),
+    ],
     confidence: 'high',
   };
 }

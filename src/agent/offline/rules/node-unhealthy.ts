@@ -13,7 +13,11 @@ export function podSuffersFromNode(gathered: Case): boolean {
   if (troubledContainer(pod.containers) === undefined || ['Unknown', 'Terminating'].includes(pod.status)) return true;
   // A node short of process ids or memory, and a process that died for lack of threads or forks: the node's shortage.
   const log = gathered.logs;
-  return (gathered.node?.pressures.length ?? 0) > 0 && log !== undefined && [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line));
+  return (
+    (gathered.node?.pressures.length ?? 0) > 0 &&
+    log !== undefined &&
+    [...log.errorLines, ...log.lines].some((line) => isNodeExhaustion(line))
+  );
 }
 
 export function nodeFinding(gathered: Case): Finding {
@@ -27,9 +31,18 @@ export function nodeFinding(gathered: Case): Finding {
     evidence: [
       `node ${node.name} is ${state}${condition ? `: Ready=${condition.status}${condition.reason ? ` (${condition.reason})` : ''}${condition.message ? `: ${condition.message}` : ''}` : ''}`,
       ...(node.taints.length ? [`node ${node.name} taints: ${node.taints.join(', ')}`] : []),
-      ...(affected.length ? [`${affected.length} pod(s) on ${node.name} are not healthy: ${affected.slice(0, 5).map((pod) => `${pod.namespace}/${pod.name} ${pod.evicted ? 'Evicted' : pod.status}`).join(', ')}`] : []),
+      ...(affected.length
+        ? [
+            `${affected.length} pod(s) on ${node.name} are not healthy: ${affected
+              .slice(0, 5)
+              .map((pod) => `${pod.namespace}/${pod.name} ${pod.evicted ? 'Evicted' : pod.status}`)
+              .join(', ')}`,
+          ]
+        : []),
       // What the kubelet evicted them for: the resource the node ran short of.
-      ...[...new Set(affected.flatMap((pod) => (pod.evicted ? [pod.evicted.split('. ')[0] ?? pod.evicted] : [])))].slice(0, 2).map((why) => `the kubelet evicted pods from ${node.name}: ${why}`),
+      ...[...new Set(affected.flatMap((pod) => (pod.evicted ? [pod.evicted.split('. ')[0] ?? pod.evicted] : [])))]
+        .slice(0, 2)
+        .map((why) => `the kubelet evicted pods from ${node.name}: ${why}`),
     ],
     confidence: 'high',
   };

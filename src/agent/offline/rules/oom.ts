@@ -12,7 +12,8 @@ import { containerPlace } from './view.ts';
 export function oomFinding(view: CaseView): Finding {
   const container = view.container!;
   const termination = view.termination!;
-  const limit = view.pod?.spec.containers.find((spec) => spec.name === container.name && spec.init === container.init)?.resources.limits?.memory;
+  const limit = view.pod?.spec.containers.find((spec) => spec.name === container.name && spec.init === container.init)
+    ?.resources.limits?.memory;
   return {
     category: 'oom-killed',
     cause: `${containerPlace(view)} is killed for exceeding its memory limit${limit ? ` of ${limit}` : ''}`,
@@ -35,19 +36,38 @@ function restartHistoryEvidence(view: CaseView, limit: string | undefined): stri
 
 /** The workload's other pods that restarted too: a leak every replica has, with each one's count. */
 function siblingRestartEvidence(view: CaseView): string[] {
-  const others = (view.gathered.workloadPods ?? []).filter((pod) => pod.name !== view.pod?.name && pod.restarts > 0).sort((left, right) => right.restarts - left.restarts);
+  const others = (view.gathered.workloadPods ?? [])
+    .filter((pod) => pod.name !== view.pod?.name && pod.restarts > 0)
+    .sort((left, right) => right.restarts - left.restarts);
   if (others.length === 0) return [];
-  return [`other pods of the workload restarted too: ${others.slice(0, 5).map((pod) => `${pod.name} ${pod.restarts} restarts`).join(', ')}`];
+  return [
+    `other pods of the workload restarted too: ${others
+      .slice(0, 5)
+      .map((pod) => `${pod.name} ${pod.restarts} restarts`)
+      .join(', ')}`,
+  ];
 }
 
 /** A runtime's own memory ceiling (JVM heap, Node's old space, Go's soft limit), set in env or args: compared with the container's limit it says why. */
-export const MEMORY_SETTING = /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
+export const MEMORY_SETTING =
+  /-Xmx\d+[kmgKMG]?|-XX:MaxRAMPercentage=[\d.]+|--max-old-space-size=\d+|^GOMEMLIMIT$|^NODE_OPTIONS$|^JAVA_(TOOL_)?OPTS$|^JAVA_TOOL_OPTIONS$|^_JAVA_OPTIONS$|^JVM_OPTS$|HEAP/i;
 
 function memorySettingEvidence(view: CaseView): string[] {
-  const spec = view.pod?.spec.containers.find((candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init);
+  const spec = view.pod?.spec.containers.find(
+    (candidate) => candidate.name === view.container?.name && candidate.init === view.container?.init,
+  );
   if (!spec) return [];
-  const fromEnv = spec.env.filter((variable) => variable.value !== undefined && (MEMORY_SETTING.test(variable.name) || MEMORY_SETTING.test(variable.value))).map((variable) => `${variable.name}=${variable.value}`);
+  const fromEnv = spec.env
+    .filter(
+      (variable) =>
+        variable.value !== undefined && (MEMORY_SETTING.test(variable.name) || MEMORY_SETTING.test(variable.value)),
+    )
+    .map((variable) => `${variable.name}=${variable.value}`);
   const fromArgs = [...(spec.command ?? []), ...(spec.args ?? [])].filter((argument) => MEMORY_SETTING.test(argument));
   const settings = [...fromEnv, ...fromArgs].slice(0, 4);
-  return settings.length ? [`container ${spec.name} sets its runtime's memory: ${settings.join('; ')} (memory limit ${spec.resources.limits?.memory ?? 'none'})`] : [];
+  return settings.length
+    ? [
+        `container ${spec.name} sets its runtime's memory: ${settings.join('; ')} (memory limit ${spec.resources.limits?.memory ?? 'none'})`,
+      ]
+    : [];
 }

@@ -23,7 +23,8 @@ export function isRecovered(gathered: Case): boolean {
     const history = restartHistoryOf(container, gathered);
     if (history?.ongoing) return false;
     // Killed for memory again and again with no pace to read (or one too slow to call a pace): the limit is still too low.
-    if (!history && container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS) return false;
+    if (!history && container.lastState?.reason === 'OOMKilled' && container.restartCount >= RECURRING_OOM_RESTARTS)
+      return false;
   }
   return true;
 }
@@ -40,7 +41,11 @@ export function recoveredFinding(gathered: Case): Finding {
     cause: `pod ${pod.name} has recovered: it is Running and ready`,
     evidence: [
       `pod ${pod.name} is ${pod.status}, ready ${pod.ready}, restarts ${pod.restarts}`,
-      ...(last ? [`its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`] : []),
+      ...(last
+        ? [
+            `its last restart ended ${ago !== undefined ? `${Math.round(ago / 60)} minutes ago` : 'a while ago'} (${last.reason ?? 'terminated'}, exit code ${last.exitCode ?? '?'}); no warning events since`,
+          ]
+        : []),
       ...restarted.flatMap((container) => {
         const history = restartHistoryOf(container, gathered);
         return history ? [`container ${container.name}: ${describeRestartHistory(history)}`] : [];
@@ -58,17 +63,28 @@ function pastFailure(gathered: Case): string[] {
   const errors = gathered.logs?.errorLines ?? [];
   const current = new Set(gathered.currentLogLines ?? []);
   const earlier = errors.filter((line) => !current.has(line));
-  const namesHost = (line: string): boolean => readFailingValues(line).some((value) => value.kind === 'host' || value.kind === 'url');
+  const namesHost = (line: string): boolean =>
+    readFailingValues(line).some((value) => value.kind === 'host' || value.kind === 'url');
   const named = earlier.find(namesHost);
   const line = named ?? earlier[earlier.length - 1];
   if (!line) return [];
-  const hostsOf = (text: string): string[] => readFailingValues(text).filter((value) => value.kind === 'host').map((value) => value.value);
+  const hostsOf = (text: string): string[] =>
+    readFailingValues(text)
+      .filter((value) => value.kind === 'host')
+      .map((value) => value.value);
   const hosts = hostsOf(line);
   if (hosts.length === 0) {
     // The failing line names no dependency ("session store unavailable"): the line before it that names the host it was reaching does.
-    const reaching = (gathered.logs?.lines ?? []).filter((logLine) => !current.has(logLine) && namesHost(logLine)).at(-1);
+    const reaching = (gathered.logs?.lines ?? [])
+      .filter((logLine) => !current.has(logLine) && namesHost(logLine))
+      .at(-1);
     const reached = reaching ? hostsOf(reaching) : [];
-    if (reaching && reached.length) return [`before it recovered, its earlier run failed while reaching ${reached.join(', ')} ("${reaching.trim().slice(0, 200)}"): ${line.trim().slice(0, 300)}`];
+    if (reaching && reached.length)
+      return [
+        `before it recovered, its earlier run failed while reaching ${reached.join(', ')} ("${reaching.trim().slice(0, 200)}"): ${line.trim().slice(0, 300)}`,
+      ];
   }
-  return [`before it recovered, its earlier run logged${hosts.length ? ` a failure of ${hosts.join(', ')}` : ''}: ${line.trim().slice(0, 300)}`];
+  return [
+    `before it recovered, its earlier run logged${hosts.length ? ` a failure of ${hosts.join(', ')}` : ''}: ${line.trim().slice(0, 300)}`,
+  ];
 }

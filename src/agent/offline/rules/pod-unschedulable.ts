@@ -10,9 +10,14 @@ import { readSchedulingMessage, type SchedulingVerdict } from '../scheduling-sig
 export function schedulingOf(view: CaseView): { verdict: SchedulingVerdict; message: string } | undefined {
   const pod = view.pod;
   if (pod?.phase !== 'Pending') return undefined;
-  const scheduling = pod.conditions.find((condition) => condition.type === 'PodScheduled' && condition.status === 'False');
+  const scheduling = pod.conditions.find(
+    (condition) => condition.type === 'PodScheduled' && condition.status === 'False',
+  );
   // The condition holds the latest word; when it names no reason (a PreBind timeout), an event may.
-  const messages = [scheduling?.message, ...pod.events.filter((event) => event.reason === 'FailedScheduling').map((event) => event.message)].filter((message): message is string => Boolean(message));
+  const messages = [
+    scheduling?.message,
+    ...pod.events.filter((event) => event.reason === 'FailedScheduling').map((event) => event.message),
+  ].filter((message): message is string => Boolean(message));
   for (const message of messages) {
     const verdict = readSchedulingMessage(message).verdict;
     if (verdict) return { verdict, message };
@@ -34,7 +39,9 @@ export function schedulingFinding(view: CaseView): Finding {
 function schedulingCause(verdict: SchedulingVerdict, podName: string, message: string): string {
   if (verdict === 'pvc-unbound') return `pod ${podName} cannot be scheduled: its PersistentVolumeClaim is not bound`;
   if (verdict === 'unschedulable-resources') {
-    const resources = [...new Set([...message.matchAll(/Insufficient ([\w/-]+(?:\.[\w/-]+)*)/g)].map((match) => match[1]))];
+    const resources = [
+      ...new Set([...message.matchAll(/Insufficient ([\w/-]+(?:\.[\w/-]+)*)/g)].map((match) => match[1])),
+    ];
     return `pod ${podName} cannot be scheduled: no node has enough free ${resources.join(' or ') || 'resources'} for its requests`;
   }
   return `pod ${podName} cannot be scheduled: no node satisfies its placement rules (node selector, affinity, taints)`;
@@ -49,18 +56,29 @@ function placementEvidence(view: CaseView, verdict: SchedulingVerdict): string[]
     return [
       ...(selector.length ? [`pod nodeSelector: ${selector.join(', ')}`] : []),
       // The required rules themselves (`podAntiAffinity required app=web per kubernetes.io/hostname`), else the kinds it has.
-      ...(spec.affinityRules?.length ? [`pod affinity: ${spec.affinityRules.join('; ')}`] : spec.affinity?.length ? [`pod affinity: ${spec.affinity.join('; ')}`] : []),
+      ...(spec.affinityRules?.length
+        ? [`pod affinity: ${spec.affinityRules.join('; ')}`]
+        : spec.affinity?.length
+          ? [`pod affinity: ${spec.affinity.join('; ')}`]
+          : []),
       ...(spec.tolerations.length ? [`pod tolerations: ${spec.tolerations.join(', ')}`] : []),
     ];
   }
   if (verdict === 'unschedulable-resources') {
     return spec.containers
       .filter((container) => container.resources.requests || container.resources.limits)
-      .map((container) => `container ${container.name} requests ${formatQuantities(container.resources.requests)}; limits ${formatQuantities(container.resources.limits)}`);
+      .map(
+        (container) =>
+          `container ${container.name} requests ${formatQuantities(container.resources.requests)}; limits ${formatQuantities(container.resources.limits)}`,
+      );
   }
   return [];
 }
 
 function formatQuantities(values: Record<string, string> | undefined): string {
-  return values && Object.keys(values).length ? Object.entries(values).map(([key, value]) => `${key}=${value}`).join(', ') : 'none';
+  return values && Object.keys(values).length
+    ? Object.entries(values)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(', ')
+    : 'none';
 }

@@ -13,5 +13,10 @@ export function quotaRefusalOf(gathered: Case): EventData | undefined {
 }
 
 export function quotaFinding(gathered: Case): Finding {
-  return { category: 'quota-exceeded', cause: 'pod creation is rejected by a ResourceQuota or LimitRange', evidence: [eventLine(quotaRefusalOf(gathered)!)], confidence: 'high' };
+  return {
+    category: 'quota-exceeded',
+    cause: 'pod creation is rejected by a ResourceQuota or LimitRange',
+    evidence: [eventLine(quotaRefusalOf(gathered)!)],
+    confidence: 'high',
+  };
 }

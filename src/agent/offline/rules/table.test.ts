@@ -21,12 +21,19 @@ describe('the decision table', () => {
     it(`${rule.id}: decides its examples and none of its counter-examples`, async () => {
       for (const example of rule.examples.decides) {
         const decided = await decidingRule(example);
-        assert.ok(decided.rules.includes(rule.id), `${example} is decided by ${decided.rules.join(' via ') || 'no rule'}, not ${rule.id}`);
-        if (rule.category !== 'from-the-facts' && decided.rule === rule.id) assert.equal(decided.category, rule.category, `${example} gets the rule's category`);
+        assert.ok(
+          decided.rules.includes(rule.id),
+          `${example} is decided by ${decided.rules.join(' via ') || 'no rule'}, not ${rule.id}`,
+        );
+        if (rule.category !== 'from-the-facts' && decided.rule === rule.id)
+          assert.equal(decided.category, rule.category, `${example} gets the rule's category`);
       }
       for (const example of rule.examples.doesNotDecide) {
         const decided = await decidingRule(example);
-        assert.ok(!decided.rules.includes(rule.id), `${example} must not be decided by ${rule.id} (${decided.rules.join(' via ')})`);
+        assert.ok(
+          !decided.rules.includes(rule.id),
+          `${example} must not be decided by ${rule.id} (${decided.rules.join(' via ')})`,
+        );
       }
     });
   }

@@ -11,7 +11,10 @@ import { findProbeFailure } from '../probe-events.ts';
 export function viewCase(gathered: Case): CaseView {
   const { pod } = gathered;
   // No container in trouble, but a log was read (a ready pod behind an alerted Service): that container is the one to judge.
-  const container = pod ? (troubledContainer(pod.containers) ?? pod.containers.find((candidate) => !candidate.init && candidate.name === gathered.logs?.container)) : undefined;
+  const container = pod
+    ? (troubledContainer(pod.containers) ??
+      pod.containers.find((candidate) => !candidate.init && candidate.name === gathered.logs?.container))
+    : undefined;
   const waiting = container?.state.state === 'waiting' ? container.state : undefined;
   const termination = container ? lastTermination(container) : undefined;
   const reading = gathered.logs ? readLogSignals([...gathered.logs.errorLines, ...gathered.logs.lines]) : undefined;

@@ -51,7 +51,12 @@ export const LOG_SIGNALS: readonly LogSignal[] = [
  * connection is reported with an exception class and a FATAL level, and running out of
  * memory is reported as a fatal error, so both outrank a plain crash.
  */
-export const VERDICT_RANK: Readonly<Record<LogVerdict, number>> = { 'bad-credentials': 3, 'dependency-unreachable': 2, oom: 1, 'app-crash': 0 };
+export const VERDICT_RANK: Readonly<Record<LogVerdict, number>> = {
+  'bad-credentials': 3,
+  'dependency-unreachable': 2,
+  oom: 1,
+  'app-crash': 0,
+};
 
 /** The row that decides the line's verdict, if any row matches. */
 export function matchLogSignal(line: string): LogSignal | undefined {
@@ -65,7 +70,9 @@ const ANY_LOG_SIGNAL = new RegExp(LOG_SIGNALS.map((row) => `(?:${row.pattern.sou
 
 function rankOf(row: LogSignal): number {
   // A row that outranks a verdict sits just above it.
-  return row.outranks ? Math.max(VERDICT_RANK[row.verdict], ...row.outranks.verdicts.map((verdict) => VERDICT_RANK[verdict] + 0.5)) : VERDICT_RANK[row.verdict];
+  return row.outranks
+    ? Math.max(VERDICT_RANK[row.verdict], ...row.outranks.verdicts.map((verdict) => VERDICT_RANK[verdict] + 0.5))
+    : VERDICT_RANK[row.verdict];
 }
 
 const BY_RANK = [...LOG_SIGNALS].sort((left, right) => rankOf(right) - rankOf(left));

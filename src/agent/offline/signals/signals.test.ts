@@ -5,14 +5,25 @@ import { readMissingReference } from '../container-signals.ts';
 import { isImagePullReason } from '../container-signals.ts';
 import { readSchedulingMessage } from '../scheduling-signals.ts';
 import { IMAGE_PULL_REASONS, MISSING_REFERENCE_FORMS, type MissingReferenceForm } from './container.ts';
-import { LOG_SIGNALS, SIGNAL_TABLES, SCHEDULING_REASONS, isAccessLogLine, isQuotaRefusal, matchLogSignal, type Row } from './index.ts';
+import {
+  LOG_SIGNALS,
+  SIGNAL_TABLES,
+  SCHEDULING_REASONS,
+  isAccessLogLine,
+  isQuotaRefusal,
+  matchLogSignal,
+  type Row,
+} from './index.ts';
 
 const everyRow = Object.entries(SIGNAL_TABLES).flatMap(([table, rows]) => rows.map((row) => ({ table, row })));
 
 test('every row of every table has an id, a meaning, a source and examples both ways', () => {
   for (const { table, row } of everyRow) {
     assert.match(row.id, /^[a-z0-9]+(-[a-z0-9]+)*$/, `${table}: id ${row.id} is kebab-case`);
-    assert.ok(row.means.length > 10 && row.source.length > 10, `${table}/${row.id} says what it means and where it comes from`);
+    assert.ok(
+      row.means.length > 10 && row.source.length > 10,
+      `${table}/${row.id} says what it means and where it comes from`,
+    );
     assert.ok(row.examples.match.length >= 1, `${table}/${row.id} has a line it must match`);
     assert.ok(row.examples.noMatch.length >= 1, `${table}/${row.id} has a near miss it must not match`);
     // No state between tests (g, y), and nothing a case-insensitive union of the rows would change (m, s, u, v).
@@ -22,27 +33,43 @@ test('every row of every table has an id, a meaning, a source and examples both 
 
 test('row ids are unique across all tables', () => {
   const ids = everyRow.map(({ row }) => row.id);
-  assert.deepEqual(ids.filter((id, index) => ids.indexOf(id) !== index), []);
+  assert.deepEqual(
+    ids.filter((id, index) => ids.indexOf(id) !== index),
+    [],
+  );
 });
 
 test('every row matches its match examples and none of its near misses', () => {
   for (const { table, row } of everyRow) {
-    for (const line of row.examples.match) assert.ok(row.pattern.test(line), `${table}/${row.id} should match: ${line}`);
-    for (const line of row.examples.noMatch) assert.ok(!row.pattern.test(line), `${table}/${row.id} should not match: ${line}`);
+    for (const line of row.examples.match)
+      assert.ok(row.pattern.test(line), `${table}/${row.id} should match: ${line}`);
+    for (const line of row.examples.noMatch)
+      assert.ok(!row.pattern.test(line), `${table}/${row.id} should not match: ${line}`);
   }
 });
 
 test("each log row's examples get the row's verdict, read alone", () => {
   for (const row of LOG_SIGNALS) {
-    for (const line of row.examples.match) assert.equal(readLogSignals([line]).verdict, row.verdict, `${row.id}: ${line} (decided by ${matchLogSignal(line)?.id})`);
+    for (const line of row.examples.match)
+      assert.equal(
+        readLogSignals([line]).verdict,
+        row.verdict,
+        `${row.id}: ${line} (decided by ${matchLogSignal(line)?.id})`,
+      );
   }
 });
 
 test('scheduling reasons, image pull reasons and missing references read their examples', () => {
   for (const row of SCHEDULING_REASONS) {
-    for (const line of row.examples.match) assert.equal(readSchedulingMessage(`0/3 nodes are available: ${line}.`).verdict, row.verdict, `${row.id}: ${line}`);
+    for (const line of row.examples.match)
+      assert.equal(
+        readSchedulingMessage(`0/3 nodes are available: ${line}.`).verdict,
+        row.verdict,
+        `${row.id}: ${line}`,
+      );
   }
-  for (const row of IMAGE_PULL_REASONS) for (const reason of row.examples.match) assert.ok(isImagePullReason(reason), reason);
+  for (const row of IMAGE_PULL_REASONS)
+    for (const reason of row.examples.match) assert.ok(isImagePullReason(reason), reason);
   assert.equal(isImagePullReason('CrashLoopBackOff'), false);
   for (const form of MISSING_REFERENCE_FORMS as readonly MissingReferenceForm[]) {
     for (const line of form.examples.match) assert.ok(readMissingReference(line), `${form.id}: ${line}`);
@@ -52,7 +79,10 @@ test('scheduling reasons, image pull reasons and missing references read their e
 test('quota and LimitRange refusals are recognised; other forbidden messages are not', () => {
   const quota: readonly Row[] = SIGNAL_TABLES.QUOTA_REFUSALS!;
   for (const row of quota) for (const line of row.examples.match) assert.ok(isQuotaRefusal(line), line);
-  assert.equal(isQuotaRefusal('Error creating: pods "web-1" is forbidden: violates PodSecurity "restricted:latest"'), false);
+  assert.equal(
+    isQuotaRefusal('Error creating: pods "web-1" is forbidden: violates PodSecurity "restricted:latest"'),
+    false,
+  );
 });
 
 test("the app's own access log is no failure: a 401 it answered does not outrank the crash that follows", () => {
@@ -69,7 +99,11 @@ test("the app's own access log is no failure: a 401 it answered does not outrank
 });
 
 test('a 401 the app received from a dependency is refused credentials', () => {
-  for (const line of ['AxiosError: Request failed with status code 401', 'HTTP/1.1 401 Unauthorized', 'level=error msg="payment call failed" status=401 calling https://payments.example.com/v1/charges']) {
+  for (const line of [
+    'AxiosError: Request failed with status code 401',
+    'HTTP/1.1 401 Unauthorized',
+    'level=error msg="payment call failed" status=401 calling https://payments.example.com/v1/charges',
+  ]) {
     assert.equal(readLogSignals([line]).verdict, 'bad-credentials', line);
   }
 });
@@ -80,15 +114,21 @@ test('a .NET dependency-injection failure is a crash of the app, not an unreacha
     '   at Microsoft.Extensions.DependencyInjection.ActivatorUtilities.ThrowHelperUnableToResolveService(Type type, Type requiredBy)',
   ]);
   assert.equal(reading.verdict, 'app-crash');
-  assert.equal(readLogSignals(['System.Net.Http.HttpRequestException: No such host is known. (inventory:80)']).verdict, 'dependency-unreachable');
+  assert.equal(
+    readLogSignals(['System.Net.Http.HttpRequestException: No such host is known. (inventory:80)']).verdict,
+    'dependency-unreachable',
+  );
 });
 
 test('a Spring start-up failure is the dependency its cause names, or the app itself when none is named', () => {
-  const refused = "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource': Failed to initialize pool: Connection to orders-db.data:5432 refused. Check that the hostname and port are correct";
+  const refused =
+    "org.springframework.beans.factory.BeanCreationException: Error creating bean with name 'dataSource': Failed to initialize pool: Connection to orders-db.data:5432 refused. Check that the hostname and port are correct";
   assert.equal(readLogSignals([refused]).verdict, 'dependency-unreachable');
-  const password = 'org.springframework.beans.factory.BeanCreationException: Error creating bean with name \'entityManagerFactory\': FATAL: password authentication failed for user "catalog"';
+  const password =
+    'org.springframework.beans.factory.BeanCreationException: Error creating bean with name \'entityManagerFactory\': FATAL: password authentication failed for user "catalog"';
   assert.equal(readLogSignals([password]).verdict, 'bad-credentials');
-  const wiring = "org.springframework.beans.factory.UnsatisfiedDependencyException: Error creating bean with name 'orderController': No qualifying bean of type 'com.acme.PaymentClient' available";
+  const wiring =
+    "org.springframework.beans.factory.UnsatisfiedDependencyException: Error creating bean with name 'orderController': No qualifying bean of type 'com.acme.PaymentClient' available";
   assert.equal(readLogSignals([wiring]).verdict, 'app-crash');
 });
 
@@ -101,5 +141,8 @@ test('cloud identity refusals are refused credentials', () => {
   ]) {
     assert.equal(readLogSignals([line]).verdict, 'bad-credentials', line);
   }
-  assert.equal(readLogSignals(['rpc error: code = DeadlineExceeded desc = context deadline exceeded']).verdict, 'dependency-unreachable');
+  assert.equal(
+    readLogSignals(['rpc error: code = DeadlineExceeded desc = context deadline exceeded']).verdict,
+    'dependency-unreachable',
+  );
 });

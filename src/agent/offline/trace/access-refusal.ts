@@ -30,7 +30,7 @@ const QUOTE = String.raw`\\*"`;
 export const REFUSAL_FORMS: readonly RefusalForm[] = [
   {
     id: 'apiserver-forbidden',
-    means: 'the API server\'s RBAC refusal, as any client passes it on (quotes may be escaped inside a JSON body)',
+    means: "the API server's RBAC refusal, as any client passes it on (quotes may be escaped inside a JSON body)",
     pattern: new RegExp(
       String.raw`User ${QUOTE}([^"\\]+)${QUOTE} cannot ([a-z]+) resource ${QUOTE}([^"\\]+)${QUOTE}(?: in API group ${QUOTE}([^"\\]*)${QUOTE})?(?: in the namespace ${QUOTE}([^"\\]+)${QUOTE}| at the cluster scope)?`,
     ),
@@ -38,18 +38,41 @@ export const REFUSAL_FORMS: readonly RefusalForm[] = [
       match: [
         {
           line: 'E1207 05:10:44.101  1 reflector.go:147] Failed to watch *v1.Pod: pods is forbidden: User "system:serviceaccount:ops:janitor" cannot list resource "pods" in API group "" in the namespace "batch"',
-          refusal: { serviceAccount: { namespace: 'ops', name: 'janitor' }, user: 'system:serviceaccount:ops:janitor', verb: 'list', resource: 'pods', apiGroup: '', namespace: 'batch' },
+          refusal: {
+            serviceAccount: { namespace: 'ops', name: 'janitor' },
+            user: 'system:serviceaccount:ops:janitor',
+            verb: 'list',
+            resource: 'pods',
+            apiGroup: '',
+            namespace: 'batch',
+          },
         },
         {
           line: 'kubernetes.client.exceptions.ApiException: (403) Reason: Forbidden HTTP response body: {"kind":"Status","message":"jobs.batch is forbidden: User \\"system:serviceaccount:data:etl\\" cannot create resource \\"jobs\\" in API group \\"batch\\" in the namespace \\"data\\"","reason":"Forbidden","code":403}',
-          refusal: { serviceAccount: { namespace: 'data', name: 'etl' }, user: 'system:serviceaccount:data:etl', verb: 'create', resource: 'jobs', apiGroup: 'batch', namespace: 'data' },
+          refusal: {
+            serviceAccount: { namespace: 'data', name: 'etl' },
+            user: 'system:serviceaccount:data:etl',
+            verb: 'create',
+            resource: 'jobs',
+            apiGroup: 'batch',
+            namespace: 'data',
+          },
         },
         {
           line: 'nodes is forbidden: User "system:serviceaccount:monitoring:exporter" cannot list resource "nodes" in API group "" at the cluster scope',
-          refusal: { serviceAccount: { namespace: 'monitoring', name: 'exporter' }, user: 'system:serviceaccount:monitoring:exporter', verb: 'list', resource: 'nodes', apiGroup: '' },
+          refusal: {
+            serviceAccount: { namespace: 'monitoring', name: 'exporter' },
+            user: 'system:serviceaccount:monitoring:exporter',
+            verb: 'list',
+            resource: 'nodes',
+            apiGroup: '',
+          },
         },
       ],
-      noMatch: ['Error creating: pods "web-6f7d" is forbidden: exceeded quota: compute', '403 Forbidden: GET https://api.example.com/v1/charges'],
+      noMatch: [
+        'Error creating: pods "web-6f7d" is forbidden: exceeded quota: compute',
+        '403 Forbidden: GET https://api.example.com/v1/charges',
+      ],
     },
   },
 ];
@@ -75,7 +98,9 @@ export function readAccessRefusal(line: string): AccessRefusal | undefined {
 
 /** `service account ops/janitor may not list pods in namespace batch`. */
 export function describeRefusal(refusal: AccessRefusal): string {
-  const who = refusal.serviceAccount ? `service account ${refusal.serviceAccount.namespace}/${refusal.serviceAccount.name}` : `user ${refusal.user}`;
+  const who = refusal.serviceAccount
+    ? `service account ${refusal.serviceAccount.namespace}/${refusal.serviceAccount.name}`
+    : `user ${refusal.user}`;
   const resource = refusal.apiGroup ? `${refusal.resource}.${refusal.apiGroup}` : refusal.resource;
   return `the Kubernetes API refuses ${who}: it may not ${refusal.verb} ${resource} ${refusal.namespace ? `in namespace ${refusal.namespace}` : 'at the cluster scope'} (RBAC forbidden)`;
 }
