@@ -28,6 +28,10 @@ export interface PodLogsData {
   totalLines: number;
   /** The tail shown, oldest first, stack frames and repeats folded. */
   lines: string[];
+  /** How the run began, when the tail starts later: its first lines (version, config, the ports it listens on). */
+  head?: string[];
+  /** From before the tail, the lines where the process says what it listens on. */
+  listening?: string[];
   /** Every distinct error-looking line read, oldest first. */
   errorLines: string[];
   /** The container's state when the log was read. */
@@ -256,6 +260,8 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
       ...(args.grep ? { grep: args.grep } : {}),
       totalLines: digest.totalLines,
       lines: digest.tail,
+      ...(digest.head.length ? { head: digest.head } : {}),
+      ...(digest.listening.length ? { listening: digest.listening } : {}),
       errorLines: digest.errorLines,
       containerState: picked,
     };
@@ -276,6 +282,10 @@ export const podLogsTool: ReadTool<typeof input, PodLogsData, 'get_pod_logs'> = 
     if (digest.head.length) {
       text.add('the run began:');
       for (const line of digest.head) text.addIfRoom(line);
+    }
+    if (digest.listening.length) {
+      text.add('it listens (from its start-up lines):');
+      for (const line of digest.listening) text.addIfRoom(line);
     }
     // What the app answered before the last lines (its paths and their statuses): a probe's path that 404s beside one that answers.
     const requests = args.grep ? undefined : earlierRequests(redacted, args.tailLines);

@@ -4,6 +4,7 @@
  * traces) shown once with a count, the last lines kept verbatim in order, and error lines
  * from before the shown tail pulled forward.
  */
+import { listeningPortsIn } from './listening-ports.ts';
 import { compactLogLine } from './log-compact.ts';
 
 export interface LogDigest {
@@ -19,10 +20,14 @@ export interface LogDigest {
   errorLines: string[];
   /** The first lines, when they come before the tail: what the run said as it started (its version, config, routes, the port it listens on). */
   head: string[];
+  /** Lines between the head and the tail where the process says what it listens on (`listening on :9090`), at most a few. */
+  listening: string[];
 }
 
 /** The run's first lines shown when they precede the tail. */
 const HEAD_LINES = 3;
+/** Start-up lines naming a listener, shown from before the tail. */
+const MAX_LISTENING = 4;
 
 const ERROR_PATTERN =
   /\b(?:error|err|fatal|panic|exception|traceback|failed|failure|refused|denied|unauthorized|forbidden|oom|out of memory|killed|timeout|timed out|deadline exceeded|no such host|unreachable|cannot|unable to|invalid|missing|not found|crash|expired)\b|\b(?:ERROR|FATAL|SEVERE|CRITICAL|E\d{4})\b/i;
@@ -191,5 +196,12 @@ export function digestLog(input: {
     errorLines: [...errors.values()].slice(-50),
     // Not for a grep: its first matches are not how the run began.
     head: input.grep ? [] : folded.slice(0, Math.min(HEAD_LINES, tailStart)),
+    // A listener announced after the head (a server's fifth start-up line) says which port the process serves.
+    listening: input.grep
+      ? []
+      : folded
+          .slice(Math.min(HEAD_LINES, tailStart), tailStart)
+          .filter((line) => listeningPortsIn([line]).length > 0)
+          .slice(0, MAX_LISTENING),
   };
 }

@@ -7,6 +7,7 @@
 import type { NodeSummaryData } from '../../../tools/list-nodes.ts';
 import type { Case, Finding } from '../case.ts';
 import { troubledContainer } from '../containers.ts';
+import { listeningPortsIn, refusedProbePorts } from '../../../tools/format/listening-ports.ts';
 import { explainMismatches } from '../explainers/table.ts';
 import type { MismatchFacts, NodeFacts, NodeRequirement } from '../explainers/facts.ts';
 import type { Query } from '../query.ts';
@@ -111,6 +112,14 @@ export function mismatchEvidence(finding: Finding, gathered: Case, query: Query)
       : {}),
     logLines,
     ...(status ? { logContainer: status.name } : {}),
+    listeningPorts: listeningPortsIn([
+      ...(gathered.logs?.head ?? []),
+      ...(gathered.logs?.listening ?? []),
+      ...(gathered.logs?.lines ?? []),
+    ]),
+    refusedProbePorts: refusedProbePorts(
+      pod.events.filter((event) => event.reason === 'Unhealthy').map((event) => event.message),
+    ),
     ...(image?.from && image.to && change
       ? { imageChange: { from: image.from, to: image.to, revision: change.toRevision } }
       : {}),

@@ -116,4 +116,6 @@ export interface MismatchFacts {
   readonly imageChange?: ImageChange;
   /** Ports the log says the process listens on ("listening on :8080"). */
   readonly listeningPorts?: readonly number[];
+  /** Ports the kubelet's probes were refused on (connection refused): nothing listened there. */
+  readonly refusedProbePorts?: readonly number[];
 }

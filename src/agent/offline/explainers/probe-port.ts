@@ -28,6 +28,7 @@ function missOf(
   container: ContainerFacts,
   listening: readonly number[],
   lines: readonly string[],
+  refusedPorts: readonly number[] = [],
 ): ProbeMiss | undefined {
   if (probe.handler === 'exec' || probe.port === undefined) return undefined;
   const what = `The ${probe.kind} probe of container ${container.name} (${probe.handler}${probe.path ? ` ${probe.path}` : ''})`;
@@ -65,6 +66,14 @@ function missOf(
         actual,
       };
     }
+    // Declared, but the kubelet is refused there and the process says it listens elsewhere: the declaration is stale.
+    if (refusedPorts.includes(port) && listening.length > 0 && !listening.includes(port)) {
+      return {
+        sentence: `${what} checks port ${port} and the kubelet is refused there: the container declares ${describePorts(container.ports)}, but its log says it listens on ${listening.join(', ')}, not ${port}.`,
+        expected: `${probe.kind} probe port ${port}`,
+        actual: `listening on ${listening.join(', ')}`,
+      };
+    }
   }
   const refused = probe.path && probe.handler === 'httpGet' ? notFoundLine(probe.path, lines) : undefined;
   if (refused)
@@ -83,7 +92,13 @@ function explain(facts: MismatchFacts): Mismatch | undefined {
     const own = container === logged;
     return container.probes
       .map((probe) =>
-        missOf(probe, container, own ? (facts.listeningPorts ?? []) : [], own ? (facts.logLines ?? []) : []),
+        missOf(
+          probe,
+          container,
+          own ? (facts.listeningPorts ?? []) : [],
+          own ? (facts.logLines ?? []) : [],
+          facts.refusedProbePorts ?? [],
+        ),
       )
       .filter((miss): miss is ProbeMiss => miss !== undefined);
   });
@@ -147,10 +162,19 @@ export const PROBE_PORT: Explainer = {
         facts: { pod: catalog([liveness(9090)], []), listeningPorts: [8080] },
         says: [/checks port 9090, but the container declares no ports and its log says it listens on 8080/],
       },
+      {
+        // A release moved the listener; the declared port and the probe stayed behind.
+        facts: { pod: catalog([liveness(8080)]), listeningPorts: [9090, 7070], refusedProbePorts: [8080] },
+        says: [
+          /checks port 8080 and the kubelet is refused there: the container declares 8080 \(http\), but its log says it listens on 9090, 7070, not 8080/,
+        ],
+      },
     ],
     noMatch: [
       { pod: catalog([liveness(8080)]), listeningPorts: [8080] },
       { pod: catalog([liveness('http')]) },
+      // Only the metrics listener logs its port, and the probe is not refused: the declared port stands.
+      { pod: catalog([liveness(8080)]), listeningPorts: [9102] },
       // Declared by nobody, but the log says the process listens there.
       { pod: catalog([liveness(8081)]), listeningPorts: [8080, 8081] },
       { pod: catalog([{ kind: 'liveness', handler: 'exec' }]) },
