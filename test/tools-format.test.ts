@@ -328,6 +328,20 @@ describe('logs', () => {
     const digest = digestLog({ text: 'a ok\nb refused\nc ok\nd Refused', tailLines: 10, grep: /refused/i });
     assert.deepEqual(digest.tail, ['b refused', 'd Refused']);
   });
+  it('keeps the start-up lines that name a listener from before the tail, and none under a grep', () => {
+    const text = [
+      'starting push-gateway 2.20.0',
+      'config loaded',
+      'redis: connected',
+      'apns: token issued',
+      'metrics listening on :9102',
+      'listening on :9090',
+      'connected to redis at cache:6379',
+      ...Array.from({ length: 20 }, (_, index) => `dispatch idle ${index}`),
+    ].join('\n');
+    assert.deepEqual(digestLog({ text, tailLines: 5 }).listening, ['metrics listening on :9102', 'listening on :9090']);
+    assert.deepEqual(digestLog({ text, tailLines: 5, grep: /listening|idle/ }).listening, []);
+  });
 });
 
 describe('quantities', () => {
