@@ -9,7 +9,7 @@ import type { IncomingAlert } from '../src/runs/alert-intake.ts';
 import { createRunService, type RunService } from '../src/runs/run-service.ts';
 import { createLogger } from '../src/logger.ts';
 import { openDatabase } from '../src/store/database.ts';
-import type { RunRecord, RunStore } from '../src/store/run-store.ts';
+import type { RunRecord, RunStore } from '../src/store/ports.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
 import { createToolRegistry } from '../src/tools/registry.ts';
 import { TEST_LIMITS } from './helpers/service-app.ts';

@@ -12,7 +12,7 @@ import { createLocalDispatcher } from '../src/runs/dispatch/local.ts';
 import { createSharedDispatcher } from '../src/runs/dispatch/shared.ts';
 import { openDatabase } from '../src/store/database.ts';
 import { openPostgresStores } from '../src/store/postgres/stores.ts';
-import type { RunRecord } from '../src/store/run-store.ts';
+import type { RunRecord } from '../src/store/ports.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
 import type { Stores } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';

@@ -7,7 +7,7 @@ import { openDatabase } from '../src/store/database.ts';
 import { SchemaError } from '../src/store/migrations.ts';
 import { latestPostgresSchemaVersion, migratePostgres, postgresSchemaVersion } from '../src/store/postgres/schema.ts';
 import { openPostgresStores, redactDatabaseUrl } from '../src/store/postgres/stores.ts';
-import type { AlertKey } from '../src/store/run-store.ts';
+import type { AlertKey } from '../src/store/ports.ts';
 import { createSqliteStores } from '../src/store/sqlite-stores.ts';
 import type { Stores } from '../src/store/ports.ts';
 import { sharedPostgres } from './helpers/postgres.ts';

@@ -12,7 +12,7 @@ import { createAuditStore } from '../src/audit/audit-store.ts';
 import { createLogger } from '../src/logger.ts';
 import { toRunView } from '../src/runs/run-view.ts';
 import { openDatabase } from '../src/store/database.ts';
-import type { RunRecord } from '../src/store/run-store.ts';
+import type { RunRecord } from '../src/store/ports.ts';
 import { createToolRegistry, runReadTool } from '../src/tools/registry.ts';
 import type { ReadTool } from '../src/tools/tool.ts';
 import { SECRET_SHAPES } from './fixtures/secret-canary/shapes.ts';

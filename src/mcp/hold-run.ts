@@ -25,7 +25,7 @@ import { storeParked, type AgentDependencies } from '../runs/execute-run.ts';
 import { createRunLifecycle } from '../runs/lifecycle.ts';
 import { ensureRunCreated } from '../runs/run-created.ts';
 import { newRunId } from '../store/run-ids.ts';
-import type { RunStore } from '../store/run-store.ts';
+import type { RunStore } from '../store/ports.ts';
 import type { ToolResult } from '../tools/tool.ts';
 import type { McpClient } from './session.ts';
 

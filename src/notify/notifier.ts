@@ -14,11 +14,11 @@ import type { Logger } from 'pino';
 import type { Metrics } from '../metrics.ts';
 import { redactText } from '../redact/redactor.ts';
 import { toRunView } from '../runs/run-view.ts';
-import { isCancelled, type RunRecord, type RunStore } from '../store/run-store.ts';
+import { isCancelled } from '../store/run-store.ts';
 import { retryDelayMs } from './backoff.ts';
 import type { Notice, NoticeEvent, SendOutcome } from './notice.ts';
 import type { NotificationSettings } from './notify-config.ts';
-import type { Outbox, OutboxRow } from '../store/outbox.ts';
+import type { Outbox, OutboxRow, RunRecord, RunStore } from '../store/ports.ts';
 import { routeNotice, subjectOf } from './routing.ts';
 
 /** What the run service tells the notifier. */

@@ -20,7 +20,7 @@
  * order sent.
  */
 import type { AlertTrigger } from '../agent/trigger.ts';
-import type { AlertKey, AlertRunMatch, RunRecord, RunStore } from '../store/run-store.ts';
+import type { AlertKey, AlertRunMatch, RunRecord, RunStore } from '../store/ports.ts';
 import { culpritOf, takeOrderOf, type Culprit } from './correlate.ts';
 
 export interface IncomingAlert {

@@ -21,7 +21,7 @@ import type { Cluster } from '../cluster/cluster.ts';
 import type { Config } from '../config.ts';
 import type { LadderPolicy } from '../gate/rung.ts';
 import { createMetricsObserver, type Metrics } from '../metrics.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { createOrderedWrites } from '../audit/ordered-writes.ts';
 import type { RunLifecycle } from './lifecycle.ts';

@@ -22,7 +22,7 @@ import type { TokenUsage } from '../agent/model.ts';
 import { anchorLogFields, unsignedAnchors, type AnchorSigner } from '../audit/anchors.ts';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 import { ensureRunCreated } from './run-created.ts';
 import type { RunEndCause, RunEvents } from './run-events.ts';
 

@@ -17,7 +17,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Trigger } from '../agent/trigger.ts';
 import type { ReadCluster } from '../cluster/cluster.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 import { isRepeatOf } from './alert-intake.ts';
 import { culpritOf, nodeCulpritKey, podOfAlert, workloadOfOwner } from './correlate.ts';
 

@@ -21,7 +21,7 @@
  */
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { AuditEvent } from '../audit/events.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 import { createRunLifecycle, type EndRunInput, type RunLifecycle } from './lifecycle.ts';
 import { ensureRunCreated } from './run-created.ts';
 

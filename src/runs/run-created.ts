@@ -5,7 +5,7 @@
  * starts, is cancelled, or is failed at a restart.
  */
 import type { AuditStore } from '../audit/audit-store.ts';
-import type { RunRecord } from '../store/run-store.ts';
+import type { RunRecord } from '../store/ports.ts';
 
 export async function ensureRunCreated(audit: AuditStore, run: RunRecord): Promise<void> {
   if ((await audit.list(run.id, { limit: 1 })).length > 0) return;

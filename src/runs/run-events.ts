@@ -6,7 +6,7 @@
  * A listener that throws is logged and does not stop the others.
  */
 import type { Logger } from 'pino';
-import type { RunRecord } from '../store/run-store.ts';
+import type { RunRecord } from '../store/ports.ts';
 
 /** How a run came to its end (lifecycle.ts): its own outcome, merged into its node's run, cancelled by its alert's resolution, or ended by a recovery. */
 export type RunEndCause = 'finished' | 'merged' | 'cancelled' | 'recovered';

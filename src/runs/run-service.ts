@@ -26,8 +26,7 @@ import type { AuditStore } from '../audit/audit-store.ts';
 import type { Rung } from '../gate/rung.ts';
 import type { Metrics } from '../metrics.ts';
 import { newRunId } from '../store/run-ids.ts';
-import { type AlertKey, type RunRecord, type RunSource, type RunStore } from '../store/run-store.ts';
-import type { SharedQueue, TxStores } from '../store/ports.ts';
+import type { AlertKey, RunRecord, RunSource, RunStore, SharedQueue, TxStores } from '../store/ports.ts';
 import type { WriteBatcher } from '../store/write-batch.ts';
 import {
   CANCELLED_REASON,

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { actionSchema, diagnosisInputSchema } from '../agent/diagnosis.ts';
 import { RUNGS } from '../gate/rung.ts';
 import { redactText, redactValue } from '../redact/redactor.ts';
-import { RUN_STATUSES, type RunRecord } from '../store/run-store.ts';
+import { RUN_STATUSES, type RunRecord } from '../store/ports.ts';
 
 const usageSchema = z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() });
 

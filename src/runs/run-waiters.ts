@@ -4,7 +4,8 @@
  * time is up. A run that ended on another replica is read back from the store.
  */
 import type { Logger } from 'pino';
-import { isFinished, type RunRecord, type RunStore } from '../store/run-store.ts';
+import { isFinished } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 
 export interface RunWaiters {
   /** Resolves with the run once it has ended, or with its current state after `timeoutMs`. */

@@ -10,7 +10,7 @@
  */
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
-import type { RunRecord, RunStore } from '../store/run-store.ts';
+import type { RunRecord, RunStore } from '../store/ports.ts';
 
 export type DecisionResult =
   { outcome: 'decided'; decidedAt: string } | { outcome: 'not-found' } | { outcome: 'not-pending'; status: string };

@@ -13,7 +13,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuditStore } from '../audit/audit-store.ts';
 import type { Metrics } from '../metrics.ts';
 import type { RunService } from '../runs/run-service.ts';
-import type { RunStore } from '../store/run-store.ts';
+import type { RunStore } from '../store/ports.ts';
 import type { Scope } from './auth.ts';
 
 export type ZodApp = FastifyInstance<

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { CATEGORIES } from '../agent/diagnosis.ts';
 import { RUNGS } from '../gate/rung.ts';
 import { runViewSchema } from '../runs/run-view.ts';
-import { RUN_STATUSES } from '../store/run-store.ts';
+import { RUN_STATUSES } from '../store/ports.ts';
 
 const timeText = z
   .string()

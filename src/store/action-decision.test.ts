@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Action } from '../agent/diagnosis.ts';
 import { planDecision } from './action-decision.ts';
-import type { RunRecord } from './run-store.ts';
+import type { RunRecord } from './ports.ts';
 
 const held = (id: string, status: Action['status'] = 'awaiting_approval'): Action =>
   ({

@@ -6,7 +6,7 @@
  * backend writes what this returns, guarded by the actions it read.
  */
 import type { Action } from '../agent/diagnosis.ts';
-import type { RunRecord, RunStatus } from './run-store.ts';
+import type { RunRecord, RunStatus } from './ports.ts';
 
 export interface DecisionInput {
   actionId: string;

@@ -16,8 +16,6 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Outbox, OutboxRow, OutboxStatus, Sync } from './ports.ts';
 
-export type { NewDelivery, Outbox, OutboxRow, OutboxStatus } from './ports.ts';
-
 /** The outbox as SQLite answers: each method returns its result at once. */
 export type SyncOutbox = Sync<Outbox>;
 

@@ -9,15 +9,15 @@ import type { TokenUsage } from '../agent/model.ts';
 import { triggerNamespace, type Trigger } from '../agent/trigger.ts';
 import type { ClusterIdentity } from '../cluster/kubeconfig.ts';
 import type { Rung } from '../gate/rung.ts';
+import { isCancelled } from './run-store.ts';
 import {
-  isCancelled,
   type AlertKey,
   type AlertRunMatch,
   type RunAlert,
   type RunRecord,
   type RunSource,
   type RunStatus,
-} from './run-store.ts';
+} from './ports.ts';
 
 export interface RunRow {
   seq: number | string;

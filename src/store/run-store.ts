@@ -20,19 +20,6 @@ import {
 } from './run-rows.ts';
 import type { RunListFilters, RunRecord, RunStatus, RunStore, Sync } from './ports.ts';
 
-export { RUN_STATUSES } from './ports.ts';
-export type {
-  ActionDecisionResult,
-  AlertKey,
-  AlertRunMatch,
-  RunAlert,
-  RunListFilters,
-  RunRecord,
-  RunSource,
-  RunStatus,
-  RunStore,
-} from './ports.ts';
-
 /** The runs table as SQLite answers: each method returns its result at once. */
 export type SyncRunStore = Sync<RunStore>;
 

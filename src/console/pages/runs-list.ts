@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { CATEGORIES } from '../../agent/diagnosis.ts';
 import type { RunView } from '../../runs/run-view.ts';
-import { RUN_STATUSES, type RunStatus } from '../../store/run-store.ts';
+import { RUN_STATUSES, type RunStatus } from '../../store/ports.ts';
 import { html, type SafeHtml } from '../html.ts';
 import type { Person } from '../session.ts';
 import { clusterLabel, culpritLabel, formatTime, statusBadge, triggerLabel } from './format.ts';

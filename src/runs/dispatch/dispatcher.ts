@@ -11,7 +11,7 @@
  */
 import type { Logger } from 'pino';
 import type { Metrics } from '../../metrics.ts';
-import type { RunRecord } from '../../store/run-store.ts';
+import type { RunRecord } from '../../store/ports.ts';
 import type { RecoveryInput, RecoveryReport } from '../recover-runs.ts';
 
 /** A place promised to a run that a write batch is storing. */

@@ -14,8 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { ClusterIdentity } from '../../cluster/kubeconfig.ts';
-import type { RunRecord } from '../../store/run-store.ts';
-import type { SharedQueue } from '../../store/ports.ts';
+import type { RunRecord, SharedQueue } from '../../store/ports.ts';
 
 export interface LeaseClaims {
   /** Starts claiming, listening, renewing leases and taking over expired ones. */

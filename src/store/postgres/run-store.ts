@@ -22,8 +22,7 @@ import {
   type RunAlertRow,
   type RunRow,
 } from '../run-rows.ts';
-import type { RunAlert, RunListFilters, RunRecord } from '../run-store.ts';
-import type { RunStore } from '../ports.ts';
+import type { RunAlert, RunListFilters, RunRecord, RunStore } from '../ports.ts';
 import { atomically, prepared, type Queryable } from './queryable.ts';
 
 export { toRecord, type RunRow } from '../run-rows.ts';
