@@ -52,7 +52,8 @@ import {
   type LoopLimits,
 } from './stop-conditions.ts';
 import { directTurn, trimOldestToolResults } from './stop-reasons.ts';
-import { executeToolCall, resumeHeldCall, type CallEnvironment } from './tool-calls.ts';
+import { resumeDiagnosed, resumeTurnResults, type ResumeScope } from './resume.ts';
+import { executeToolCall, type CallEnvironment } from './tool-calls.ts';
 import { describeTrigger, type Trigger } from './trigger.ts';
 
 export interface RunAgentInput {
@@ -258,84 +259,23 @@ export async function runAgent(input: RunAgentInput): Promise<RunOutcome> {
     return finish({ status: 'completed', diagnosis: withActions(diagnosis) });
   };
 
-  /** A run parked after its diagnosis: its decided actions run (or not), and it completes with that diagnosis. */
-  const resumeDiagnosed = async (
-    parked: RunCheckpoint,
-    diagnosed: NonNullable<RunCheckpoint['diagnosed']>,
-  ): Promise<RunOutcome> => {
-    const heldIds = diagnosed.held.map(({ actionId }) => actionId);
-    audit.record('run-resumed', {
-      step: parked.step,
-      activeMs: Math.round(parked.activeMs),
-      actions: actions
-        .filter((action) => heldIds.includes(action.id))
-        .map((action) => ({ id: action.id, status: action.status })),
-    });
-    const diagnosis = diagnosisInputSchema.safeParse(diagnosed.diagnosis);
-    for (const { actionId, call } of diagnosed.held) {
-      const action = actions.find((candidate) => candidate.id === actionId);
-      if (!action) continue;
-      if (action.status === 'awaiting_approval')
-        Object.assign(action, { status: 'expired', decisionReason: 'no decision was recorded before the run resumed' });
-      // A stored diagnosis that no longer reads as one runs nothing.
-      if (!diagnosis.success && action.status === 'approved')
-        Object.assign(action, { status: 'expired', decisionReason: 'the stored diagnosis could not be read' });
-      markAnswered(call, await resumeHeldCall(call, action, environment));
-    }
-    if (!diagnosis.success)
-      return finish({
-        status: 'failed',
-        reason: `cannot resume the run: the stored diagnosis is invalid: ${diagnosis.error.issues[0]?.message ?? 'unknown'}`,
-      });
-    return finish({ status: 'completed', diagnosis: withActions(diagnosis.data) });
-  };
-
-  /** A parked turn's held calls, answered with their decisions; then the turn concludes as any other. */
-  const resumeTurn = async (parked: RunCheckpoint): Promise<RunOutcome | undefined> => {
-    audit.record('run-resumed', {
-      step: parked.step,
-      activeMs: Math.round(parked.activeMs),
-      actions: actions
-        .filter((action) => parked.turn.heldActionIds.includes(action.id))
-        .map((action) => ({ id: action.id, status: action.status })),
-    });
-    const results = await Promise.all(
-      parked.turn.results.map(async ({ call, result }) => {
-        const action =
-          result.actionId && parked.turn.heldActionIds.includes(result.actionId)
-            ? actions.find((candidate) => candidate.id === result.actionId)
-            : undefined;
-        if (!action) return { call, result };
-        if (action.status === 'awaiting_approval')
-          Object.assign(action, {
-            status: 'expired',
-            decisionReason: 'no decision was recorded before the run resumed',
-          });
-        const answer = await resumeHeldCall(call, action, environment);
-        const record = toolCalls.find((candidate) => candidate.id === call.id && candidate.step === parked.step);
-        if (record)
-          Object.assign(record, {
-            ok: answer.ok,
-            action: action.status,
-            bytes: Buffer.byteLength(answer.content),
-            ...(answer.ok ? {} : { error: answer.error }),
-          });
-        return { call, result: answer };
-      }),
-    );
-    return concludeTurn({
-      results,
-      submissions: parked.turn.submissions,
-      ...(parked.forcedBy ? { forcedBy: parked.forcedBy } : {}),
-      ...(parked.note ? { note: parked.note } : {}),
-    });
-  };
+  const scope: ResumeScope = { audit, actions, toolCalls, environment, markAnswered };
 
   try {
     if (checkpoint) {
       step = checkpoint.step;
-      if (checkpoint.diagnosed) return await resumeDiagnosed(checkpoint, checkpoint.diagnosed);
-      const outcome = await resumeTurn(checkpoint);
+      if (checkpoint.diagnosed) {
+        const resumed = await resumeDiagnosed(checkpoint, checkpoint.diagnosed, scope);
+        return resumed.ok
+          ? finish({ status: 'completed', diagnosis: withActions(resumed.diagnosis) })
+          : finish({ status: 'failed', reason: resumed.reason });
+      }
+      const outcome = await concludeTurn({
+        results: await resumeTurnResults(checkpoint, scope),
+        submissions: checkpoint.turn.submissions,
+        ...(checkpoint.forcedBy ? { forcedBy: checkpoint.forcedBy } : {}),
+        ...(checkpoint.note ? { note: checkpoint.note } : {}),
+      });
       if (outcome) return outcome;
     }
     for (step = step + 1; ; step++) {
