@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { mentionScore, pickMentioned, type Candidate } from './mentions.ts';
+import { SHORTENED_NAMES, shortensName } from './edit-distance.ts';
 import type { FailingState } from './report-words.ts';
 
 test('words match names by their stem, not their spelling', () => {
@@ -92,4 +93,13 @@ test('a failing Service that shows gateway errors outranks a failed Job in the s
     pickMentioned([job, service], 'catalog deploy went out around then', ['catalog', 'storefront']),
     undefined,
   );
+});
+
+test('a name with each word cut short names the workload it shortens, and nothing else', () => {
+  for (const [token, name] of SHORTENED_NAMES.match) {
+    assert.ok(shortensName(token, name), `${token} shortens ${name}`);
+    assert.ok(mentionScore(name, `${token} release hanging, new pods never come up`) >= 70, `${token} names ${name}`);
+  }
+  for (const [token, name] of SHORTENED_NAMES.noMatch)
+    assert.ok(!shortensName(token, name), `${token} does not shorten ${name}`);
 });

@@ -5,7 +5,7 @@
  */
 import { expandAbbreviations } from './abbreviations.ts';
 import type { Focus } from './case.ts';
-import { withinOneEdit } from './edit-distance.ts';
+import { shortensName, withinOneEdit } from './edit-distance.ts';
 import { statesReported, type FailingState } from './report-words.ts';
 
 /** Names shorter than this are too short to call a one-letter difference a typo. */
@@ -61,6 +61,8 @@ export function mentionScore(name: string, text: string): number {
     lower.split(/[^a-z0-9-]+/).some((token) => withinOneEdit(token, lowerName))
   )
     return 80 + name.length;
+  // Every word of the name cut short ("orig-api" for origination-api).
+  if (lower.split(/[^a-z0-9-]+/).some((token) => shortensName(token, lowerName))) return 70 + name.length;
   const parts = lowerName
     .split('-')
     .filter((part) => part.length >= 3 && !/^\d+$/.test(part) && !GENERIC_PARTS.has(part));

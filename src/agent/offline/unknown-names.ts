@@ -10,7 +10,7 @@
  * node is down", "since the node upgrade"): a single word counts as a name only right
  * after a kind's word that no article or determiner precedes ("deployment cart").
  */
-import { withinOneEdit } from './edit-distance.ts';
+import { shortensName, withinOneEdit } from './edit-distance.ts';
 import { escapeRegExp, stem } from './mentions.ts';
 import { SITE_TLDS } from './report-words.ts';
 
@@ -607,6 +607,8 @@ export function unknownName(
       if (new RegExp(`(^|[^a-z0-9-])${escapeRegExp(name)}\\.(${SITE_TLDS})\\b`).test(lower)) continue;
       // A name one letter off a known one ("settlment-api") is that one, mistyped.
       if (name.length >= TYPO_MIN_LENGTH && knownNames.some((known) => withinOneEdit(name, known))) continue;
+      // A name with its words cut short ("orig-api") is the known one it shortens.
+      if (knownNames.some((known) => shortensName(name, known))) continue;
       return { name, ...(kind ? { kind } : {}), ...(found.namespace ? { namespace: found.namespace } : {}) };
     }
   }
