@@ -19,6 +19,9 @@ import { NODE_SYMPTOM, sitesNamed, complaintOf, type FailingState } from '../rep
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
+
+/** mentionScore of a name every word of which the words hold (mentions.ts). */
+const NAMED_IN_FULL = 50;
 export function locateFocus(trigger: Trigger, query: Query): Focus {
   if (trigger.kind === 'alert') {
     const focus = focusFromAlert(trigger.alert.labels);
@@ -186,7 +189,15 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
     const troubled = candidates.filter((candidate) => candidate.focus.kind === 'node' && candidate.unhealthy);
     if (troubled.length === 1 && troubled[0]) return troubled[0].focus;
   }
-  if (named) return named.focus;
+  // A healthy workload named by one word of several ("cluster autoscaler" for coredns-autoscaler) is a weak lead
+  // while a workload fails elsewhere: the search goes on rather than answer that all is well.
+  const weaklyNamed =
+    trigger.spoken &&
+    named !== undefined &&
+    !named.unhealthy &&
+    Math.max(mentionScore(named.name, complaint), mentionScore(named.name, trigger.text)) < NAMED_IN_FULL &&
+    candidates.some((candidate) => candidate.unhealthy && candidate.focus.kind === 'workload');
+  if (named && !weaklyNamed) return named.focus;
   const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
   const namespace = trigger.namespace ?? mentioned;
   // A person's words that matched nothing, not even a namespace: what fails may not be what they meant.
