@@ -19,7 +19,6 @@ import { NODE_SYMPTOM, sitesNamed, complaintOf, type FailingState } from '../rep
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
-
 /** mentionScore of a name every word of which the words hold (mentions.ts). */
 const NAMED_IN_FULL = 50;
 export function locateFocus(trigger: Trigger, query: Query): Focus {
