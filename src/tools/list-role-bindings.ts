@@ -148,6 +148,17 @@ async function readRules(
   return { rules: fetched.value.rules ?? [] };
 }
 
+/** A binding as the tool shows it, without its role's rules. */
+function bindingSummary(kind: Listed['kind'], binding: Listed['binding']): BindingData {
+  return {
+    kind,
+    ...(kind === 'RoleBinding' && binding.metadata?.namespace ? { namespace: binding.metadata.namespace } : {}),
+    name: binding.metadata?.name ?? '',
+    role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
+    subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
+  };
+}
+
 /** A subject name one or two letters off the account's: a typo, not another account (short names are too easily near). */
 function isMisspelling(subject: string, account: string): boolean {
   return subject !== account && Math.min(subject.length, account.length) >= 5 && editDistance(subject, account) <= 2;
@@ -246,12 +257,8 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
       kept.map(async (entry) => ({ ...entry, ...(await readRules(context, entry.binding)) })),
     );
     const bindings: BindingData[] = withRules.map(({ kind, binding, namedAs, rules, error }) => ({
-      kind,
-      ...(kind === 'RoleBinding' && binding.metadata?.namespace ? { namespace: binding.metadata.namespace } : {}),
-      name: binding.metadata?.name ?? '',
-      role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
+      ...bindingSummary(kind, binding),
       ...(namedAs ? { namedAs } : {}),
-      subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
       ...(rules ? { rules: rules.map(formatRule) } : {}),
       ...(error ? { roleError: error } : {}),
     }));
@@ -270,13 +277,7 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
               ),
           )
           .slice(0, NEAR_MISS_LIMIT)
-          .map(({ kind, binding }) => ({
-            kind,
-            ...(kind === 'RoleBinding' && binding.metadata?.namespace ? { namespace: binding.metadata.namespace } : {}),
-            name: binding.metadata?.name ?? '',
-            role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
-            subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
-          }))
+          .map(({ kind, binding }) => bindingSummary(kind, binding))
       : [];
 
     // The other near miss: a subject in the account's namespace spelt a letter or two differently ("pipline-runner").
@@ -289,18 +290,7 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
               isMisspelling(subject.name, account.name),
           );
           if (!near || subjectNaming(binding.subjects, binding.metadata?.namespace, account)) return [];
-          return [
-            {
-              kind,
-              ...(kind === 'RoleBinding' && binding.metadata?.namespace
-                ? { namespace: binding.metadata.namespace }
-                : {}),
-              name: binding.metadata?.name ?? '',
-              role: { kind: binding.roleRef.kind, name: binding.roleRef.name },
-              subjects: formatSubjects(binding.subjects, binding.metadata?.namespace),
-              subject: `ServiceAccount ${account.namespace}/${near.name}`,
-            },
-          ];
+          return [{ kind, binding, near: near.name }];
         })
       : [];
     // A near name that is another account of the namespace (api-v1 beside api-v2) is no typo.
@@ -312,9 +302,11 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
         })
       : undefined;
     const existing = new Set(accounts?.ok ? accounts.value.items.map((item) => item.metadata?.name ?? '') : []);
-    const similarName = candidates
-      .filter((binding) => !existing.has(binding.subject.slice(binding.subject.indexOf('/') + 1)))
-      .slice(0, NEAR_MISS_LIMIT);
+    const misspelt = candidates.filter(({ near }) => !existing.has(near)).slice(0, NEAR_MISS_LIMIT);
+    const similarName = misspelt.map(({ kind, binding, near }) => ({
+      ...bindingSummary(kind, binding),
+      subject: `ServiceAccount ${account!.namespace}/${near}`,
+    }));
 
     let access: AccessDecisionData | undefined;
     if (account && args.check) {
@@ -394,9 +386,9 @@ export const listRoleBindingsTool: ReadTool<typeof input, RoleBindingsData, 'lis
         `near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name}; subjects ${binding.subjects}: it names a service account "${account?.name ?? ''}" of another namespace, not ${account?.namespace ?? ''}`,
       );
     }
-    for (const binding of similarName) {
+    for (const [index, binding] of similarName.entries()) {
       text.add(
-        `near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name} binds ${binding.subject}, a name ${editDistance(binding.subject.slice(binding.subject.indexOf('/') + 1), account?.name ?? '')} letter(s) off "${account?.name ?? ''}" (a misspelt subject?)`,
+        `near miss: ${bindingLabel(binding)} -> ${binding.role.kind} ${binding.role.name} binds ${binding.subject}, a name ${editDistance(misspelt[index]!.near, account?.name ?? '')} letter(s) off "${account?.name ?? ''}" (a misspelt subject?)`,
       );
     }
     return success(text.finish('ask for one serviceAccount, or check one request.'), data, text.truncated);
