@@ -94,14 +94,14 @@ export const listPersistentVolumeClaimsTool: ReadTool<
       }),
     ]);
     if (!claims.ok) return failureFrom(claims.error);
-    // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule.
-    const bound = claims.value.items.some(
+    // A bound volume's node affinity (its zone, a local volume's host) decides where the claim's pods can schedule;
+    // the volumes a claim waits for say why none binds it.
+    const readsVolumes = claims.value.items.some(
       (claim) =>
-        (claim.spec?.volumeName ||
-          (claim.status?.phase !== 'Bound' && (claim.spec?.selector || claim.spec?.storageClassName === ''))) &&
+        (claim.spec?.volumeName || awaitsPremadeVolume(claim)) &&
         (args.name === undefined || claim.metadata?.name === args.name),
     );
-    const volumes = bound
+    const volumes = readsVolumes
       ? await context.cluster.list('PersistentVolume', { maxItems: 5000, signal: context.signal })
       : undefined;
     // Each volume's node affinity, as text and (one term) as expressions.
@@ -163,7 +163,7 @@ export const listPersistentVolumeClaimsTool: ReadTool<
             ...(className === undefined && hasDefault === false ? { noDefaultStorageClass: true } : {}),
             ...(className === '' ? { staticOnly: true } : {}),
             ...(claim.spec?.selector ? { selector: formatLabelSelector(claim.spec.selector) } : {}),
-            ...(claim.status?.phase !== 'Bound' && (claim.spec?.selector || className === '') && volumes?.ok
+            ...(awaitsPremadeVolume(claim) && volumes?.ok
               ? { nearVolumes: nearVolumes(claim, volumes.value.items) }
               : {}),
             ...(claim.spec?.resources?.requests?.storage
@@ -217,6 +217,11 @@ export const listPersistentVolumeClaimsTool: ReadTool<
     return success(text.finish('ask for one claim by name.'), data, text.truncated);
   },
 };
+
+/** A claim not Bound that no provisioner will make a volume for (`storageClassName: ""`, or a label selector): only a pre-made one binds it. */
+function awaitsPremadeVolume(claim: V1PersistentVolumeClaim): boolean {
+  return claim.status?.phase !== 'Bound' && (Boolean(claim.spec?.selector) || claim.spec?.storageClassName === '');
+}
 
 /** The volumes nearest to binding the claim (fewest misfits, unclaimed first), each with what it lacks; one that fits is not listed. */
 function nearVolumes(
