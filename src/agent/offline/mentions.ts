@@ -83,7 +83,7 @@ export function stem(word: string): string {
 }
 
 /** mentionScore of a name every word of which the sentence holds. */
-const ALL_WORDS = 50;
+export const ALL_WORDS = 50;
 
 /** A failing candidate whose state shows what the report says ("crashlooping", "502s") is what it means, over one whose state does not. */
 const SYMPTOM_FITS = 12;

@@ -8,7 +8,7 @@ import type { Trigger } from '../../trigger.ts';
 import { missingFromWords } from '../absent.ts';
 import { alertWords, focusFromAlert } from '../alert-subject.ts';
 import type { Focus } from '../case.ts';
-import { mentionedNamespaces, mentionScore, pickMentioned, type Candidate } from '../mentions.ts';
+import { ALL_WORDS, mentionedNamespaces, mentionScore, pickMentioned, type Candidate } from '../mentions.ts';
 import { failingNamedByPods } from '../narrow.ts';
 import type { Query } from '../query.ts';
 import { rolesReported } from '../roles.ts';
@@ -19,8 +19,6 @@ import { NODE_SYMPTOM, sitesNamed, complaintOf, type FailingState } from '../rep
 import { nearlyNamed } from '../unmatched.ts';
 import { missingObject } from './missing.ts';
 
-/** mentionScore of a name every word of which the words hold (mentions.ts). */
-const NAMED_IN_FULL = 50;
 export function locateFocus(trigger: Trigger, query: Query): Focus {
   if (trigger.kind === 'alert') {
     const focus = focusFromAlert(trigger.alert.labels);
@@ -194,7 +192,7 @@ function locateFromText(trigger: { text: string; namespace?: string; spoken: boo
     trigger.spoken &&
     named !== undefined &&
     !named.unhealthy &&
-    Math.max(mentionScore(named.name, complaint), mentionScore(named.name, trigger.text)) < NAMED_IN_FULL &&
+    Math.max(mentionScore(named.name, complaint), mentionScore(named.name, trigger.text)) < ALL_WORDS &&
     candidates.some((candidate) => candidate.unhealthy && candidate.focus.kind === 'workload');
   if (named && !weaklyNamed) return named.focus;
   const mentioned = mentionedNamespaces(namespaces, trigger.text)[0];
