@@ -58,7 +58,10 @@ function failingValues(finding: Finding, gathered: Case, message: string | undef
 function continuations(quoted: readonly string[], log: readonly string[]): string[] {
   const found: string[] = [];
   for (const line of quoted) {
-    const at = log.findIndex((candidate) => candidate === line || candidate.endsWith(line) || line.endsWith(candidate));
+    // The same line, quoted whole or with its time cut; an empty log line is the end of nothing.
+    const at = log.findIndex(
+      (candidate) => candidate.trim() !== '' && (candidate.endsWith(line) || line.endsWith(candidate)),
+    );
     for (let next = at + 1; at >= 0 && next < log.length && next <= at + 3 && /^\s+\S/.test(log[next]!); next++)
       found.push(log[next]!);
   }
