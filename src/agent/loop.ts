@@ -14,7 +14,6 @@
  * checkpoint, and `resume` finishes the run from it once every held action is decided (or
  * expired). The time spent parked does not count toward the deadline.
  */
-import type { RunLimits } from './run-limits.ts';
 import { z } from 'zod';
 import type { ApprovalBroker } from '../gate/approvals.ts';
 import type { LadderPolicy, Rung } from '../gate/rung.ts';
@@ -42,6 +41,7 @@ import type { RunCheckpoint, ToolCallRecord } from './checkpoint.ts';
 import type { AgentObserver } from './observer.ts';
 import { buildSystemPrompt, SUBMIT_DIAGNOSIS_TOOL } from './prompt.ts';
 import type { RunAudit } from './run-audit.ts';
+import type { RunLimits } from './run-limits.ts';
 import {
   deadlinePassed,
   isLastStep,

@@ -4,8 +4,7 @@
  * (tool-calls.ts `resumeHeldCall`). A run parked after its diagnosis then completes with it;
  * a run parked mid-turn concludes that turn as any other (loop.ts).
  */
-import type { Action, DiagnosisInput } from './diagnosis.ts';
-import { diagnosisInputSchema } from './diagnosis.ts';
+import { diagnosisInputSchema, type Action, type DiagnosisInput } from './diagnosis.ts';
 import type { RunCheckpoint, ToolCallRecord } from './checkpoint.ts';
 import type { ToolCall } from './model.ts';
 import type { RunAudit } from './run-audit.ts';
